@@ -1,0 +1,68 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an error so the HTTP layer can pick a status without
+// knowing where the error came from.
+type Code string
+
+const (
+	CodeInvalid         Code = "invalid"         // 400
+	CodeUnauthenticated Code = "unauthenticated" // 401
+	CodeForbidden       Code = "forbidden"       // 403
+	CodeNotFound        Code = "not_found"       // 404
+	CodeConflict        Code = "conflict"        // 409
+	CodeTooLarge        Code = "too_large"       // 413
+	CodeUnavailable     Code = "unavailable"     // 503
+	CodeUpstream        Code = "upstream"        // 502: the model failed
+	CodeInternal        Code = "internal"        // 500
+)
+
+// Error carries a stable code, a message that is safe to show to the caller,
+// and an optional cause that is only ever logged.
+type Error struct {
+	Code    Code
+	Message string
+	Cause   error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Cause)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Errorf builds an Error whose message is shown to the caller as is.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Internal wraps an unexpected failure; the caller sees only a generic message.
+func Internal(cause error) *Error {
+	return &Error{Code: CodeInternal, Message: "Internal error", Cause: cause}
+}
+
+// ErrorCode returns the code of err, or CodeInternal for errors of any other
+// kind.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// ErrorMessage returns the caller-safe message of err.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Internal error"
+}
