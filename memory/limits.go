@@ -1,0 +1,116 @@
+package memory
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Limits on what a client may send. They are generous for the web client,
+// which may resend its whole history, and they keep one request's work
+// bounded. The README states them.
+const (
+	MaxTurnsPerUpdate  = 500
+	MaxTurnChars       = 20_000
+	MaxTurnIDChars     = 200
+	MaxLearnerNameChar = 100
+	MaxSearchChars     = 500
+	DefaultSearchLimit = 20
+	MaxSearchLimit     = 100
+)
+
+// ValidateTurns checks posted turns and returns them with content trimmed.
+func ValidateTurns(turns []Turn) ([]Turn, error) {
+	if len(turns) == 0 {
+		return nil, Errorf(CodeInvalid, "Conversation turns required")
+	}
+	if len(turns) > MaxTurnsPerUpdate {
+		return nil, Errorf(CodeInvalid, "Too many conversation turns: at most %d per request", MaxTurnsPerUpdate)
+	}
+	clean := make([]Turn, len(turns))
+	for i, t := range turns {
+		if t.Role != RoleUser && t.Role != RoleAssistant {
+			return nil, Errorf(CodeInvalid, "Turn %d: role must be \"user\" or \"assistant\"", i+1)
+		}
+		content := strings.TrimSpace(t.Content)
+		if content == "" {
+			return nil, Errorf(CodeInvalid, "Turn %d: content required", i+1)
+		}
+		if utf8.RuneCountInString(content) > MaxTurnChars {
+			return nil, Errorf(CodeInvalid, "Turn %d: content too long (at most %d characters)", i+1, MaxTurnChars)
+		}
+		if err := checkText(content, "Turn content"); err != nil {
+			return nil, err
+		}
+		id := strings.TrimSpace(t.ID)
+		if utf8.RuneCountInString(id) > MaxTurnIDChars {
+			return nil, Errorf(CodeInvalid, "Turn %d: id too long (at most %d characters)", i+1, MaxTurnIDChars)
+		}
+		if err := checkText(id, "Turn id"); err != nil {
+			return nil, err
+		}
+		clean[i] = Turn{ID: id, Role: t.Role, Content: content}
+	}
+	return clean, nil
+}
+
+// ValidateLearnerName checks and trims a learner's name.
+func ValidateLearnerName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", Errorf(CodeInvalid, "Learner name required")
+	}
+	if utf8.RuneCountInString(name) > MaxLearnerNameChar {
+		return "", Errorf(CodeInvalid, "Learner name too long (at most %d characters)", MaxLearnerNameChar)
+	}
+	return name, checkText(name, "Learner name")
+}
+
+// ValidateSearch checks a search query and applies the default limit.
+func ValidateSearch(q SearchQuery) (SearchQuery, error) {
+	q.Text = strings.TrimSpace(q.Text)
+	if q.Text == "" {
+		return q, Errorf(CodeInvalid, "Search text required")
+	}
+	if utf8.RuneCountInString(q.Text) > MaxSearchChars {
+		return q, Errorf(CodeInvalid, "Search text too long (at most %d characters)", MaxSearchChars)
+	}
+	if err := checkText(q.Text, "Search text"); err != nil {
+		return q, err
+	}
+	switch {
+	case q.Limit == 0:
+		q.Limit = DefaultSearchLimit
+	case q.Limit < 0 || q.Limit > MaxSearchLimit:
+		return q, Errorf(CodeInvalid, "limit must be between 1 and %d", MaxSearchLimit)
+	}
+	return q, nil
+}
+
+// ParseLearnerID turns an optional learner id from a client into its
+// canonical form; "" and "null" mean the general conversation.
+func ParseLearnerID(raw string) (*string, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" || raw == "null" {
+		return nil, nil
+	}
+	id, err := uuid.Parse(raw)
+	if err != nil || len(raw) != 36 {
+		return nil, Errorf(CodeInvalid, "learner_id must be a uuid")
+	}
+	s := id.String()
+	return &s, nil
+}
+
+// checkText refuses what Postgres text cannot hold (NUL) and text that was
+// not valid UTF-8 to begin with.
+func checkText(s, what string) error {
+	if strings.ContainsRune(s, 0) {
+		return Errorf(CodeInvalid, "%s must not contain NUL characters", what)
+	}
+	if !utf8.ValidString(s) {
+		return Errorf(CodeInvalid, "%s must be valid UTF-8", what)
+	}
+	return nil
+}

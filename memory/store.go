@@ -1,0 +1,74 @@
+package memory
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps the memory. Every method acts as the caller found in ctx (see
+// WithCaller) and sees only that caller's rows; a learner id that is not one
+// of the caller's learners gives a CodeNotFound error.
+type Store interface {
+	ListLearners(ctx context.Context) ([]Learner, error)
+	CreateLearner(ctx context.Context, name string) (Learner, error)
+
+	// GetConversation returns the active conversation, or nil when there is
+	// none.
+	GetConversation(ctx context.Context, learnerID *string) (*ConversationUpdate, error)
+
+	// AppendTurns stores the posted turns that are not stored yet, in one
+	// transaction, and says what the summarizer has to do next.
+	AppendTurns(ctx context.Context, learnerID *string, turns []Turn, regenerate bool) (Appended, error)
+
+	// SaveSummary stores a summary unless one covering newer turns was saved
+	// meanwhile; MarkSummaryStale records that the summarizer failed. Both
+	// return the conversation as it then is.
+	SaveSummary(ctx context.Context, job SummaryJob, summary string) (ConversationUpdate, error)
+	MarkSummaryStale(ctx context.Context, job SummaryJob) (ConversationUpdate, error)
+
+	// ClearConversation archives the active segment, then removes the active
+	// conversation. It reports whether anything was archived.
+	ClearConversation(ctx context.Context, learnerID *string) (archived bool, err error)
+
+	Search(ctx context.Context, q SearchQuery) ([]SearchResult, error)
+}
+
+// Appended is the outcome of AppendTurns.
+type Appended struct {
+	Conversation ConversationUpdate
+	Added        int  // turns stored by this call; resent turns are not counted
+	Archived     bool // a segment went to the archive
+	Job          *SummaryJob
+}
+
+// SummaryJob is the summarizer work an update leaves: nil when the summary
+// already covers every stored turn.
+type SummaryJob struct {
+	ConversationID string
+	Request        SummaryRequest
+	// ThroughTurnID is the newest stored turn the summary will cover.
+	ThroughTurnID int64
+}
+
+// SearchQuery asks for the conversations that best match Text.
+type SearchQuery struct {
+	Text           string
+	LearnerID      *string // nil searches every conversation of the caller
+	IncludeArchive bool
+	Limit          int
+}
+
+// SearchResult is one matching conversation, active or archived.
+type SearchResult struct {
+	ID             string    `json:"id"`
+	Summary        string    `json:"summary"`
+	TurnCount      int       `json:"turn_count"`
+	Date           time.Time `json:"date"`
+	LearnerID      *string   `json:"learner_id"`
+	LearnerContext string    `json:"learner_context"`
+	Archived       bool      `json:"archived"`
+	Rank           float64   `json:"rank"`
+	// Snippet is HTML-escaped text with the matched words in <mark>.
+	Snippet string `json:"snippet"`
+	Matches []Turn `json:"matches"`
+}

@@ -1,0 +1,333 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/memory"
+)
+
+// recentTurnsKept is how many of the latest turns the active record carries.
+const recentTurnsKept = 10
+
+// summaryTurnsMax bounds the turns one summarizer call is given, so a
+// conversation whose summary fell far behind (a long model outage) still
+// catches up in one bounded request.
+const summaryTurnsMax = 200
+
+const conversationColumns = `id::text, learner_id::text, coalesce(summary, ''), summary_stale,
+	summarized_turn_id, turn_count, recent_turns, created_at, updated_at`
+
+type conversationRow struct {
+	memory.ConversationUpdate
+	summarizedTurnID int64
+}
+
+func scanConversation(row pgx.Row) (conversationRow, error) {
+	var c conversationRow
+	var recent []byte
+	err := row.Scan(&c.ID, &c.LearnerID, &c.Summary, &c.SummaryStale, &c.summarizedTurnID,
+		&c.TurnCount, &recent, &c.CreatedAt, &c.UpdatedAt)
+	if err != nil {
+		return c, err
+	}
+	return c, json.Unmarshal(recent, &c.RecentTurns)
+}
+
+func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory.ConversationUpdate, error) {
+	var conv *memory.ConversationUpdate
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		if _, err := requireLearner(ctx, tx, me, learnerID); err != nil {
+			return err
+		}
+		c, err := scanConversation(tx.QueryRow(ctx,
+			`select `+conversationColumns+` from public.conversation_updates where `+sameConversation,
+			me, learnerKey(learnerID)))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		conv = &c.ConversationUpdate
+		return err
+	})
+	return conv, err
+}
+
+// lockConversation returns the conversation's active record, created when
+// missing, locked until the transaction ends, so updates of one
+// conversation happen one at a time and counts stay exact.
+func lockConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *string) (conversationRow, error) {
+	// A concurrent clear can delete the row between the insert and the lock;
+	// the next round then creates it again.
+	for range 3 {
+		if _, err := tx.Exec(ctx, `insert into public.conversation_updates (facilitator_id, learner_id)
+			values ($1::uuid, $2::uuid)
+			on conflict on constraint conversation_updates_one_per_learner do nothing`,
+			me, learnerID); err != nil {
+			return conversationRow{}, err
+		}
+		c, err := scanConversation(tx.QueryRow(ctx,
+			`select `+conversationColumns+` from public.conversation_updates
+			where `+sameConversation+` for update`, me, learnerKey(learnerID)))
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return c, err
+		}
+	}
+	return conversationRow{}, &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry"}
+}
+
+func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memory.Turn, regenerate bool) (memory.Appended, error) {
+	var out memory.Appended
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		learnerName, err := requireLearner(ctx, tx, me, learnerID)
+		if err != nil {
+			return err
+		}
+		conv, err := lockConversation(ctx, tx, me, learnerID)
+		if err != nil {
+			return err
+		}
+		fresh, err := unstoredTurns(ctx, tx, me, learnerID, turns)
+		if err != nil {
+			return err
+		}
+		if len(fresh) > 0 {
+			if fresh, err = insertTurns(ctx, tx, me, learnerID, fresh); err != nil {
+				return err
+			}
+			recent := append(slices.Clone(conv.RecentTurns), fresh...)
+			recent = recent[max(0, len(recent)-recentTurnsKept):]
+			recentJSON, err := json.Marshal(recent)
+			if err != nil {
+				return err
+			}
+			before := conv.TurnCount
+			conv, err = scanConversation(tx.QueryRow(ctx, `update public.conversation_updates
+				set turn_count = turn_count + $3, recent_turns = $4::jsonb, updated_at = now()
+				where facilitator_id = $1::uuid and id = $2::uuid
+				returning `+conversationColumns, me, conv.ID, len(fresh), string(recentJSON)))
+			if err != nil {
+				return err
+			}
+			out.Archived = conv.TurnCount < before+len(fresh)
+		}
+		out.Conversation = conv.ConversationUpdate
+		out.Added = len(fresh)
+		out.Job, err = summaryJob(ctx, tx, me, learnerID, learnerName, conv, regenerate)
+		return err
+	})
+	return out, err
+}
+
+// unstoredTurns drops the posted turns that are already stored, so a client
+// may resend its whole history, or retry after a timeout, without storing
+// or counting anything twice.
+//
+// When every turn carries a client id, a turn is stored already if a turn
+// with the same id, role and content is (ids alone are not trusted to be
+// unique across the client's sessions). Otherwise the posted turns are lined
+// up against the stored tail: the longest prefix of the posted turns that
+// ends with the latest stored turns is what was sent before.
+func unstoredTurns(ctx context.Context, tx pgx.Tx, me string, learnerID *string, posted []memory.Turn) ([]memory.Turn, error) {
+	type key struct{ id, role, content string }
+	allHaveIDs := !slices.ContainsFunc(posted, func(t memory.Turn) bool { return t.ID == "" })
+	if allHaveIDs {
+		ids := make([]string, len(posted))
+		for i, t := range posted {
+			ids[i] = t.ID
+		}
+		rows, err := tx.Query(ctx, `select client_turn_id, role, content from public.conversation_turns
+			where `+sameConversation+` and client_turn_id = any($3::text[])`, me, learnerKey(learnerID), ids)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[key]bool{}
+		var k key
+		if _, err := pgx.ForEachRow(rows, []any{&k.id, &k.role, &k.content}, func() error {
+			seen[k] = true
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		var fresh []memory.Turn
+		for _, t := range posted {
+			k := key{t.ID, t.Role, t.Content}
+			if !seen[k] {
+				seen[k] = true
+				fresh = append(fresh, t)
+			}
+		}
+		return fresh, nil
+	}
+
+	rows, err := tx.Query(ctx, `select role, content from public.conversation_turns
+		where `+sameConversation+` order by id desc limit $3`, me, learnerKey(learnerID), len(posted))
+	if err != nil {
+		return nil, err
+	}
+	tail, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Turn, error) {
+		var t memory.Turn
+		return t, row.Scan(&t.Role, &t.Content)
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(tail)
+	return posted[alreadySent(tail, posted):], nil
+}
+
+// alreadySent returns how many leading posted turns were sent before: the
+// largest n such that posted[:n] ends with the last turns of the stored tail.
+func alreadySent(tail, posted []memory.Turn) int {
+	same := func(a, b memory.Turn) bool { return a.Role == b.Role && a.Content == b.Content }
+	for n := len(posted); n > 0; n-- {
+		m := min(n, len(tail))
+		if m == 0 {
+			break
+		}
+		if slices.EqualFunc(posted[n-m:n], tail[len(tail)-m:], same) {
+			return n
+		}
+	}
+	return 0
+}
+
+// insertTurns appends turns to the log and returns them with their
+// timestamps.
+func insertTurns(ctx context.Context, tx pgx.Tx, me string, learnerID *string, turns []memory.Turn) ([]memory.Turn, error) {
+	roles := make([]string, len(turns))
+	contents := make([]string, len(turns))
+	ids := make([]string, len(turns))
+	for i, t := range turns {
+		roles[i], contents[i], ids[i] = t.Role, t.Content, t.ID
+	}
+	var createdAt time.Time
+	err := tx.QueryRow(ctx, `with added as (
+			insert into public.conversation_turns (facilitator_id, learner_id, role, content, client_turn_id)
+			select $1::uuid, $2::uuid, t.role, t.content, nullif(t.client_id, '')
+			from unnest($3::text[], $4::text[], $5::text[]) with ordinality as t(role, content, client_id, n)
+			order by t.n
+			returning created_at)
+		select max(created_at) from added`,
+		me, learnerID, roles, contents, ids).Scan(&createdAt)
+	if err != nil {
+		return nil, err
+	}
+	stored := slices.Clone(turns)
+	for i := range stored {
+		stored[i].CreatedAt = createdAt
+	}
+	return stored, nil
+}
+
+// summaryJob says what the summarizer must do, or nil when the summary
+// already covers every stored turn. Without a summary (or when asked to
+// regenerate) it is given the whole active segment; otherwise the summary
+// plus only the turns it does not cover yet, which also catches up after a
+// model failure.
+func summaryJob(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName string,
+	conv conversationRow, regenerate bool) (*memory.SummaryJob, error) {
+	full := regenerate || conv.Summary == ""
+	query := `select id, role, content, coalesce(client_turn_id, ''), created_at
+		from public.conversation_turns where ` + sameConversation + ` and id > $3
+		order by id desc limit $4`
+	after := conv.summarizedTurnID
+	if full {
+		query = `select id, role, content, coalesce(client_turn_id, ''), created_at
+			from public.conversation_turns where ` + sameConversation + ` and archive_id is null and id > $3
+			order by id desc limit $4`
+		after = 0
+	}
+	rows, err := tx.Query(ctx, query, me, learnerKey(learnerID), after, summaryTurnsMax)
+	if err != nil {
+		return nil, err
+	}
+	var through int64
+	var turns []memory.Turn
+	var t memory.Turn
+	var id int64
+	if _, err := pgx.ForEachRow(rows, []any{&id, &t.Role, &t.Content, &t.ID, &t.CreatedAt}, func() error {
+		through = max(through, id)
+		turns = append(turns, t)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if len(turns) == 0 || (!regenerate && through <= conv.summarizedTurnID) {
+		return nil, nil
+	}
+	slices.Reverse(turns)
+	req := memory.SummaryRequest{Turns: turns, LearnerName: learnerName}
+	if !full {
+		req.Previous = conv.Summary
+	}
+	return &memory.SummaryJob{ConversationID: conv.ID, Request: req, ThroughTurnID: through}, nil
+}
+
+func (s *Store) SaveSummary(ctx context.Context, job memory.SummaryJob, summary string) (memory.ConversationUpdate, error) {
+	return s.updateSummaryState(ctx, job, `update public.conversation_updates
+		set summary = $4, summary_stale = false, summarized_turn_id = $3, updated_at = now()
+		where facilitator_id = $1::uuid and id = $2::uuid and summarized_turn_id <= $3
+		returning `+conversationColumns, summary)
+}
+
+func (s *Store) MarkSummaryStale(ctx context.Context, job memory.SummaryJob) (memory.ConversationUpdate, error) {
+	return s.updateSummaryState(ctx, job, `update public.conversation_updates
+		set summary_stale = true
+		where facilitator_id = $1::uuid and id = $2::uuid and summarized_turn_id < $3
+		returning `+conversationColumns)
+}
+
+// updateSummaryState runs one of the summary updates ($1 facilitator, $2
+// conversation, $3 the turn the summary covers through, then extra), which
+// change nothing when a newer summary was saved meanwhile; it then returns
+// the record as it stands.
+func (s *Store) updateSummaryState(ctx context.Context, job memory.SummaryJob, update string, extra ...any) (memory.ConversationUpdate, error) {
+	var conv conversationRow
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		var err error
+		args := append([]any{me, job.ConversationID, job.ThroughTurnID}, extra...)
+		conv, err = scanConversation(tx.QueryRow(ctx, update, args...))
+		if errors.Is(err, pgx.ErrNoRows) {
+			conv, err = scanConversation(tx.QueryRow(ctx, `select `+conversationColumns+
+				` from public.conversation_updates where facilitator_id = $1::uuid and id = $2::uuid`,
+				me, job.ConversationID))
+		}
+		if errors.Is(err, pgx.ErrNoRows) {
+			return memory.Errorf(memory.CodeNotFound, "Conversation was cleared meanwhile")
+		}
+		return err
+	})
+	return conv.ConversationUpdate, err
+}
+
+func (s *Store) ClearConversation(ctx context.Context, learnerID *string) (bool, error) {
+	var archived bool
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		if _, err := requireLearner(ctx, tx, me, learnerID); err != nil {
+			return err
+		}
+		var id string
+		err := tx.QueryRow(ctx, `select id::text from public.conversation_updates
+			where `+sameConversation+` for update`, me, learnerKey(learnerID)).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `select exists (select 1 from public.conversation_turns
+			where `+sameConversation+` and archive_id is null)`, me, learnerKey(learnerID)).Scan(&archived); err != nil {
+			return err
+		}
+		// The delete trigger moves the active turns to the archive first.
+		_, err = tx.Exec(ctx, `delete from public.conversation_updates
+			where facilitator_id = $1::uuid and id = $2::uuid`, me, id)
+		return err
+	})
+	return archived, err
+}

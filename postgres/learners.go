@@ -1,0 +1,36 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/memory"
+)
+
+func (s *Store) ListLearners(ctx context.Context) ([]memory.Learner, error) {
+	learners := []memory.Learner{}
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		rows, err := tx.Query(ctx, `select id::text, name, created_at from public.learners
+			where facilitator_id = $1::uuid order by created_at, name`, me)
+		if err != nil {
+			return err
+		}
+		learners, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Learner, error) {
+			var l memory.Learner
+			return l, row.Scan(&l.ID, &l.Name, &l.CreatedAt)
+		})
+		return err
+	})
+	return learners, err
+}
+
+func (s *Store) CreateLearner(ctx context.Context, name string) (memory.Learner, error) {
+	var l memory.Learner
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		return tx.QueryRow(ctx, `insert into public.learners (facilitator_id, name)
+			values ($1::uuid, $2) returning id::text, name, created_at`, me, name,
+		).Scan(&l.ID, &l.Name, &l.CreatedAt)
+	})
+	return l, err
+}

@@ -1,0 +1,83 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/sql"
+)
+
+// migrationLockKey serialises concurrent migrators (several servers starting
+// at once). It is a transaction-level lock, so it works through a transaction
+// pooler, where session-level locks would leak between clients.
+const migrationLockKey = 7_361_902_411
+
+// Migrate applies, in order, each embedded migration not applied yet, each in
+// its own transaction, and records it in public.memory_migrations.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err error) {
+	names, err := fs.Glob(sql.Migrations, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+
+	if _, err := pool.Exec(ctx, `
+		create table if not exists public.memory_migrations (
+			version text primary key,
+			applied_at timestamptz not null default now()
+		);
+		alter table public.memory_migrations enable row level security;`); err != nil {
+		return nil, fmt.Errorf("create migrations table: %w", err)
+	}
+
+	for _, name := range names {
+		version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
+		body, err := sql.Migrations.ReadFile(name)
+		if err != nil {
+			return applied, err
+		}
+		done, err := applyMigration(ctx, pool, version, string(body))
+		if err != nil {
+			return applied, fmt.Errorf("migration %s: %w", version, err)
+		}
+		if done {
+			applied = append(applied, version)
+		}
+	}
+	return applied, nil
+}
+
+func applyMigration(ctx context.Context, pool *pgxpool.Pool, version, body string) (bool, error) {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback(ctx)
+
+	if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock($1)`, int64(migrationLockKey)); err != nil {
+		return false, err
+	}
+	var exists bool
+	if err := tx.QueryRow(ctx,
+		`select exists (select 1 from public.memory_migrations where version = $1)`, version,
+	).Scan(&exists); err != nil {
+		return false, err
+	}
+	if exists {
+		return false, nil
+	}
+	// The simple protocol runs a file of many statements in one round trip.
+	if _, err := tx.Exec(ctx, body, pgx.QueryExecModeSimpleProtocol); err != nil {
+		return false, err
+	}
+	if _, err := tx.Exec(ctx, `insert into public.memory_migrations (version) values ($1)`, version); err != nil {
+		return false, err
+	}
+	return true, tx.Commit(ctx)
+}

@@ -1,0 +1,196 @@
+package postgres
+
+import (
+	"context"
+	"html"
+	"math"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/memory"
+)
+
+// Ranking: Okapi BM25 over each conversation's search vector (summary and
+// turns), with the summary's words counted summaryWeight times, so rare words
+// outweigh common ones and a name or a word said in every conversation
+// cannot dominate. Stemming and stopwords come from Postgres's english
+// configuration; recency breaks ties. The README explains the choice and
+// the measurements behind these constants.
+const (
+	bm25K1        = 1.2
+	bm25B         = 0.75
+	summaryWeight = 1.5
+	// A query word that matches nothing the facilitator ever wrote is taken
+	// for a misspelling and replaced by their nearest word, counted a little
+	// less than an exact match.
+	correctionWeight = 0.8
+	maxQueryTerms    = 32
+)
+
+// Highlight delimiters, from Unicode's private use area so they cannot clash
+// with what people type; they become <mark> after HTML escaping.
+const (
+	markStart = "\uE000"
+	markStop  = "\uE001"
+)
+
+// queryTerms turns the search text into weighted lexemes: the english
+// stems of its words, plus, for each word the facilitator never used, the
+// stems of the closest word they did use.
+const queryTermsSQL = `
+with words as (
+	select distinct w.word
+	from unnest(tsvector_to_array(to_tsvector('simple', $2))) as w(word)
+	where char_length(w.word) between 4 and 40 and w.word ~ '^[[:alpha:]]+$'
+),
+corrections as (
+	select fix.word
+	from words w
+	cross join lateral (
+		select v.word from public.search_vocabulary v
+		where v.facilitator_id = $1::uuid and v.word operator(extensions.%) w.word
+		order by v.word operator(extensions.<->) w.word
+		limit 1
+	) fix
+	where not exists (
+		select 1 from public.search_vocabulary v
+		where v.facilitator_id = $1::uuid and v.word = w.word)
+),
+terms as (
+	select lexeme as term, 1.0::float8 as weight from unnest(to_tsvector('english', $2))
+	union all
+	select lexeme, $3::float8 from corrections c, unnest(to_tsvector('english', c.word))
+)
+select term, max(weight) from terms group by term order by max(weight) desc, term limit $4`
+
+// searchSQL ranks the caller's conversations. $1 facilitator, $2 terms,
+// $3 their weights, $4 learner (null for all), $5 include archive, $6 limit.
+const searchSQL = `
+with terms as (
+	select t.term, t.weight from unnest($2::text[], $3::float8[]) as t(term, weight)
+),
+query as (
+	select string_agg(plainto_tsquery('simple', term)::text, ' | ')::tsquery as q from terms
+),
+docs as materialized (
+	select false as archived, c.id, c.learner_id, c.summary, c.turn_count, c.updated_at as date,
+		c.search_vector as v
+	from public.conversation_updates c
+	where c.facilitator_id = $1::uuid and ($4::uuid is null or c.learner_id = $4::uuid)
+		and c.search_vector <> ''::tsvector
+	union all
+	select true, a.id, a.learner_id, a.summary, a.turn_count, a.archived_at, a.search_vector
+	from public.conversation_history_archive a
+	where $5::boolean and a.facilitator_id = $1::uuid and ($4::uuid is null or a.learner_id = $4::uuid)
+),
+stats as (
+	select count(*)::float8 as n, greatest(avg(length(v)), 1)::float8 as avgdl from docs
+),
+freqs as (
+	select d.archived, d.id, length(d.v)::float8 as dl, t.term, t.weight,
+		cardinality(u.positions) + ($7::float8 - 1) * cardinality(array_positions(u.weights, 'A')) as tf
+	from docs d
+	cross join lateral unnest(d.v) as u
+	join terms t on t.term = u.lexeme
+	where d.v @@ (select q from query)
+),
+idf as (
+	select term, ln(1 + ((select n from stats) - count(*) + 0.5) / (count(*) + 0.5)) as idf
+	from freqs group by term
+),
+ranked as (
+	select f.archived, f.id,
+		sum(f.weight * i.idf * f.tf * ($8::float8 + 1)
+			/ (f.tf + $8::float8 * (1 - $9::float8 + $9::float8 * f.dl / (select avgdl from stats)))) as score
+	from freqs f join idf i using (term)
+	group by f.archived, f.id
+)
+select d.id::text, d.learner_id::text, coalesce(d.summary, ''), d.turn_count, d.date, d.archived,
+	r.score, coalesce(l.name, ''),
+	coalesce(m.matches, '[]'::jsonb),
+	ts_headline('english', coalesce(m.best, d.summary, ''), (select q from query),
+		'StartSel=` + markStart + `, StopSel=` + markStop + `, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
+from ranked r
+join docs d on d.archived = r.archived and d.id = r.id
+left join public.learners l on l.facilitator_id = $1::uuid and l.id = d.learner_id
+left join lateral (
+	select jsonb_agg(jsonb_strip_nulls(jsonb_build_object('id', b.client_turn_id, 'role', b.role,
+			'content', b.content, 'created_at', b.created_at)) order by b.rank desc, b.id) as matches,
+		(array_agg(b.content order by b.rank desc, b.id))[1] as best
+	from (
+		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
+			ts_rank(t.content_vector, (select q from query)) as rank
+		from public.conversation_turns t
+		where d.archived and t.facilitator_id = $1::uuid and t.archive_id = d.id
+			and t.content_vector @@ (select q from query)
+		union all
+		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
+			ts_rank(t.content_vector, (select q from query))
+		from public.conversation_turns t
+		where not d.archived and t.facilitator_id = $1::uuid and t.archive_id is null
+			and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(d.learner_id, '` + nilLearner + `'::uuid)
+			and t.content_vector @@ (select q from query)
+		order by rank desc, id
+		limit 3
+	) b
+) m on true
+order by r.score desc, d.date desc, d.id
+limit $6`
+
+func (s *Store) Search(ctx context.Context, q memory.SearchQuery) ([]memory.SearchResult, error) {
+	results := []memory.SearchResult{}
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		if _, err := requireLearner(ctx, tx, me, q.LearnerID); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, queryTermsSQL, me, q.Text, correctionWeight, maxQueryTerms)
+		if err != nil {
+			return err
+		}
+		var terms []string
+		var weights []float64
+		var term string
+		var weight float64
+		if _, err := pgx.ForEachRow(rows, []any{&term, &weight}, func() error {
+			terms = append(terms, term)
+			weights = append(weights, weight)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if len(terms) == 0 {
+			return nil // only stopwords or punctuation: nothing can match
+		}
+
+		rows, err = tx.Query(ctx, searchSQL, me, terms, weights, q.LearnerID, q.IncludeArchive, q.Limit,
+			summaryWeight, bm25K1, bm25B)
+		if err != nil {
+			return err
+		}
+		results, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.SearchResult, error) {
+			var r memory.SearchResult
+			var learnerName, snippet string
+			var matches []memory.Turn
+			err := row.Scan(&r.ID, &r.LearnerID, &r.Summary, &r.TurnCount, &r.Date, &r.Archived,
+				&r.Rank, &learnerName, &matches, &snippet)
+			r.Rank = math.Round(r.Rank*1e4) / 1e4
+			r.LearnerContext = "General"
+			if r.LearnerID != nil {
+				r.LearnerContext = "Learner-specific"
+			}
+			r.Snippet = highlight(snippet)
+			r.Matches = matches
+			return r, err
+		})
+		return err
+	})
+	return results, err
+}
+
+// highlight escapes the headline for HTML and turns the match delimiters
+// into <mark> tags.
+func highlight(headline string) string {
+	escaped := html.EscapeString(headline)
+	return strings.NewReplacer(markStart, "<mark>", markStop, "</mark>").Replace(escaped)
+}

@@ -1,0 +1,158 @@
+// Package postgres is the memory's Postgres adapter. Every request's
+// statements run in one transaction as role authenticated with the caller's
+// verified claims, so row-level security in the database, not this code, is
+// what keeps facilitators apart.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/memory"
+)
+
+// Open connects a pool. Unless the URL chooses otherwise, statements run in
+// pgx's exec mode: unnamed statements only, so the pool works through a
+// transaction pooler (Supavisor, pgbouncer), which cannot keep prepared
+// statements between transactions.
+func Open(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.Contains(databaseURL, "default_query_exec_mode") {
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	}
+	return pgxpool.NewWithConfig(ctx, cfg)
+}
+
+// Store implements memory.Store.
+type Store struct {
+	pool         *pgxpool.Pool
+	archiveTurns string
+}
+
+var _ memory.Store = (*Store)(nil)
+
+// NewStore returns a store whose conversations archive a segment every
+// archiveTurns turns.
+func NewStore(pool *pgxpool.Pool, archiveTurns int) *Store {
+	return &Store{pool: pool, archiveTurns: strconv.Itoa(archiveTurns)}
+}
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return dbError(err)
+	}
+	return nil
+}
+
+// inTx runs fn in one transaction as the caller: role authenticated, with
+// the verified claims in request.jwt.claims, exactly as Supabase's own API
+// does. The settings are transaction-local, so nothing leaks to the next
+// user of the connection.
+func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) error {
+	caller, ok := memory.CallerFrom(ctx)
+	if !ok {
+		return memory.Errorf(memory.CodeUnauthenticated, "Authentication required")
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return dbError(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+
+	if _, err := tx.Exec(ctx, `select
+		set_config('role', 'authenticated', true),
+		set_config('request.jwt.claims', $1, true),
+		set_config('mentor.archive_turns', $2, true)`,
+		string(caller.Claims), s.archiveTurns); err != nil {
+		return dbError(err)
+	}
+	if err := fn(tx, caller.UserID); err != nil {
+		return dbError(err)
+	}
+	return dbError(tx.Commit(ctx))
+}
+
+// dbError turns a database failure into a memory error: the database being
+// unreachable is a 503 the client can retry, anything else unexpected a 500
+// that shows no internals. Errors that already are memory errors pass
+// through.
+func dbError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var memErr *memory.Error
+	if errors.As(err, &memErr) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &memory.Error{Code: memory.CodeUnavailable, Message: "Request cancelled or timed out", Cause: err}
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case strings.HasPrefix(pgErr.Code, "08"), // connection exception
+			pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03", // shutdown, cannot connect now
+			pgErr.Code == "53300": // too many connections
+			return unavailable(err)
+		case pgErr.Code == "40001", pgErr.Code == "40P01": // serialization failure, deadlock
+			return &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry", Cause: err}
+		}
+		return memory.Internal(err)
+	}
+	var netErr net.Error
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &netErr) || errors.As(err, &connectErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err) {
+		return unavailable(err)
+	}
+	return memory.Internal(err)
+}
+
+func unavailable(cause error) error {
+	return &memory.Error{Code: memory.CodeUnavailable, Message: "Database unavailable, please retry", Cause: cause}
+}
+
+// nilLearner stands for "no learner" in the per-conversation lookups, which
+// compare coalesce(learner_id, nilLearner) so the general conversation is
+// found through the same index as a learner's.
+const nilLearner = "00000000-0000-0000-0000-000000000000"
+
+func learnerKey(learnerID *string) string {
+	if learnerID == nil {
+		return nilLearner
+	}
+	return *learnerID
+}
+
+// sameConversation is the SQL condition matching rows of one conversation;
+// $1 is the facilitator and $2 the learner key.
+const sameConversation = `facilitator_id = $1::uuid
+	and coalesce(learner_id, '` + nilLearner + `'::uuid) = $2::uuid`
+
+// requireLearner fails with not-found unless the learner is one of the
+// caller's (RLS hides everyone else's), and returns its name.
+func requireLearner(ctx context.Context, tx pgx.Tx, me string, learnerID *string) (string, error) {
+	if learnerID == nil {
+		return "", nil
+	}
+	var name string
+	err := tx.QueryRow(ctx,
+		`select name from public.learners where facilitator_id = $1::uuid and id = $2::uuid`,
+		me, *learnerID).Scan(&name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", memory.Errorf(memory.CodeNotFound, "Learner not found")
+	}
+	return name, err
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Check and test everything: gofmt, go vet, go test -race.
+#
+# Database: with DATABASE_URL unset, a private cluster is started in
+# ./.data/test-postgres on 127.0.0.1:54330 (PostgreSQL installed if missing)
+# and DATABASE_URL points at its `postgres` database; tests create their own
+# databases from it. The cluster keeps running for faster reruns, except
+# under CI=true, where it is stopped at exit. Under CI=true a missing
+# database is an error; elsewhere the database tests are left to skip.
+#
+# Arguments go to `go test`: flags only (`-run TestX -v`) test ./...;
+# a package first (`./memory -run TestX`) tests just what is given.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+# shellcheck source=scripts/lib/postgres.sh
+source scripts/lib/postgres.sh
+
+TEST_PG_DIR=$ROOT/.data/test-postgres
+TEST_PG_PORT=${TEST_PG_PORT:-54330}
+CI=${CI:-}
+
+start_test_db() {
+  pg_ensure_installed || return 1
+  pg_start_private "$TEST_PG_DIR" "$TEST_PG_PORT" || return 1
+  DATABASE_URL=$(pg_url "$TEST_PG_PORT" postgres)
+  export DATABASE_URL
+}
+
+setup_database() {
+  section "Database"
+  if [[ -n ${DATABASE_URL:-} ]]; then
+    log "using the DATABASE_URL from the environment"
+    return 0
+  fi
+  if [[ $CI == true ]]; then
+    # Set the trap before starting: a half-started cluster is stopped too.
+    trap 'pg_stop_private "$TEST_PG_DIR" || true' EXIT
+  fi
+  if start_test_db; then
+    log "DATABASE_URL=$DATABASE_URL"
+  elif [[ $CI == true ]]; then
+    die "CI=true and no test database could be started (see above)"
+  else
+    warn "no test database; tests that need DATABASE_URL will skip"
+  fi
+}
+
+# The race detector needs cgo, hence a C compiler (not on a minimal Debian).
+ensure_cc() {
+  export CGO_ENABLED=1
+  if command -v gcc >/dev/null 2>&1 || command -v cc >/dev/null 2>&1; then return 0; fi
+  log "no C compiler (needed by go test -race); installing gcc"
+  apt_install gcc libc6-dev
+}
+
+check_gofmt() {
+  section "gofmt"
+  local unformatted
+  unformatted=$(find . \( -name .git -o -name .data -o -name node_modules -o -name test-artifacts \) -prune \
+    -o -name '*.go' -type f -print0 | xargs -0 -r gofmt -l)
+  if [[ -n $unformatted ]]; then
+    err "not gofmt-formatted (fix with gofmt -w):"
+    printf '%s\n' "$unformatted" >&2
+    return 1
+  fi
+  log "all Go files formatted"
+}
+
+run_tests() {
+  section "go test -race"
+  if [[ $# -gt 0 && $1 != -* ]]; then
+    go test -race -count=1 "$@"
+  else
+    go test -race -count=1 ./... "$@"
+  fi
+}
+
+main() {
+  ensure_go || exit 1
+  ensure_cc || die "go test -race needs a C compiler"
+  setup_database
+  check_gofmt
+  section "go vet"
+  go vet ./...
+  run_tests "$@"
+  section "OK"
+}
+
+main "$@"
