@@ -1,0 +1,48 @@
+// Package handler is the Vercel Go function: every /api/* route is served by
+// the same app the local server runs, built once per function instance.
+package handler
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+
+	"mentormemory/app"
+	"mentormemory/config"
+)
+
+var (
+	once     sync.Once
+	instance http.Handler
+	startErr error
+)
+
+func build() {
+	cfg, err := config.FromEnv(os.Getenv)
+	if err != nil {
+		startErr = err
+		return
+	}
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	a, err := app.New(context.Background(), cfg, log)
+	if err != nil {
+		startErr = err
+		return
+	}
+	instance = a.Handler
+}
+
+// Handler serves one request.
+func Handler(w http.ResponseWriter, r *http.Request) {
+	once.Do(build)
+	if startErr != nil {
+		slog.Error("service not configured", "err", startErr)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"success":false,"error":"Service not configured"}`))
+		return
+	}
+	instance.ServeHTTP(w, r)
+}

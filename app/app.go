@@ -1,0 +1,70 @@
+// Package app wires the configured adapters into the HTTP app. The local
+// server and the Vercel function both build the service through it.
+package app
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+
+	"mentormemory/auth"
+	"mentormemory/config"
+	"mentormemory/handlers"
+	"mentormemory/memory"
+	"mentormemory/postgres"
+	"mentormemory/summarizer"
+)
+
+// App is the running service and what it holds open.
+type App struct {
+	Handler  *echo.Echo
+	Pool     *pgxpool.Pool
+	verifier *auth.Verifier
+}
+
+// New connects to the database and builds the app. It does not migrate:
+// the caller decides when (the server does at start, Vercel at deploy).
+func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
+	verifier, err := auth.NewVerifier(ctx, auth.Config{
+		JWTSecret:   cfg.JWTSecret,
+		SupabaseURL: cfg.SupabaseURL,
+		Issuer:      cfg.JWTIssuer,
+	})
+	if err != nil {
+		return nil, err
+	}
+	pool, err := postgres.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		verifier.Close()
+		return nil, err
+	}
+	store := postgres.NewStore(pool, cfg.ArchiveTurns)
+	svc := memory.NewService(store, NewSummarizer(cfg), log)
+	return &App{
+		Handler:  handlers.NewServer(svc, verifier, store, log),
+		Pool:     pool,
+		verifier: verifier,
+	}, nil
+}
+
+// NewSummarizer picks the model-backed summarizer when a key is configured
+// and the offline one otherwise.
+func NewSummarizer(cfg config.Config) memory.Summarizer {
+	if cfg.OpenAIKey == "" {
+		return summarizer.NewOffline()
+	}
+	return summarizer.NewOpenAI(summarizer.OpenAIConfig{
+		APIKey:  cfg.OpenAIKey,
+		BaseURL: cfg.OpenAIBaseURL,
+		Model:   cfg.OpenAIModel,
+		Timeout: cfg.OpenAITimeout,
+	})
+}
+
+// Close releases the database pool and stops key refreshes.
+func (a *App) Close() {
+	a.Pool.Close()
+	a.verifier.Close()
+}

@@ -1,0 +1,138 @@
+// Command server runs the mentor's memory service.
+//
+//	server                          migrate, then serve on $PORT
+//	server migrate                  apply migrations only
+//	server token --sub UUID [--ttl 1h] [--email E]
+//	                                mint a development token (HS256)
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"mentormemory/app"
+	"mentormemory/auth"
+	"mentormemory/config"
+	"mentormemory/postgres"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole program, so tests can run it as it runs in production.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	command := "serve"
+	if len(args) > 0 {
+		command, args = args[0], args[1:]
+	}
+	switch command {
+	case "serve":
+		return serve(ctx, getenv, stdout)
+	case "migrate":
+		return migrate(ctx, getenv, stdout)
+	case "token":
+		return mintToken(args, getenv, stdout)
+	default:
+		return fmt.Errorf("unknown command %q (want serve, migrate or token)", command)
+	}
+}
+
+func migrate(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	databaseURL := getenv("DATABASE_URL")
+	if databaseURL == "" {
+		return errors.New("DATABASE_URL is required")
+	}
+	pool, err := postgres.Open(ctx, databaseURL)
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	defer pool.Close()
+	applied, err := postgres.Migrate(ctx, pool)
+	for _, v := range applied {
+		fmt.Fprintln(stdout, "applied migration", v)
+	}
+	if err == nil && len(applied) == 0 {
+		fmt.Fprintln(stdout, "database is up to date")
+	}
+	return err
+}
+
+func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := config.FromEnv(getenv)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	log := slog.New(slog.NewJSONHandler(stdout, nil))
+
+	a, err := app.New(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if _, err := postgres.Migrate(ctx, a.Pool); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+
+	srv := &http.Server{
+		Addr:              net.JoinHostPort("", strconv.Itoa(cfg.Port)),
+		Handler:           a.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      90 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	log.Info("serving", "port", cfg.Port, "summarizer", app.NewSummarizer(cfg).Name())
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Drain in-flight requests before the pool closes.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	log.Info("shutting down")
+	return srv.Shutdown(shutdownCtx)
+}
+
+func mintToken(args []string, getenv func(string) string, stdout io.Writer) error {
+	flags := flag.NewFlagSet("token", flag.ContinueOnError)
+	sub := flags.String("sub", "", "the facilitator's user id (uuid)")
+	ttl := flags.Duration("ttl", time.Hour, "how long the token is valid")
+	email := flags.String("email", "", "optional email claim")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	secret := getenv("SUPABASE_JWT_SECRET")
+	if secret == "" {
+		return errors.New("SUPABASE_JWT_SECRET is not set: cannot mint a token")
+	}
+	if *sub == "" {
+		return errors.New("--sub UUID is required")
+	}
+	token, err := auth.MintHS256(secret, *sub, *email, *ttl)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, token)
+	return err
+}

@@ -1,0 +1,116 @@
+// Package config reads the service's settings from the environment once, at
+// start, applies defaults and validates them, naming the variable at fault.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type Config struct {
+	DatabaseURL string // DATABASE_URL
+	Port        int    // PORT, default 8080
+
+	JWTSecret   string // SUPABASE_JWT_SECRET: verifies HS256 tokens
+	SupabaseURL string // SUPABASE_URL: verifies ES256/RS256 tokens from its JWKS
+	JWTIssuer   string // SUPABASE_JWT_ISSUER, optional: required iss claim
+
+	OpenAIKey     string        // OPENAI_API_KEY; empty selects the offline summarizer
+	OpenAIBaseURL string        // OPENAI_BASE_URL, any OpenAI-compatible server
+	OpenAIModel   string        // OPENAI_MODEL, default gpt-4o-mini
+	OpenAITimeout time.Duration // OPENAI_TIMEOUT, default 20s
+
+	ArchiveTurns int // MEMORY_ARCHIVE_TURNS, default 50
+}
+
+// FromEnv reads the configuration through getenv and validates it.
+func FromEnv(getenv func(string) string) (Config, error) {
+	cfg := Config{
+		DatabaseURL:   strings.TrimSpace(getenv("DATABASE_URL")),
+		JWTSecret:     getenv("SUPABASE_JWT_SECRET"),
+		SupabaseURL:   strings.TrimRight(strings.TrimSpace(getenv("SUPABASE_URL")), "/"),
+		JWTIssuer:     strings.TrimSpace(getenv("SUPABASE_JWT_ISSUER")),
+		OpenAIKey:     strings.TrimSpace(getenv("OPENAI_API_KEY")),
+		OpenAIBaseURL: strings.TrimSpace(getenv("OPENAI_BASE_URL")),
+		OpenAIModel:   strings.TrimSpace(getenv("OPENAI_MODEL")),
+	}
+	var errs []error
+	var err error
+	if cfg.Port, err = intVar(getenv, "PORT", 8080, 1, 65535); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.ArchiveTurns, err = intVar(getenv, "MEMORY_ARCHIVE_TURNS", 50, 2, 10_000); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.OpenAITimeout, err = durationVar(getenv, "OPENAI_TIMEOUT", 20*time.Second); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.OpenAIModel == "" {
+		cfg.OpenAIModel = "gpt-4o-mini"
+	}
+	errs = append(errs, cfg.validate()...)
+	return cfg, errors.Join(errs...)
+}
+
+func (c Config) validate() []error {
+	var errs []error
+	if c.DatabaseURL == "" {
+		errs = append(errs, errors.New("DATABASE_URL is required (postgres://user:pass@host:5432/db)"))
+	} else if !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") &&
+		!strings.Contains(c.DatabaseURL, "=") {
+		errs = append(errs, errors.New("DATABASE_URL must be a postgres:// URL or a key=value connection string"))
+	}
+	if c.JWTSecret == "" && c.SupabaseURL == "" {
+		errs = append(errs, errors.New("SUPABASE_JWT_SECRET or SUPABASE_URL is required to verify access tokens"))
+	}
+	if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
+		errs = append(errs, errors.New("SUPABASE_JWT_SECRET must be at least 32 characters"))
+	}
+	if c.SupabaseURL != "" {
+		if err := checkHTTPURL(c.SupabaseURL); err != nil {
+			errs = append(errs, fmt.Errorf("SUPABASE_URL %w", err))
+		}
+	}
+	if c.OpenAIBaseURL != "" {
+		if err := checkHTTPURL(c.OpenAIBaseURL); err != nil {
+			errs = append(errs, fmt.Errorf("OPENAI_BASE_URL %w", err))
+		}
+	}
+	return errs
+}
+
+func checkHTTPURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("must be an http(s) URL")
+	}
+	return nil
+}
+
+func intVar(getenv func(string) string, name string, def, lo, hi int) (int, error) {
+	raw := strings.TrimSpace(getenv(name))
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < lo || n > hi {
+		return def, fmt.Errorf("%s must be a whole number from %d to %d, got %q", name, lo, hi, raw)
+	}
+	return n, nil
+}
+
+func durationVar(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+	raw := strings.TrimSpace(getenv(name))
+	if raw == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(raw)
+	if err != nil || d <= 0 {
+		return def, fmt.Errorf("%s must be a positive duration such as 20s, got %q", name, raw)
+	}
+	return d, nil
+}

@@ -1,0 +1,119 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"mentormemory/memory"
+)
+
+type postedTurn struct {
+	ID      clientTurnID `json:"id"`
+	Role    string       `json:"role"`
+	Content string       `json:"content"`
+}
+
+type postConversationRequest struct {
+	LearnerID         optionalLearner `json:"learner_id"`
+	ConversationTurns []postedTurn    `json:"conversation_turns"`
+	ForceRegenerate   bool            `json:"force_regenerate"`
+}
+
+type postConversationResponse struct {
+	Success            bool                      `json:"success"`
+	ConversationUpdate memory.ConversationUpdate `json:"conversation_update"`
+	Message            string                    `json:"message"`
+	Summarizer         string                    `json:"summarizer"`
+	TurnsAdded         int                       `json:"turns_added"`
+	Archived           bool                      `json:"archived"`
+}
+
+func (h *handler) postConversationMemory(c echo.Context) error {
+	var req postConversationRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	turns := make([]memory.Turn, len(req.ConversationTurns))
+	for i, t := range req.ConversationTurns {
+		turns[i] = memory.Turn{ID: string(t.ID), Role: t.Role, Content: t.Content}
+	}
+	result, err := h.svc.Update(c.Request().Context(), req.LearnerID.id, turns, req.ForceRegenerate)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, postConversationResponse{
+		Success:            true,
+		ConversationUpdate: result.Conversation,
+		Message:            updateMessage(result),
+		Summarizer:         h.svc.SummarizerName(),
+		TurnsAdded:         result.Added,
+		Archived:           result.Archived,
+	})
+}
+
+func updateMessage(r memory.UpdateResult) string {
+	msg := "No new turns: all were stored already"
+	if r.Added > 0 {
+		msg = "Stored " + plural(r.Added, "new turn")
+	}
+	if r.Archived {
+		msg += "; the earlier segment was archived"
+	}
+	if r.Conversation.SummaryStale {
+		msg += "; the summary could not be updated and will catch up on the next update"
+	}
+	return msg
+}
+
+func (h *handler) getConversationMemory(c echo.Context) error {
+	learnerID, err := learnerParam(c)
+	if err != nil {
+		return err
+	}
+	if c.QueryParams().Has("search") {
+		return h.searchConversationMemory(c, learnerID)
+	}
+	conv, err := h.svc.Get(c.Request().Context(), learnerID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "conversation_update": conv})
+}
+
+func (h *handler) searchConversationMemory(c echo.Context, learnerID *string) error {
+	includeArchive, err := boolParam(c, "include_archive")
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(c, "limit")
+	if err != nil {
+		return err
+	}
+	if c.QueryParams().Has("limit") && limit == 0 {
+		return memory.Errorf(memory.CodeInvalid, "limit must be between 1 and %d", memory.MaxSearchLimit)
+	}
+	q := memory.SearchQuery{Text: c.QueryParam("search"), LearnerID: learnerID, IncludeArchive: includeArchive, Limit: limit}
+	results, err := h.svc.Search(c.Request().Context(), q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"success": true,
+		"count":   len(results),
+		"query":   q.Text,
+		"results": results,
+	})
+}
+
+func (h *handler) deleteConversationMemory(c echo.Context) error {
+	learnerID, err := learnerParam(c)
+	if err != nil {
+		return err
+	}
+	archived, err := h.svc.Clear(c.Request().Context(), learnerID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "archived": archived})
+}

@@ -1,0 +1,77 @@
+package handlers_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestConversationLifecycle(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	dana := e.newUser()
+	emma := e.newLearner(dana, "Emma")
+
+	// Nothing yet.
+	got := e.call(dana.token, http.MethodGet, "/api/conversation-memory?learner_id="+emma, nil).wantStatus(http.StatusOK)
+	if got.body["conversation_update"] != nil {
+		t.Fatalf("want no memory yet, got %s", got.raw)
+	}
+
+	res := e.post(dana, emma, exchange(
+		"Emma is frustrated with long division and cried over homework.",
+		"Try breaking long division into estimate, multiply, subtract, bring down; practise one step a day.")...).
+		wantStatus(http.StatusOK)
+	conv := conversation(res)
+	if number(conv["turn_count"]) != 2 || res.body["turns_added"] != 2.0 || res.body["summarizer"] != "offline" {
+		t.Fatalf("unexpected post response %s", res.raw)
+	}
+	if conv["learner_id"] != emma || !strings.Contains(strings.ToLower(conv["summary"].(string)), "division") {
+		t.Fatalf("summary should cover the exchange: %s", res.raw)
+	}
+	if recent := conv["recent_turns"].([]any); len(recent) != 2 {
+		t.Fatalf("want 2 recent turns, got %d", len(recent))
+	}
+
+	got = e.call(dana.token, http.MethodGet, "/api/conversation-memory?learner_id="+emma, nil).wantStatus(http.StatusOK)
+	if conversation(got)["id"] != conv["id"] || number(conversation(got)["turn_count"]) != 2 {
+		t.Fatalf("GET does not return the stored memory: %s", got.raw)
+	}
+	// The general conversation is a separate one.
+	got = e.call(dana.token, http.MethodGet, "/api/conversation-memory", nil).wantStatus(http.StatusOK)
+	if got.body["conversation_update"] != nil {
+		t.Fatalf("general memory should be empty: %s", got.raw)
+	}
+
+	del := e.call(dana.token, http.MethodDelete, "/api/conversation-memory?learner_id="+emma, nil).wantStatus(http.StatusOK)
+	if del.body["archived"] != true {
+		t.Fatalf("clearing should archive: %s", del.raw)
+	}
+	got = e.call(dana.token, http.MethodGet, "/api/conversation-memory?learner_id="+emma, nil).wantStatus(http.StatusOK)
+	if got.body["conversation_update"] != nil {
+		t.Fatalf("memory should be cleared: %s", got.raw)
+	}
+	if n := e.count(`select count(*) from conversation_history_archive where learner_id = $1::uuid and turn_count = 2`, emma); n != 1 {
+		t.Fatalf("want 1 archived segment of 2 turns, got %d", n)
+	}
+	// Clearing again has nothing to archive.
+	del = e.call(dana.token, http.MethodDelete, "/api/conversation-memory?learner_id="+emma, nil).wantStatus(http.StatusOK)
+	if del.body["archived"] != false {
+		t.Fatalf("second clear should archive nothing: %s", del.raw)
+	}
+
+	found := e.call(dana.token, http.MethodGet, "/api/conversation-memory?search=division&include_archive=true", nil).
+		wantStatus(http.StatusOK)
+	if found.body["count"] != 1.0 {
+		t.Fatalf("archived conversation should be found: %s", found.raw)
+	}
+	result := found.body["results"].([]any)[0].(map[string]any)
+	if result["archived"] != true || result["learner_context"] != "Learner-specific" ||
+		!strings.Contains(result["snippet"].(string), "<mark>") || len(result["matches"].([]any)) == 0 {
+		t.Fatalf("unexpected search result: %s", found.raw)
+	}
+	// Without include_archive, the archive is not searched.
+	notFound := e.call(dana.token, http.MethodGet, "/api/conversation-memory?search=division", nil).wantStatus(http.StatusOK)
+	if notFound.body["count"] != 0.0 {
+		t.Fatalf("archive searched without include_archive: %s", notFound.raw)
+	}
+}

@@ -1,0 +1,77 @@
+package handlers
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"mentormemory/memory"
+)
+
+var statusOf = map[memory.Code]int{
+	memory.CodeInvalid:         http.StatusBadRequest,
+	memory.CodeUnauthenticated: http.StatusUnauthorized,
+	memory.CodeForbidden:       http.StatusForbidden,
+	memory.CodeNotFound:        http.StatusNotFound,
+	memory.CodeConflict:        http.StatusConflict,
+	memory.CodeTooLarge:        http.StatusRequestEntityTooLarge,
+	memory.CodeUpstream:        http.StatusBadGateway,
+	memory.CodeUnavailable:     http.StatusServiceUnavailable,
+	memory.CodeInternal:        http.StatusInternalServerError,
+}
+
+type errorBody struct {
+	Success bool   `json:"success"`
+	Error   string `json:"error"`
+}
+
+// errorHandler renders every error as {"success":false,"error":…}. Only the
+// public message leaves the server; 5xx causes are logged with the request
+// id.
+func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		status, message := describe(err)
+		if status >= 500 {
+			log.Error("request failed", "status", status, "err", err,
+				"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+		}
+		if status == http.StatusServiceUnavailable {
+			c.Response().Header().Set("Retry-After", "1")
+		}
+		if c.Request().Method == http.MethodHead {
+			_ = c.NoContent(status)
+			return
+		}
+		_ = c.JSON(status, errorBody{Error: message})
+	}
+}
+
+func describe(err error) (int, string) {
+	var httpErr *echo.HTTPError
+	if errors.As(err, &httpErr) {
+		// Echo's own errors: unknown route, wrong method, body too large.
+		switch httpErr.Code {
+		case http.StatusNotFound:
+			return httpErr.Code, "Not found"
+		case http.StatusMethodNotAllowed:
+			return httpErr.Code, "Method not allowed"
+		case http.StatusRequestEntityTooLarge:
+			return httpErr.Code, "Request body too large"
+		}
+		if httpErr.Code >= 500 {
+			return http.StatusInternalServerError, "Internal error"
+		}
+		return httpErr.Code, http.StatusText(httpErr.Code)
+	}
+	code := memory.ErrorCode(err)
+	status, ok := statusOf[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	return status, memory.ErrorMessage(err)
+}

@@ -1,0 +1,11 @@
+// Package summarizer holds the two implementations of memory.Summarizer.
+//
+// OpenAI asks a chat-completions model (OpenAI or any compatible server) to
+// write or update the rolling summary. Offline is the fallback used when no
+// model key is configured: it extracts the most informative sentences from
+// the turns, deterministically and without touching the network, so the
+// service still keeps a useful memory on a machine with no model access.
+//
+// Both keep every summary within memory.SummaryMaxWords words, counted with
+// strings.Fields exactly as the memory service counts them.
+package summarizer
