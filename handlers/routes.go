@@ -43,12 +43,14 @@ func NewServer(svc *memory.Service, verifier TokenVerifier, db Pinger, log *slog
 	h := &handler{svc: svc, db: db}
 	e.GET("/healthz", h.health)
 
-	api := e.Group("/api", requireAuth(verifier))
-	api.GET("/conversation-memory", h.getConversationMemory)
-	api.POST("/conversation-memory", h.postConversationMemory)
-	api.DELETE("/conversation-memory", h.deleteConversationMemory)
-	api.GET("/learners", h.listLearners)
-	api.POST("/learners", h.createLearner)
+	// Auth is attached per route, not to a group: a group's middleware would
+	// also answer unknown paths and wrong methods, hiding 404 and 405.
+	authed := requireAuth(verifier)
+	e.GET("/api/conversation-memory", h.getConversationMemory, authed)
+	e.POST("/api/conversation-memory", h.postConversationMemory, authed)
+	e.DELETE("/api/conversation-memory", h.deleteConversationMemory, authed)
+	e.GET("/api/learners", h.listLearners, authed)
+	e.POST("/api/learners", h.createLearner, authed)
 	return e
 }
 

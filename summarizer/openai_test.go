@@ -226,7 +226,7 @@ func TestOpenAIIncrementalRequest(t *testing.T) {
 			t.Errorf("incremental prompt lacks new turn %q", turn.Content)
 		}
 	}
-	if strings.Contains(prompt, "OLD-TURN") {
+	if strings.Contains(calls[1].body.prompt(), "OLD-TURN") {
 		t.Errorf("incremental prompt contains an older turn:\n%s", prompt)
 	}
 	if !strings.Contains(prompt, "within 400 words") {

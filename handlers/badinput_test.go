@@ -1,0 +1,116 @@
+package handlers_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	u := e.newUser()
+	other := e.newUser()
+	othersLearner := e.newLearner(other, "Not yours")
+	turn := `{"role":"user","content":"hello"}`
+	manyTurns := "[" + strings.TrimSuffix(strings.Repeat(turn+",", 501), ",") + "]"
+
+	cases := []struct {
+		name, method, path string
+		body               string
+		status             int
+		message            string
+	}{
+		{"malformed JSON", "POST", "/api/conversation-memory", `{"conversation_turns": [`, 400, "Malformed JSON"},
+		{"empty body", "POST", "/api/conversation-memory", ``, 400, "Request body required (JSON)"},
+		{"trailing data", "POST", "/api/conversation-memory", `{"conversation_turns":[` + turn + `]} {}`, 400, "Malformed JSON: unexpected data after the object"},
+		{"missing turns", "POST", "/api/conversation-memory", `{"learner_id": null}`, 400, "Conversation turns required"},
+		{"empty turns", "POST", "/api/conversation-memory", `{"conversation_turns": []}`, 400, "Conversation turns required"},
+		{"turns not a list", "POST", "/api/conversation-memory", `{"conversation_turns": "hi"}`, 400, "Malformed JSON: conversation_turns has the wrong type"},
+		{"bad learner uuid", "POST", "/api/conversation-memory", `{"learner_id":"emma","conversation_turns":[` + turn + `]}`, 400, "learner_id must be a uuid"},
+		{"learner id a number", "POST", "/api/conversation-memory", `{"learner_id":7,"conversation_turns":[` + turn + `]}`, 400, "learner_id must be a uuid or null"},
+		{"unknown role", "POST", "/api/conversation-memory", `{"conversation_turns":[{"role":"system","content":"x"}]}`, 400, `Turn 1: role must be "user" or "assistant"`},
+		{"empty content", "POST", "/api/conversation-memory", `{"conversation_turns":[{"role":"user","content":"  "}]}`, 400, "Turn 1: content required"},
+		{"content not text", "POST", "/api/conversation-memory", `{"conversation_turns":[{"role":"user","content":["a"]}]}`, 400, "Malformed JSON: conversation_turns.content has the wrong type"},
+		{"NUL in content", "POST", "/api/conversation-memory", `{"conversation_turns":[{"role":"user","content":"a\u0000b"}]}`, 400, "Turn content must not contain NUL characters"},
+		{"too many turns", "POST", "/api/conversation-memory", `{"conversation_turns":` + manyTurns + `}`, 400, "Too many conversation turns: at most 500 per request"},
+		{"turn too long", "POST", "/api/conversation-memory", `{"conversation_turns":[{"role":"user","content":"` + strings.Repeat("a", 20_001) + `"}]}`, 400, "Turn 1: content too long (at most 20000 characters)"},
+		{"turn id an object", "POST", "/api/conversation-memory", `{"conversation_turns":[{"id":{},"role":"user","content":"x"}]}`, 400, "Turn id must be a string or a number"},
+		{"body too large", "POST", "/api/conversation-memory", `{"conversation_turns":[{"role":"user","content":"` + strings.Repeat("a", 3<<20) + `"}]}`, 413, "Request body too large (at most 2097152 bytes)"},
+		{"someone else's learner", "POST", "/api/conversation-memory", `{"learner_id":"` + othersLearner + `","conversation_turns":[` + turn + `]}`, 404, "Learner not found"},
+		{"get with bad uuid", "GET", "/api/conversation-memory?learner_id=x", ``, 400, "learner_id must be a uuid"},
+		{"get someone else's learner", "GET", "/api/conversation-memory?learner_id=" + othersLearner, ``, 404, "Learner not found"},
+		{"delete someone else's learner", "DELETE", "/api/conversation-memory?learner_id=" + othersLearner, ``, 404, "Learner not found"},
+		{"empty search", "GET", "/api/conversation-memory?search=", ``, 400, "Search text required"},
+		{"search too long", "GET", "/api/conversation-memory?search=" + strings.Repeat("a", 501), ``, 400, "Search text too long (at most 500 characters)"},
+		{"search limit zero", "GET", "/api/conversation-memory?search=x&limit=0", ``, 400, "limit must be between 1 and 100"},
+		{"search limit too big", "GET", "/api/conversation-memory?search=x&limit=101", ``, 400, "limit must be between 1 and 100"},
+		{"search limit not a number", "GET", "/api/conversation-memory?search=x&limit=ten", ``, 400, "limit must be a whole number"},
+		{"include_archive not a bool", "GET", "/api/conversation-memory?search=x&include_archive=maybe", ``, 400, "include_archive must be true or false"},
+		{"search NUL", "GET", "/api/conversation-memory?search=a%00b", ``, 400, "Search text must not contain NUL characters"},
+		{"search invalid UTF-8", "GET", "/api/conversation-memory?search=a%ffb", ``, 400, "Search text must be valid UTF-8"},
+		{"learner without name", "POST", "/api/learners", `{"name":" "}`, 400, "Learner name required"},
+		{"learner name too long", "POST", "/api/learners", `{"name":"` + strings.Repeat("n", 101) + `"}`, 400, "Learner name too long (at most 100 characters)"},
+		{"unknown route", "GET", "/api/nothing-here", ``, 404, "Not found"},
+		{"wrong method", "PUT", "/api/conversation-memory", ``, 405, "Method not allowed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var body any
+			if tc.body != "" {
+				body = tc.body
+			}
+			e.call(u.token, tc.method, tc.path, body).wantError(tc.status, tc.message)
+		})
+	}
+	for _, table := range []string{"conversation_turns", "conversation_updates", "conversation_history_archive"} {
+		if n := e.count(fmt.Sprintf(`select count(*) from %s`, table)); n != 0 {
+			t.Errorf("%s has %d rows after refused requests", table, n)
+		}
+	}
+	if n := e.count(`select count(*) from learners where facilitator_id = $1::uuid`, u.id); n != 0 {
+		t.Errorf("refused learner requests created %d learners", n)
+	}
+}
+
+func TestAuthentication(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.call("", http.MethodGet, "/api/conversation-memory", nil).wantError(401, "Authentication required")
+	e.call("not-a-jwt", http.MethodGet, "/api/conversation-memory", nil).wantError(401, "Invalid authentication")
+	req := e.call("", http.MethodPost, "/api/conversation-memory", `{"conversation_turns":[{"role":"user","content":"x"}]}`)
+	req.wantError(401, "Authentication required")
+	if n := e.count(`select count(*) from conversation_turns`); n != 0 {
+		t.Fatalf("unauthenticated post stored %d turns", n)
+	}
+	e.call("", http.MethodGet, "/healthz", nil).wantStatus(http.StatusOK)
+}
+
+func TestFacilitatorsCannotSeeEachOther(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	a, b := e.newUser(), e.newUser()
+	aLearner := e.newLearner(a, "Emma")
+	e.post(a, aLearner, exchange("Emma loves dinosaurs and the word brontosaurus.", "Use dinosaurs for counting.")...).wantStatus(http.StatusOK)
+	e.post(a, "", exchange("General planning about brontosaurus week.", "Plan it on Monday.")...).wantStatus(http.StatusOK)
+
+	if got := e.call(b.token, http.MethodGet, "/api/conversation-memory", nil).wantStatus(http.StatusOK); got.body["conversation_update"] != nil {
+		t.Fatalf("B sees A's general memory: %s", got.raw)
+	}
+	learners := e.call(b.token, http.MethodGet, "/api/learners", nil).wantStatus(http.StatusOK)
+	if len(learners.body["learners"].([]any)) != 0 {
+		t.Fatalf("B sees A's learners: %s", learners.raw)
+	}
+	found := e.call(b.token, http.MethodGet, "/api/conversation-memory?search=brontosaurus&include_archive=true", nil).wantStatus(http.StatusOK)
+	if found.body["count"] != 0.0 {
+		t.Fatalf("B finds A's conversations: %s", found.raw)
+	}
+	// B's clear of the general conversation is B's own, and leaves A's alone.
+	e.call(b.token, http.MethodDelete, "/api/conversation-memory", nil).wantStatus(http.StatusOK)
+	got := e.call(a.token, http.MethodGet, "/api/conversation-memory", nil).wantStatus(http.StatusOK)
+	if number(conversation(got)["turn_count"]) != 2 {
+		t.Fatalf("A's memory changed: %s", got.raw)
+	}
+	found = e.call(a.token, http.MethodGet, "/api/conversation-memory?search=brontosaurus", nil).wantStatus(http.StatusOK)
+	if found.body["count"] != 2.0 {
+		t.Fatalf("A should find both conversations: %s", found.raw)
+	}
+}
