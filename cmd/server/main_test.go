@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"mentormemory/auth"
+	"mentormemory/pgtest"
+)
+
+const secret = "command-test-secret-at-least-32-chars!!"
+
+func TestTokenCommand(t *testing.T) {
+	var out bytes.Buffer
+	getenv := func(k string) string {
+		if k == "SUPABASE_JWT_SECRET" {
+			return secret
+		}
+		return ""
+	}
+	sub := "0d9f0b1e-4a52-4a53-9d8e-2f7a1f0c6b11"
+	if err := run(context.Background(), []string{"token", "--sub", sub, "--ttl", "2h"}, getenv, &out); err != nil {
+		t.Fatal(err)
+	}
+	v, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	caller, err := v.Verify(strings.TrimSpace(out.String()))
+	if err != nil || caller.UserID != sub {
+		t.Fatalf("minted token does not verify: %v %+v", err, caller)
+	}
+
+	noSecret := func(string) string { return "" }
+	err = run(context.Background(), []string{"token", "--sub", sub}, noSecret, &out)
+	if err == nil || !strings.Contains(err.Error(), "SUPABASE_JWT_SECRET is not set") {
+		t.Fatalf("token without a secret: %v", err)
+	}
+}
+
+func TestServeMigratesAndAnswers(t *testing.T) {
+	databaseURL := pgtest.NewDatabase(t)
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := listener.Addr().(*net.TCPAddr).Port
+	listener.Close()
+	env := map[string]string{
+		"DATABASE_URL":        databaseURL,
+		"SUPABASE_JWT_SECRET": secret,
+		"PORT":                fmt.Sprint(port),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var logs bytes.Buffer
+	go func() { done <- run(ctx, nil, func(k string) string { return env[k] }, &logs) }()
+
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	var resp *http.Response
+	for range 100 {
+		if resp, err = http.Get(base + "/healthz"); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("server never answered: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz: %d", resp.StatusCode)
+	}
+	resp, err = http.Get(base + "/api/conversation-memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("unauthenticated request: %d", resp.StatusCode)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"migrate"}, func(k string) string { return env[k] }, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "up to date") {
+		t.Fatalf("second migration should have nothing to do: %s", out.String())
+	}
+}
+
+func TestServeRefusesBadConfig(t *testing.T) {
+	err := run(context.Background(), nil, func(k string) string {
+		return map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": secret, "PORT": "eighty"}[k]
+	}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "PORT") {
+		t.Fatalf("want an error naming PORT, got %v", err)
+	}
+}
