@@ -72,13 +72,9 @@ func (c *corpus) endTurn() {
 // was already in it is an ongoing theme, which is exactly what recurring
 // across turns is meant to reward.
 func (c *corpus) addPrevious(prev string) {
-	seen := map[string]bool{}
-	for _, w := range tokens(prev) {
-		if st := stem(w); isContent(w) && !seen[st] {
-			seen[st] = true
-			if c.df[st] > 0 {
-				c.df[st]++
-			}
+	for _, st := range contentStems(prev) {
+		if c.df[st] > 0 {
+			c.df[st]++
 		}
 	}
 }

@@ -31,8 +31,8 @@ func (*Offline) Summarize(_ context.Context, req memory.SummaryRequest) (string,
 		if countWords(prev) <= wordBudget {
 			return prev, nil // nothing new to fold in; "" stays ""
 		}
-		s := parseSummary(prev)
-		s.learner = learnerLine(req.LearnerName)
+		// Merging with nothing applies the caps of a normal update.
+		s := merge(parseSummary(prev), summary{learner: learnerLine(req.LearnerName)})
 		return s.fit(wordBudget), nil
 	}
 	cur := extract(req.Turns, req.LearnerName, prev)
@@ -57,6 +57,7 @@ const (
 // sentence is one candidate point.
 type sentence struct {
 	text  string
+	stems []string
 	order int
 	sec   section
 	score float64
@@ -99,6 +100,7 @@ func extract(turns []memory.Turn, learnerName, prev string) summary {
 		}
 		cands = append(cands, sentence{
 			text:  truncateWords(r.text, maxPointWords),
+			stems: r.stems,
 			order: i,
 			sec:   sec,
 			score: c.informativeness(r.stems) * affinity,
@@ -163,6 +165,8 @@ func classify(user bool, words []string, question bool) (section, float64) {
 }
 
 // pick returns the n best sentences of a section, in conversation order.
+// A sentence that says nearly the same as a better one already picked is
+// skipped: a facilitator repeating a worry should not fill the section.
 func pick(cands []sentence, sec section, n int) []point {
 	var in []sentence
 	for _, s := range cands {
@@ -176,16 +180,19 @@ func pick(cands []sentence, sec section, n int) []point {
 		}
 		return cmp.Compare(a.order, b.order)
 	})
-	in = in[:min(n, len(in))]
-	slices.SortFunc(in, func(a, b sentence) int { return cmp.Compare(a.order, b.order) })
-	pts := make([]point, 0, len(in))
-	seen := map[string]bool{}
+	var chosen []sentence
 	for _, s := range in {
-		key := strings.Join(tokens(s.text), " ")
-		if !seen[key] {
-			seen[key] = true
-			pts = append(pts, point{text: s.text})
+		if len(chosen) == n {
+			break
 		}
+		if !slices.ContainsFunc(chosen, func(c sentence) bool { return similar(c.stems, s.stems) }) {
+			chosen = append(chosen, s)
+		}
+	}
+	slices.SortFunc(chosen, func(a, b sentence) int { return cmp.Compare(a.order, b.order) })
+	pts := make([]point, 0, len(chosen))
+	for _, s := range chosen {
+		pts = append(pts, point{text: s.text})
 	}
 	return pts
 }

@@ -104,8 +104,9 @@ func TestOfflineFullSummaryParts(t *testing.T) {
 	}
 }
 
-// A distinctive concern is kept even when many other facilitator sentences
-// compete for the few concern slots.
+// A distinctive concern is kept even when more facilitator worries than
+// there are concern slots compete with it: recurring words and strong cues
+// must rank it first.
 func TestOfflineKeepsDistinctConcern(t *testing.T) {
 	var turns []memory.Turn
 	fillers := []string{
@@ -113,9 +114,11 @@ func TestOfflineKeepsDistinctConcern(t *testing.T) {
 		"Her favourite colour is green and she likes painting.",
 		"It is hard to find parking near the school gate.",
 		"She had pasta for lunch and an apple after school.",
-		"The weather was rainy so we stayed inside and baked.",
+		"The neighbour's dog is a problem when it barks at night.",
 		"Her grandmother visits on Sundays and brings comics.",
 		"I had a difficult week at work with a new project.",
+		"Traffic was a real problem on the way to the dentist.",
+		"My phone has an issue with its charger again.",
 		"We are repainting the kitchen this month.",
 	}
 	for i, f := range fillers {
@@ -305,5 +308,55 @@ func TestOfflineTone(t *testing.T) {
 				t.Errorf("tone = %q, want %q", tone, toneNeutral)
 			}
 		})
+	}
+}
+
+// Words that recur across turns weigh more: of several equally worded
+// worries, the one about what the whole conversation returns to is kept.
+func TestOfflineFavoursRecurringWords(t *testing.T) {
+	turns := []memory.Turn{
+		user("She is worried about swimming lessons."),
+		user("She is worried about piano recitals."),
+		user("She is worried about football trials."),
+		user("She is worried about drama auditions."),
+		user("She is worried about chess tournaments."),
+		// Last, so that without the weighting the order would push it out.
+		user("She is worried about fractions homework."),
+		assistant("Fractions homework goes better with pizza slices."),
+		assistant("Short fractions homework sessions keep it light."),
+	}
+	got := summarize(t, memory.SummaryRequest{Turns: turns})
+	if !strings.Contains(part(got, sectionLabels[secConcerns]), "fractions homework") {
+		t.Errorf("the worry the conversation keeps returning to is not among the concerns:\n%s", got)
+	}
+}
+
+// A worry repeated in many turns takes one slot, leaving room for others.
+func TestOfflineSkipsNearDuplicates(t *testing.T) {
+	var turns []memory.Turn
+	for i := 1; i <= 6; i++ {
+		turns = append(turns, user(fmt.Sprintf("She cried over her maths homework again on day %d.", i)))
+	}
+	turns = append(turns, user("She is scared of the dark."))
+	got := summarize(t, memory.SummaryRequest{Turns: turns})
+	concerns := part(got, sectionLabels[secConcerns])
+	if n := strings.Count(concerns, "cried over her maths homework"); n != 1 {
+		t.Errorf("the repeated worry appears %d times, want once:\n%s", n, got)
+	}
+	if !strings.Contains(concerns, "scared of the dark") {
+		t.Errorf("repeats crowded out another concern:\n%s", got)
+	}
+}
+
+// A previous summary that is over the limit, or holds a runaway line, is
+// brought back within it without flattening the summary's structure.
+func TestOfflineOversizedPrevious(t *testing.T) {
+	prev := "Topics: " + strings.Repeat("endless topic words ", 200) + "\n" +
+		strings.Repeat("A long paragraph about reading and maths progress. ", 80)
+	for _, turns := range [][]memory.Turn{nil, {user("She is anxious about the class play.")}} {
+		got := summarize(t, memory.SummaryRequest{Previous: prev, Turns: turns})
+		if !strings.HasPrefix(got, labelLearner) || !strings.Contains(got, "\n"+labelTone) {
+			t.Errorf("summary lost its labelled lines (%d turns):\n%s", len(turns), got)
+		}
 	}
 }

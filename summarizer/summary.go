@@ -1,6 +1,7 @@
 package summarizer
 
 import (
+	"slices"
 	"strings"
 
 	"mentormemory/memory"
@@ -45,6 +46,7 @@ const (
 	maxPoints      = 5  // per section, after a merge
 	maxPointWords  = 35 // a pasted essay must not fill the budget alone
 	maxLearnerWord = 8
+	maxItemWords   = 4 // per topic or tone
 )
 
 // point is one extracted sentence. old marks points carried over from the
@@ -123,7 +125,7 @@ func parseSummary(text string) summary {
 		case sectionOf(line) >= 0:
 			cur, inSection = sectionOf(line), true
 		case inSection && strings.HasPrefix(line, bullet):
-			s.sections[cur] = append(s.sections[cur], point{text: collapseSpace(line[len(bullet):]), old: true})
+			s.sections[cur] = append(s.sections[cur], point{text: truncateWords(line[len(bullet):], maxPointWords), old: true})
 		default:
 			for _, sent := range splitSentences(strings.TrimPrefix(line, bullet)) {
 				s.sections[secEarlier] = append(s.sections[secEarlier], point{text: truncateWords(sent, maxPointWords), old: true})
@@ -142,11 +144,13 @@ func sectionOf(line string) section {
 	return -1
 }
 
-// splitList reads a "Topics:" or "Tone:" value back.
+// splitList reads a "Topics:" or "Tone:" value back. Items are cut to a few
+// words: a hand-edited or model-written line could hold a whole paragraph,
+// and these lines are never trimmed by fit.
 func splitList(v string) []string {
 	var out []string
 	for _, item := range strings.Split(v, ",") {
-		if item = strings.Trim(collapseSpace(item), " ."); item != "" {
+		if item = strings.Trim(truncateWords(item, maxItemWords), " ."); item != "" {
 			out = append(out, item)
 		}
 	}
@@ -187,16 +191,17 @@ func merge(prev, cur summary) summary {
 	}
 	out.topics = keepLast(append(out.topics, cur.topics...), maxTopics)
 
+	// A new point that restates an old one replaces it: the newer wording
+	// is the current state of things.
 	for sec := section(0); sec < numSections; sec++ {
-		seen := make(map[string]bool)
 		var pts []point
+		var stems [][]string
 		for _, p := range append(append([]point(nil), prev.sections[sec]...), cur.sections[sec]...) {
-			key := strings.Join(tokens(p.text), " ")
-			if seen[key] {
-				continue
+			st := contentStems(p.text)
+			if i := slices.IndexFunc(stems, func(o []string) bool { return similar(o, st) }); i >= 0 {
+				pts, stems = slices.Delete(pts, i, i+1), slices.Delete(stems, i, i+1)
 			}
-			seen[key] = true
-			pts = append(pts, p)
+			pts, stems = append(pts, p), append(stems, st)
 		}
 		out.sections[sec] = keepLast(pts, maxPoints)
 	}

@@ -1,6 +1,7 @@
 package summarizer
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -84,6 +85,32 @@ func isContent(w string) bool {
 		}
 	}
 	return false
+}
+
+// contentStems returns the distinct content stems of a text, in order.
+func contentStems(s string) []string {
+	var out []string
+	for _, w := range tokens(s) {
+		if st := stem(w); isContent(w) && !slices.Contains(out, st) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// similar reports whether two sentences share most of their content words
+// (Jaccard index of at least 0.8), that is, say nearly the same thing.
+func similar(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	shared := 0
+	for _, w := range a {
+		if slices.Contains(b, w) {
+			shared++
+		}
+	}
+	return float64(shared) >= 0.8*float64(len(a)+len(b)-shared)
 }
 
 // setOf builds a lookup set; the lists below stay readable as plain text.
