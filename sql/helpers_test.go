@@ -1,0 +1,403 @@
+package sql_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// SQLSTATE codes the tests expect.
+const (
+	insufficientPrivilege = "42501" // missing grant, or a row RLS refuses
+	uniqueViolation       = "23505"
+	foreignKeyViolation   = "23503"
+)
+
+// memoryTables are the tables of the conversation memory, each keyed by
+// facilitator_id.
+var memoryTables = []string{
+	"learners",
+	"conversation_updates",
+	"conversation_turns",
+	"conversation_history_archive",
+	"search_vocabulary",
+}
+
+// turn is a turn as the log stores it and the archive's jsonb holds it.
+type turn struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// querier is what pgx.Tx and *pgxpool.Pool have in common.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// seedUser adds a user to auth.users, as superuser, and returns its id.
+func seedUser(t *testing.T, pool *pgxpool.Pool) string {
+	t.Helper()
+	id := uuid.NewString()
+	if _, err := pool.Exec(t.Context(), `insert into auth.users
+		(id, aud, role, email, created_at, updated_at)
+		values ($1::uuid, 'authenticated', 'authenticated', $2::text, now(), now())`,
+		id, id+"@example.com"); err != nil {
+		t.Fatalf("seed auth.users: %v", err)
+	}
+	return id
+}
+
+// claimsFor returns the JWT claims the service would set for the user.
+func claimsFor(t *testing.T, userID string) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]string{
+		"sub":  userID,
+		"role": "authenticated",
+		"aud":  "authenticated",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// asUser runs fn in one transaction as the user, the way the store runs a
+// request: role authenticated and the user's claims in request.jwt.claims,
+// both transaction-local. The transaction commits when fn returns and rolls
+// back when fn ends the test (t.Fatal) or panics. Statements expected to
+// fail go through tryExec or tryScalar, which confine the failure to a
+// savepoint.
+func asUser(t *testing.T, pool *pgxpool.Pool, userID string, fn func(tx pgx.Tx)) {
+	t.Helper()
+	inTx(t, pool, "authenticated", claimsFor(t, userID), fn)
+}
+
+// asAnon is asUser for role anon, with the given claims or none ("").
+func asAnon(t *testing.T, pool *pgxpool.Pool, claims string, fn func(tx pgx.Tx)) {
+	t.Helper()
+	inTx(t, pool, "anon", claims, fn)
+}
+
+// asSuperuser runs fn in one transaction as the pool's superuser.
+func asSuperuser(t *testing.T, pool *pgxpool.Pool, fn func(tx pgx.Tx)) {
+	t.Helper()
+	inTx(t, pool, "", "", fn)
+}
+
+// inTx runs fn in a transaction as role (the login role when "") with the
+// claims (none when "").
+func inTx(t *testing.T, pool *pgxpool.Pool, role, claims string, fn func(tx pgx.Tx)) {
+	t.Helper()
+	ctx := t.Context()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if role != "" {
+		if _, err := tx.Exec(ctx, `select set_config('role', $1::text, true)`, role); err != nil {
+			t.Fatalf("set role %s: %v", role, err)
+		}
+	}
+	if claims != "" {
+		if _, err := tx.Exec(ctx, `select set_config('request.jwt.claims', $1::text, true)`, claims); err != nil {
+			t.Fatalf("set claims: %v", err)
+		}
+	}
+	fn(tx)
+	done = true
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+}
+
+// setArchiveTurns sets mentor.archive_turns for the rest of the
+// transaction, as the store does.
+func setArchiveTurns(t *testing.T, tx pgx.Tx, limit int) {
+	t.Helper()
+	mustExec(t, tx, `select set_config('mentor.archive_turns', $1::text, true)`, fmt.Sprint(limit))
+}
+
+// mustExec runs a statement that must succeed and returns the rows it
+// affected.
+func mustExec(t *testing.T, q querier, sql string, args ...any) int64 {
+	t.Helper()
+	tag, err := q.Exec(t.Context(), sql, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return tag.RowsAffected()
+}
+
+// scalar returns the single value of a query that must succeed.
+func scalar[T any](t *testing.T, q querier, sql string, args ...any) T {
+	t.Helper()
+	var v T
+	if err := q.QueryRow(t.Context(), sql, args...).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return v
+}
+
+// tryExec runs a statement in a savepoint, so a failure leaves the
+// transaction usable: the savepoint is released on success and rolled back
+// on failure.
+func tryExec(t *testing.T, tx pgx.Tx, sql string, args ...any) (int64, error) {
+	t.Helper()
+	var rows int64
+	err := savepoint(t, tx, func(sp pgx.Tx) error {
+		tag, err := sp.Exec(t.Context(), sql, args...)
+		rows = tag.RowsAffected()
+		return err
+	})
+	return rows, err
+}
+
+// tryExecRolledBack runs a statement in a savepoint that it always rolls
+// back, and returns the rows the statement affected.
+func tryExecRolledBack(t *testing.T, tx pgx.Tx, sql string, args ...any) (int64, error) {
+	t.Helper()
+	ctx := t.Context()
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		t.Fatalf("savepoint: %v", err)
+	}
+	tag, err := sp.Exec(ctx, sql, args...)
+	if rbErr := sp.Rollback(ctx); rbErr != nil {
+		t.Fatalf("rollback to savepoint: %v", rbErr)
+	}
+	return tag.RowsAffected(), err
+}
+
+// tryScalar is scalar in a savepoint, returning the error instead of
+// failing.
+func tryScalar[T any](t *testing.T, tx pgx.Tx, sql string, args ...any) (T, error) {
+	t.Helper()
+	var v T
+	err := savepoint(t, tx, func(sp pgx.Tx) error {
+		return sp.QueryRow(t.Context(), sql, args...).Scan(&v)
+	})
+	return v, err
+}
+
+func savepoint(t *testing.T, tx pgx.Tx, fn func(sp pgx.Tx) error) error {
+	t.Helper()
+	ctx := t.Context()
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		t.Fatalf("savepoint: %v", err)
+	}
+	if err := fn(sp); err != nil {
+		if rbErr := sp.Rollback(ctx); rbErr != nil {
+			t.Fatalf("rollback to savepoint: %v (after %v)", rbErr, err)
+		}
+		return err
+	}
+	if err := sp.Commit(ctx); err != nil {
+		t.Fatalf("release savepoint: %v", err)
+	}
+	return nil
+}
+
+// sqlState returns the SQLSTATE of a Postgres error, "" for nil and "?"
+// for an error that did not come from Postgres.
+func sqlState(err error) string {
+	if err == nil {
+		return ""
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return "?"
+}
+
+// wantState reports an error unless err is a Postgres error with the code.
+func wantState(t *testing.T, err error, code, what string) {
+	t.Helper()
+	if got := sqlState(err); got != code {
+		t.Errorf("%s: got error %v (SQLSTATE %q), want SQLSTATE %s", what, err, got, code)
+	}
+}
+
+// createLearner adds a learner for the facilitator and returns its id.
+func createLearner(t *testing.T, q querier, facilitatorID, name string) string {
+	t.Helper()
+	return scalar[string](t, q, `insert into public.learners (facilitator_id, name)
+		values ($1::uuid, $2::text) returning id::text`, facilitatorID, name)
+}
+
+// createConversation adds the active record of a conversation (learnerID
+// nil for the general one) and returns its id.
+func createConversation(t *testing.T, q querier, facilitatorID string, learnerID *string, summary string) string {
+	t.Helper()
+	return scalar[string](t, q, `insert into public.conversation_updates (facilitator_id, learner_id, summary)
+		values ($1::uuid, $2::uuid, nullif($3::text, '')) returning id::text`,
+		facilitatorID, learnerID, summary)
+}
+
+// postTurns does what the store does when turns arrive: it appends them to
+// the log in order, then adds their number to the conversation's
+// turn_count in one update. It returns the turn_count after the update
+// (the triggers may have archived some).
+func postTurns(t *testing.T, q querier, facilitatorID string, learnerID *string, turns ...turn) int {
+	t.Helper()
+	insertTurns(t, q, facilitatorID, learnerID, turns...)
+	return scalar[int](t, q, `update public.conversation_updates
+		set turn_count = turn_count + $3::integer, updated_at = now()
+		where facilitator_id = $1::uuid and learner_id is not distinct from $2::uuid
+		returning turn_count`, facilitatorID, learnerID, len(turns))
+}
+
+// insertTurns appends turns to the log of one conversation, in order, in
+// one statement as the store does.
+func insertTurns(t *testing.T, q querier, facilitatorID string, learnerID *string, turns ...turn) {
+	t.Helper()
+	roles := make([]string, len(turns))
+	contents := make([]string, len(turns))
+	for i, tr := range turns {
+		roles[i], contents[i] = tr.Role, tr.Content
+	}
+	n := mustExec(t, q, `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+		select $1::uuid, $2::uuid, u.role, u.content
+		from unnest($3::text[], $4::text[]) with ordinality as u(role, content, n)
+		order by u.n`, facilitatorID, learnerID, roles, contents)
+	if n != int64(len(turns)) {
+		t.Fatalf("inserted %d turns, want %d", n, len(turns))
+	}
+}
+
+// numberedTurns returns n turns alternating user and assistant, with
+// contents "turn 1", "turn 2", ...
+func numberedTurns(n int) []turn {
+	turns := make([]turn, n)
+	for i := range turns {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		turns[i] = turn{Role: role, Content: fmt.Sprintf("turn %d", i+1)}
+	}
+	return turns
+}
+
+// logRow is one row of the turn log.
+type logRow struct {
+	turn
+	archiveID *string
+}
+
+// turnLog returns the log of one conversation in order, read through q.
+func turnLog(t *testing.T, q querier, facilitatorID string, learnerID *string) []logRow {
+	t.Helper()
+	rows, err := q.Query(t.Context(), `select role, content, archive_id::text
+		from public.conversation_turns
+		where facilitator_id = $1::uuid and learner_id is not distinct from $2::uuid
+		order by id`, facilitatorID, learnerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (logRow, error) {
+		var r logRow
+		return r, row.Scan(&r.Role, &r.Content, &r.archiveID)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// archiveRow is one row of conversation_history_archive.
+type archiveRow struct {
+	id        string
+	learnerID *string
+	summary   *string
+	turnCount int
+	turns     []turn
+}
+
+// archives returns the archive rows of one conversation, oldest segment
+// first (ordered by the first log turn that points at each).
+func archives(t *testing.T, q querier, facilitatorID string, learnerID *string) []archiveRow {
+	t.Helper()
+	rows, err := q.Query(t.Context(), `select a.id::text, a.learner_id::text, a.summary, a.turn_count, a.conversation_turns
+		from public.conversation_history_archive a
+		where a.facilitator_id = $1::uuid and a.learner_id is not distinct from $2::uuid
+		order by (select min(t.id) from public.conversation_turns t
+			where t.facilitator_id = a.facilitator_id and t.archive_id = a.id), a.archived_at`,
+		facilitatorID, learnerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (archiveRow, error) {
+		var a archiveRow
+		return a, row.Scan(&a.id, &a.learnerID, &a.summary, &a.turnCount, &a.turns)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// snapshot returns, as superuser, every row of table that belongs to the
+// facilitator, as one canonical JSON text, to tell whether anything changed.
+func snapshot(t *testing.T, pool *pgxpool.Pool, table, facilitatorID string) string {
+	t.Helper()
+	return scalar[string](t, pool, `select coalesce(jsonb_agg(to_jsonb(x) order by to_jsonb(x)::text), '[]'::jsonb)::text
+		from public.`+table+` x where x.facilitator_id = $1::uuid`, facilitatorID)
+}
+
+// countRows counts, through q, the rows of table that belong to the
+// facilitator.
+func countRows(t *testing.T, q querier, table, facilitatorID string) int64 {
+	t.Helper()
+	return scalar[int64](t, q, `select count(*) from public.`+table+` where facilitator_id = $1::uuid`, facilitatorID)
+}
+
+// facilitator is a user with a row in every memory table.
+type facilitator struct {
+	id           string
+	learner      string
+	conversation string
+	archive      string
+}
+
+// seedFacilitator creates a user and, as that user under RLS, a learner,
+// the learner's conversation with two turns and a summary, and an archive
+// row; the turns fill the vocabulary.
+func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facilitator {
+	t.Helper()
+	f := facilitator{id: seedUser(t, pool)}
+	asUser(t, pool, f.id, func(tx pgx.Tx) {
+		f.learner = createLearner(t, tx, f.id, learnerName)
+		f.conversation = createConversation(t, tx, f.id, &f.learner, "")
+		postTurns(t, tx, f.id, &f.learner,
+			turn{"user", "How is " + learnerName + " getting along with fractions?"},
+			turn{"assistant", "Practising with pizza slices works well."})
+		mustExec(t, tx, `update public.conversation_updates set summary = $2::text
+			where facilitator_id = $1::uuid and id = $3::uuid`,
+			f.id, learnerName+" is learning fractions with pizza.", f.conversation)
+		f.archive = scalar[string](t, tx, `insert into public.conversation_history_archive
+			(facilitator_id, learner_id, summary, conversation_turns, turn_count)
+			values ($1::uuid, $2::uuid, 'An earlier talk about reading.',
+				'[{"role": "user", "content": "Reading before bed?"}]'::jsonb, 1)
+			returning id::text`, f.id, f.learner)
+	})
+	return f
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,65 @@
+package sql_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/pgtest"
+	"mentormemory/postgres"
+	migrations "mentormemory/sql"
+)
+
+// TestMigrateIsIdempotent checks that migrating an up-to-date database
+// applies nothing and changes nothing.
+func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t) // migrated once already
+	versions := func() []string {
+		t.Helper()
+		rows, err := pool.Query(t.Context(), `select version from public.memory_migrations order by version`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	want := []string{"0001_supabase_compat", "0002_conversation_memory"}
+	if got := versions(); !slices.Equal(got, want) {
+		t.Fatalf("recorded migrations = %v, want %v", got, want)
+	}
+
+	for i := range 2 {
+		applied, err := postgres.Migrate(t.Context(), pool)
+		if err != nil {
+			t.Fatalf("migrate again (#%d): %v", i+1, err)
+		}
+		if len(applied) != 0 {
+			t.Errorf("migrate again (#%d) applied %v, want nothing", i+1, applied)
+		}
+	}
+	if got := versions(); !slices.Equal(got, want) {
+		t.Errorf("recorded migrations after migrating again = %v, want %v", got, want)
+	}
+
+	// 0001 promises to leave an existing auth surface (Supabase's) alone:
+	// run again over the one it created, it must succeed. Rolled back.
+	t.Run("0001 over an existing auth schema", func(t *testing.T) {
+		body, err := migrations.Migrations.ReadFile("migrations/0001_supabase_compat.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := pool.Begin(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(t.Context())
+		if _, err := tx.Exec(t.Context(), string(body), pgx.QueryExecModeSimpleProtocol); err != nil {
+			t.Errorf("0001 run again: %v", err)
+		}
+	})
+}

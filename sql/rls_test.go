@@ -1,0 +1,415 @@
+package sql_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/pgtest"
+)
+
+// TestRLSIsolatesFacilitators checks, table by table, that facilitator B,
+// running as the service runs B's requests, can neither see, create,
+// change nor delete facilitator A's rows.
+func TestRLSIsolatesFacilitators(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+	a := seedFacilitator(t, pool, "Maya")
+	b := seedFacilitator(t, pool, "Noah")
+
+	t.Run("auth.uid is the caller", func(t *testing.T) {
+		asUser(t, pool, b.id, func(tx pgx.Tx) {
+			var uid, role, user string
+			if err := tx.QueryRow(t.Context(),
+				`select auth.uid()::text, auth.role(), current_user::text`).Scan(&uid, &role, &user); err != nil {
+				t.Fatal(err)
+			}
+			if uid != b.id || role != "authenticated" || user != "authenticated" {
+				t.Errorf("auth.uid(), auth.role(), current_user = %s, %s, %s; want %s, authenticated, authenticated",
+					uid, role, user, b.id)
+			}
+		})
+	})
+
+	// Each statement takes the facilitator whose rows it targets as $1.
+	// Update and delete are granted on some tables and refused by RLS
+	// (0 rows), and revoked from callers on the append-only and read-only
+	// ones (permission denied).
+	cases := []struct {
+		table        string
+		insert       string
+		ownInsert    bool // B may run insert for itself
+		update       string
+		delete       string
+		updateAll    string // no WHERE, so only the UPDATE policy filters
+		updateDenied bool
+	}{
+		{
+			table:     "learners",
+			insert:    `insert into public.learners (facilitator_id, name) values ($1::uuid, 'Intruder')`,
+			ownInsert: true,
+			update:    `update public.learners set name = 'Hijacked' where facilitator_id = $1::uuid`,
+			updateAll: `update public.learners set name = 'Hijacked'`,
+			delete:    `delete from public.learners where facilitator_id = $1::uuid`,
+		},
+		{
+			table:     "conversation_updates",
+			insert:    `insert into public.conversation_updates (facilitator_id, learner_id, summary) values ($1::uuid, null, 'Intruder')`,
+			ownInsert: true,
+			update:    `update public.conversation_updates set summary = 'Hijacked', turn_count = 0 where facilitator_id = $1::uuid`,
+			updateAll: `update public.conversation_updates set summary = 'Hijacked'`,
+			delete:    `delete from public.conversation_updates where facilitator_id = $1::uuid`,
+		},
+		{
+			table:        "conversation_turns",
+			insert:       `insert into public.conversation_turns (facilitator_id, role, content) values ($1::uuid, 'user', 'Intruder')`,
+			ownInsert:    true,
+			update:       `update public.conversation_turns set content = 'Hijacked' where facilitator_id = $1::uuid`,
+			updateAll:    `update public.conversation_turns set content = 'Hijacked'`,
+			delete:       `delete from public.conversation_turns where facilitator_id = $1::uuid`,
+			updateDenied: true,
+		},
+		{
+			table:        "conversation_history_archive",
+			insert:       `insert into public.conversation_history_archive (facilitator_id, summary, turn_count) values ($1::uuid, 'Intruder', 0)`,
+			ownInsert:    true,
+			update:       `update public.conversation_history_archive set summary = 'Hijacked' where facilitator_id = $1::uuid`,
+			updateAll:    `update public.conversation_history_archive set summary = 'Hijacked'`,
+			delete:       `delete from public.conversation_history_archive where facilitator_id = $1::uuid`,
+			updateDenied: true,
+		},
+		{
+			table:        "search_vocabulary",
+			insert:       `insert into public.search_vocabulary (facilitator_id, word) values ($1::uuid, 'intruder')`,
+			update:       `update public.search_vocabulary set word = 'hijacked' where facilitator_id = $1::uuid`,
+			updateAll:    `update public.search_vocabulary set word = 'hijacked'`,
+			delete:       `delete from public.search_vocabulary where facilitator_id = $1::uuid`,
+			updateDenied: true,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.table, func(t *testing.T) {
+			before := snapshot(t, pool, tc.table, a.id)
+			if before == "[]" {
+				t.Fatalf("fixture: A has no %s rows", tc.table)
+			}
+			asUser(t, pool, b.id, func(tx pgx.Tx) {
+				if n := countRows(t, tx, tc.table, a.id); n != 0 {
+					t.Errorf("B selects %d of A's rows, want 0", n)
+				}
+				if n := scalar[int64](t, tx, `select count(*) from public.`+tc.table+
+					` where facilitator_id is distinct from $1::uuid`, b.id); n != 0 {
+					t.Errorf("B selects %d rows that are not B's, want 0", n)
+				}
+				if n := countRows(t, tx, tc.table, b.id); n == 0 {
+					t.Errorf("B selects none of its own rows")
+				}
+
+				_, err := tryExec(t, tx, tc.insert, a.id)
+				wantState(t, err, insufficientPrivilege, "B inserts a row for A")
+				if tc.ownInsert {
+					// The same statement for B itself passes, so the
+					// refusal above was about whose row it is.
+					if _, err := tryExec(t, tx, tc.insert, b.id); err != nil {
+						t.Errorf("B inserts the same row for itself: %v", err)
+					}
+				}
+
+				for _, stmt := range []struct{ what, sql string }{
+					{"update", tc.update}, {"delete", tc.delete},
+				} {
+					n, err := tryExec(t, tx, stmt.sql, a.id)
+					if tc.updateDenied {
+						wantState(t, err, insufficientPrivilege, "B's "+stmt.what+" of A's rows")
+					} else if err != nil || n != 0 {
+						t.Errorf("B's %s of A's rows: %d rows, error %v; want 0 rows, no error", stmt.what, n, err)
+					}
+				}
+
+				// Without a WHERE clause the SELECT policy does not
+				// apply, only the UPDATE or DELETE policy: the statement
+				// must touch exactly B's own rows. Rolled back, to keep
+				// B's rows for the next statement.
+				own := countRows(t, tx, tc.table, b.id)
+				for _, stmt := range []struct{ what, sql string }{
+					{"unfiltered update", tc.updateAll},
+					{"unfiltered delete", `delete from public.` + tc.table},
+				} {
+					n, err := tryExecRolledBack(t, tx, stmt.sql)
+					if tc.updateDenied {
+						wantState(t, err, insufficientPrivilege, "B's "+stmt.what)
+					} else if err != nil || n != own {
+						t.Errorf("B's %s: %d rows, error %v; want B's own %d rows", stmt.what, n, err, own)
+					}
+				}
+			})
+			if after := snapshot(t, pool, tc.table, a.id); after != before {
+				t.Errorf("A's %s changed:\nbefore %s\nafter  %s", tc.table, before, after)
+			}
+		})
+	}
+
+	t.Run("auth.users", func(t *testing.T) {
+		asUser(t, pool, b.id, func(tx pgx.Tx) {
+			n, err := tryScalar[int64](t, tx, `select count(*) from auth.users where id = $1::uuid`, a.id)
+			if err == nil && n != 0 || err != nil && sqlState(err) != insufficientPrivilege {
+				t.Errorf("B selects A from auth.users: %d rows, error %v", n, err)
+			}
+		})
+	})
+
+	// The composite foreign keys keep B from hanging its own rows on A's
+	// learner.
+	t.Run("attach to A's learner", func(t *testing.T) {
+		for _, tc := range []struct{ table, insert string }{
+			{"conversation_updates", `insert into public.conversation_updates (facilitator_id, learner_id) values ($1::uuid, $2::uuid)`},
+			{"conversation_turns", `insert into public.conversation_turns (facilitator_id, learner_id, role, content) values ($1::uuid, $2::uuid, 'user', 'Intruder')`},
+			{"conversation_history_archive", `insert into public.conversation_history_archive (facilitator_id, learner_id, turn_count) values ($1::uuid, $2::uuid, 0)`},
+		} {
+			asUser(t, pool, b.id, func(tx pgx.Tx) {
+				_, err := tryExec(t, tx, tc.insert, b.id, a.learner)
+				wantState(t, err, foreignKeyViolation, "B's "+tc.table+" row on A's learner")
+			})
+		}
+	})
+
+	// archive_active_turns runs as its owner and takes the facilitator as
+	// an argument: callable by B it would let B archive A's turns.
+	t.Run("helper functions not callable", func(t *testing.T) {
+		asUser(t, pool, b.id, func(tx pgx.Tx) {
+			_, err := tryExec(t, tx, `select public.archive_active_turns($1::uuid, $2::uuid, 'Hijacked', 100)`, a.id, a.learner)
+			wantState(t, err, insufficientPrivilege, "B calls archive_active_turns for A")
+		})
+		asAnon(t, pool, "", func(tx pgx.Tx) {
+			_, err := tryExec(t, tx, `select public.archive_active_turns($1::uuid, $2::uuid, 'Hijacked', 100)`, a.id, a.learner)
+			wantState(t, err, insufficientPrivilege, "anon calls archive_active_turns for A")
+		})
+		if n := scalar[int64](t, pool, `select count(*) from public.conversation_turns
+			where facilitator_id = $1::uuid and archive_id is not null`, a.id); n != 0 {
+			t.Errorf("%d of A's turns were archived by the calls", n)
+		}
+		if n := scalar[int64](t, pool, `select count(*) from public.conversation_history_archive
+			where facilitator_id = $1::uuid and summary = 'Hijacked'`, a.id); n != 0 {
+			t.Errorf("the calls created %d archive rows for A", n)
+		}
+	})
+}
+
+// TestAppendOnlyForOwner checks that the turn log and the archive are
+// append-only even for their owner: A reads and adds, never changes or
+// removes.
+func TestAppendOnlyForOwner(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+	a := seedFacilitator(t, pool, "Maya")
+
+	cases := []struct {
+		table  string
+		insert string // $1 facilitator, $2 learner
+		update string // $1 facilitator
+	}{
+		{
+			table: "conversation_turns",
+			insert: `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+				values ($1::uuid, $2::uuid, 'user', 'One more question')`,
+			update: `update public.conversation_turns set content = 'Rewritten' where facilitator_id = $1::uuid`,
+		},
+		{
+			table: "conversation_history_archive",
+			insert: `insert into public.conversation_history_archive
+				(facilitator_id, learner_id, summary, conversation_turns, turn_count)
+				values ($1::uuid, $2::uuid, 'Another segment', '[{"role": "user", "content": "Hi"}]'::jsonb, 1)`,
+			update: `update public.conversation_history_archive set summary = 'Rewritten' where facilitator_id = $1::uuid`,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.table, func(t *testing.T) {
+			before := snapshot(t, pool, tc.table, a.id)
+			var seen int64
+			asUser(t, pool, a.id, func(tx pgx.Tx) {
+				seen = countRows(t, tx, tc.table, a.id)
+				if want := scalar[int64](t, pool, `select count(*) from public.`+tc.table+
+					` where facilitator_id = $1::uuid`, a.id); seen != want || seen == 0 {
+					t.Errorf("A selects %d own rows, want all %d", seen, want)
+				}
+				if _, err := tryExec(t, tx, tc.insert, a.id, a.learner); err != nil {
+					t.Errorf("A inserts an own row: %v", err)
+				}
+				for _, stmt := range []struct{ what, sql string }{
+					{"update", tc.update},
+					{"delete", `delete from public.` + tc.table + ` where facilitator_id = $1::uuid`},
+				} {
+					_, err := tryExec(t, tx, stmt.sql, a.id)
+					wantState(t, err, insufficientPrivilege, "A's "+stmt.what+" of own "+tc.table)
+				}
+				_, err := tryExec(t, tx, `truncate public.`+tc.table)
+				wantState(t, err, insufficientPrivilege, "A truncates "+tc.table)
+			})
+			// Everything that was there is still there, plus the insert.
+			after := scalar[int64](t, pool, `select count(*) from public.`+tc.table+
+				` where facilitator_id = $1::uuid`, a.id)
+			if after != seen+1 {
+				t.Errorf("A has %d %s rows after, want %d", after, tc.table, seen+1)
+			}
+			changed := scalar[int64](t, pool, `select count(*) from jsonb_array_elements($1::jsonb) e
+				where not exists (select 1 from public.`+tc.table+` x
+					where x.facilitator_id = $2::uuid and to_jsonb(x) = e.value)`, before, a.id)
+			if changed != 0 {
+				t.Errorf("%d of A's earlier %s rows changed or went", changed, tc.table)
+			}
+		})
+	}
+
+	// Only the archiving triggers move a turn into the archive.
+	t.Run("turn inserted as archived", func(t *testing.T) {
+		asUser(t, pool, a.id, func(tx pgx.Tx) {
+			_, err := tryExec(t, tx, `insert into public.conversation_turns
+				(facilitator_id, learner_id, archive_id, role, content)
+				values ($1::uuid, $2::uuid, $3::uuid, 'user', 'Sneaked in')`, a.id, a.learner, a.archive)
+			wantState(t, err, insufficientPrivilege, "A inserts a turn with archive_id set")
+		})
+	})
+}
+
+// TestAnonSeesNothing checks that the anon role reads no row of any table
+// in public, with no claims and even with a facilitator's claims (the
+// policies are for authenticated only).
+func TestAnonSeesNothing(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+	a := seedFacilitator(t, pool, "Maya")
+	tables := publicTables(t, pool)
+	for _, table := range tables {
+		if n := scalar[int64](t, pool, `select count(*) from public.`+table); n == 0 {
+			t.Fatalf("fixture: %s is empty", table)
+		}
+	}
+
+	for _, tc := range []struct{ name, claims string }{
+		{"no claims", ""},
+		{"facilitator's claims", claimsFor(t, a.id)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asAnon(t, pool, tc.claims, func(tx pgx.Tx) {
+				if user := scalar[string](t, tx, `select current_user::text`); user != "anon" {
+					t.Fatalf("current_user = %s, want anon", user)
+				}
+				for _, table := range tables {
+					n, err := tryScalar[int64](t, tx, `select count(*) from public.`+table)
+					switch {
+					case sqlState(err) == insufficientPrivilege:
+						// Not even allowed to look.
+					case err != nil:
+						t.Errorf("anon selects %s: %v", table, err)
+					case n != 0:
+						t.Errorf("anon sees %d rows of %s, want 0", n, table)
+					}
+				}
+				// auth.users holds every user's email.
+				n, err := tryScalar[int64](t, tx, `select count(*) from auth.users`)
+				if err == nil && n != 0 || err != nil && sqlState(err) != insufficientPrivilege {
+					t.Errorf("anon selects auth.users: %d rows, error %v", n, err)
+				}
+				_, err = tryExec(t, tx, `insert into public.learners (facilitator_id, name) values ($1::uuid, 'Intruder')`, a.id)
+				wantState(t, err, insufficientPrivilege, "anon inserts a learner")
+				n, err = tryExec(t, tx, `delete from public.learners`)
+				if err != nil && sqlState(err) != insufficientPrivilege || n != 0 {
+					t.Errorf("anon deletes learners: %d rows, error %v", n, err)
+				}
+			})
+		})
+	}
+	if n := countRows(t, pool, "learners", a.id); n != 1 {
+		t.Errorf("A has %d learners after anon's attempts, want 1", n)
+	}
+}
+
+// TestSecurityDefinerFunctionsPinSearchPath checks that no function running
+// as its owner resolves names through the caller's search_path.
+func TestSecurityDefinerFunctionsPinSearchPath(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+	rows, err := pool.Query(t.Context(), `select
+			n.nspname || '.' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')',
+			coalesce(p.proconfig, '{}'::text[])
+		from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+		where p.prosecdef and n.nspname in ('public', 'auth')
+		order by 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type fn struct {
+		name   string
+		config []string
+	}
+	fns, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (fn, error) {
+		var f fn
+		return f, row.Scan(&f.name, &f.config)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fns) == 0 {
+		t.Fatal("no SECURITY DEFINER function in public or auth: the query finds nothing to check")
+	}
+	for _, f := range fns {
+		pinned := slices.ContainsFunc(f.config, func(s string) bool {
+			return strings.HasPrefix(s, "search_path=")
+		})
+		if !pinned {
+			t.Errorf("SECURITY DEFINER %s has no fixed search_path (proconfig %v)", f.name, f.config)
+		}
+	}
+	t.Logf("%d SECURITY DEFINER functions checked", len(fns))
+}
+
+// TestRLSEnabledOnEveryPublicTable checks relrowsecurity on every table in
+// public, the migrations' bookkeeping table included.
+func TestRLSEnabledOnEveryPublicTable(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+	rows, err := pool.Query(t.Context(), `select c.relname::text, c.relrowsecurity
+		from pg_class c
+		where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p')
+		order by 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	var name string
+	var rls bool
+	if _, err := pgx.ForEachRow(rows, []any{&name, &rls}, func() error {
+		names = append(names, name)
+		if !rls {
+			t.Errorf("row-level security is not enabled on public.%s", name)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range append([]string{"memory_migrations"}, memoryTables...) {
+		if !slices.Contains(names, want) {
+			t.Errorf("public.%s not found among %v", want, names)
+		}
+	}
+}
+
+// publicTables lists the tables in schema public.
+func publicTables(t *testing.T, pool querier) []string {
+	t.Helper()
+	rows, err := pool.Query(t.Context(), `select c.relname::text from pg_class c
+		where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') order by 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) < len(memoryTables)+1 {
+		t.Fatalf("public has tables %v, want at least the memory tables and memory_migrations", names)
+	}
+	return names
+}

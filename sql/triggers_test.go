@@ -1,0 +1,452 @@
+package sql_test
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/pgtest"
+)
+
+// TestDeleteArchivesActiveTurns checks the archive_on_delete trigger:
+// clearing a conversation moves its active turns into one archive row with
+// the summary, and a conversation without active turns leaves no archive.
+func TestDeleteArchivesActiveTurns(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+
+	turns := []turn{
+		{"user", "Maya keeps mixing up numerators and denominators."},
+		{"assistant", "Try cutting a paper strip into equal parts."},
+		{"user", "She liked that, and asked about percentages."},
+	}
+	const summary = "Maya is working on fractions with paper strips."
+
+	for _, tc := range []struct {
+		name        string
+		withLearner bool
+	}{
+		{"learner conversation", true},
+		{"general conversation", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := seedUser(t, pool)
+			var learner, other *string
+			asUser(t, pool, a, func(tx pgx.Tx) {
+				if tc.withLearner {
+					learner = ptr(createLearner(t, tx, a, "Maya"))
+				}
+				// Another conversation of A's whose turns must stay put.
+				other = ptr(createLearner(t, tx, a, "Noah"))
+				createConversation(t, tx, a, other, "")
+				postTurns(t, tx, a, other, turn{"user", "Noah reads well."})
+
+				conv := createConversation(t, tx, a, learner, "")
+				if n := postTurns(t, tx, a, learner, turns...); n != len(turns) {
+					t.Fatalf("turn_count = %d, want %d", n, len(turns))
+				}
+				mustExec(t, tx, `update public.conversation_updates set summary = $2::text
+					where facilitator_id = $1::uuid and id = $3::uuid`, a, summary, conv)
+				if n := mustExec(t, tx, `delete from public.conversation_updates
+					where facilitator_id = $1::uuid and id = $2::uuid`, a, conv); n != 1 {
+					t.Fatalf("deleted %d conversations, want 1", n)
+				}
+			})
+
+			asUser(t, pool, a, func(tx pgx.Tx) {
+				got := archives(t, tx, a, learner)
+				if len(got) != 1 {
+					t.Fatalf("%d archive rows, want 1", len(got))
+				}
+				arc := got[0]
+				if arc.summary == nil || *arc.summary != summary {
+					t.Errorf("archive summary = %v, want %q", deref(arc.summary), summary)
+				}
+				if arc.turnCount != len(turns) {
+					t.Errorf("archive turn_count = %d, want %d", arc.turnCount, len(turns))
+				}
+				if !slices.Equal(arc.turns, turns) {
+					t.Errorf("archived turns = %v, want %v", arc.turns, turns)
+				}
+				if !equalPtr(arc.learnerID, learner) {
+					t.Errorf("archive learner_id = %v, want %v", deref(arc.learnerID), deref(learner))
+				}
+				for i, r := range turnLog(t, tx, a, learner) {
+					if r.archiveID == nil || *r.archiveID != arc.id {
+						t.Errorf("log turn %d: archive_id = %v, want %s", i+1, deref(r.archiveID), arc.id)
+					}
+				}
+				for _, r := range turnLog(t, tx, a, other) {
+					if r.archiveID != nil {
+						t.Errorf("turn %q of another conversation was archived", r.Content)
+					}
+				}
+				if n := len(archives(t, tx, a, other)); n != 0 {
+					t.Errorf("another conversation has %d archive rows, want 0", n)
+				}
+			})
+
+			// Created again, the conversation has only archived turns:
+			// clearing it archives nothing.
+			asUser(t, pool, a, func(tx pgx.Tx) {
+				conv := createConversation(t, tx, a, learner, "A summary with nothing active")
+				mustExec(t, tx, `delete from public.conversation_updates
+					where facilitator_id = $1::uuid and id = $2::uuid`, a, conv)
+				if n := len(archives(t, tx, a, learner)); n != 1 {
+					t.Errorf("%d archive rows after clearing a conversation with no active turns, want 1", n)
+				}
+			})
+		})
+	}
+
+	t.Run("never any turns", func(t *testing.T) {
+		a := seedUser(t, pool)
+		asUser(t, pool, a, func(tx pgx.Tx) {
+			conv := createConversation(t, tx, a, nil, "Nothing said yet")
+			mustExec(t, tx, `delete from public.conversation_updates
+				where facilitator_id = $1::uuid and id = $2::uuid`, a, conv)
+		})
+		if n := countRows(t, pool, "conversation_history_archive", a); n != 0 {
+			t.Errorf("%d archive rows after clearing an empty conversation, want 0", n)
+		}
+	})
+}
+
+// TestAutoArchive checks the auto_archive trigger: once an update takes
+// turn_count past mentor.archive_turns (50 when unset), the oldest turns
+// are archived in segments of exactly the limit, with the summary current
+// at that time.
+func TestAutoArchive(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+
+	const summary = "The summary when the segment filled up."
+	for _, tc := range []struct {
+		name     string
+		limit    int // 0: mentor.archive_turns not set
+		segment  int // the limit in effect
+		turns    int
+		segments int
+	}{
+		{name: "6 turns over a limit of 4", limit: 4, segment: 4, turns: 6, segments: 1},
+		{name: "10 turns over a limit of 4", limit: 4, segment: 4, turns: 10, segments: 2},
+		{name: "4 turns at a limit of 4", limit: 4, segment: 4, turns: 4, segments: 0},
+		{name: "51 turns over the default", segment: 50, turns: 51, segments: 1},
+		{name: "50 turns at the default", segment: 50, turns: 50, segments: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := seedUser(t, pool)
+			turns := numberedTurns(tc.turns)
+			left := tc.turns - tc.segments*tc.segment
+			var learner string
+			asUser(t, pool, a, func(tx pgx.Tx) {
+				if tc.limit != 0 {
+					setArchiveTurns(t, tx, tc.limit)
+				}
+				if got := scalar[int](t, tx, `select public.archive_turn_limit()`); got != tc.segment {
+					t.Fatalf("archive_turn_limit() = %d, want %d", got, tc.segment)
+				}
+				learner = createLearner(t, tx, a, "Maya")
+				createConversation(t, tx, a, &learner, summary)
+				if n := postTurns(t, tx, a, &learner, turns...); n != left {
+					t.Errorf("turn_count after the update = %d, want %d", n, left)
+				}
+				// A later summary does not rewrite the archive.
+				mustExec(t, tx, `update public.conversation_updates set summary = 'A later summary.'
+					where facilitator_id = $1::uuid and learner_id = $2::uuid`, a, learner)
+			})
+
+			asUser(t, pool, a, func(tx pgx.Tx) {
+				if n := scalar[int](t, tx, `select turn_count from public.conversation_updates
+					where facilitator_id = $1::uuid and learner_id = $2::uuid`, a, learner); n != left {
+					t.Errorf("active turn_count = %d, want %d", n, left)
+				}
+				arcs := archives(t, tx, a, &learner)
+				if len(arcs) != tc.segments {
+					t.Fatalf("%d archive rows, want %d", len(arcs), tc.segments)
+				}
+				log := turnLog(t, tx, a, &learner)
+				if len(log) != tc.turns {
+					t.Fatalf("%d log rows, want %d", len(log), tc.turns)
+				}
+				for i, arc := range arcs {
+					want := turns[i*tc.segment : (i+1)*tc.segment]
+					if arc.turnCount != tc.segment || !slices.Equal(arc.turns, want) {
+						t.Errorf("archive %d: turn_count %d, turns %v; want %d, %v",
+							i, arc.turnCount, arc.turns, tc.segment, want)
+					}
+					if arc.summary == nil || *arc.summary != summary {
+						t.Errorf("archive %d: summary %v, want %q", i, deref(arc.summary), summary)
+					}
+					for j, r := range log[i*tc.segment : (i+1)*tc.segment] {
+						if r.archiveID == nil || *r.archiveID != arc.id {
+							t.Errorf("log turn %d: archive_id %v, want %s", i*tc.segment+j+1, deref(r.archiveID), arc.id)
+						}
+					}
+				}
+				for _, r := range log[tc.turns-left:] {
+					if r.archiveID != nil {
+						t.Errorf("log turn %q: archive_id %s, want null (still active)", r.Content, *r.archiveID)
+					}
+				}
+			})
+		})
+	}
+
+	// Settings are transaction-local: the next transaction on the same
+	// connections is back to the default.
+	t.Run("limit does not outlive the transaction", func(t *testing.T) {
+		a := seedUser(t, pool)
+		for range 4 {
+			asUser(t, pool, a, func(tx pgx.Tx) { setArchiveTurns(t, tx, 2) })
+		}
+		asUser(t, pool, a, func(tx pgx.Tx) {
+			if got := scalar[int](t, tx, `select public.archive_turn_limit()`); got != 50 {
+				t.Errorf("archive_turn_limit() = %d after earlier transactions set 2, want 50", got)
+			}
+		})
+	})
+}
+
+// TestConversationSearchVector checks the search_vector_refresh trigger:
+// the summary at weight A and the active turns at weight B, recomputed when
+// either changes.
+func TestConversationSearchVector(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+
+	matches := func(t *testing.T, tx pgx.Tx, a, learner, weights, word string) bool {
+		t.Helper()
+		return scalar[bool](t, tx, `select ts_filter(search_vector, $3::"char"[]) @@ to_tsquery('english', $4::text)
+			from public.conversation_updates where facilitator_id = $1::uuid and learner_id = $2::uuid`,
+			a, learner, weights, word)
+	}
+
+	t.Run("summary and turns", func(t *testing.T) {
+		a := seedUser(t, pool)
+		asUser(t, pool, a, func(tx pgx.Tx) {
+			learner := createLearner(t, tx, a, "Maya")
+			createConversation(t, tx, a, &learner, "")
+			postTurns(t, tx, a, &learner,
+				turn{"user", "Maya drew a giraffe today."},
+				turn{"assistant", "Drawing animals is a lovely way to practise."})
+			mustExec(t, tx, `update public.conversation_updates set summary = 'Maya is building a volcano model.'
+				where facilitator_id = $1::uuid and learner_id = $2::uuid`, a, learner)
+
+			for _, tc := range []struct {
+				weights, word string
+				want          bool
+			}{
+				{"{a,b,c,d}", "giraffe", true},   // only in the turns
+				{"{a,b,c,d}", "volcano", true},   // only in the summary
+				{"{a,b,c,d}", "elephant", false}, // nowhere
+				{"{a}", "volcano", true},
+				{"{a}", "giraffe", false},
+				{"{b}", "giraffe", true},
+				{"{b}", "volcano", false},
+			} {
+				if got := matches(t, tx, a, learner, tc.weights, tc.word); got != tc.want {
+					t.Errorf("ts_filter(search_vector, '%s') @@ %q = %v, want %v", tc.weights, tc.word, got, tc.want)
+				}
+			}
+
+			// A new summary replaces the old one in the vector.
+			mustExec(t, tx, `update public.conversation_updates set summary = 'Maya is reading about rivers.'
+				where facilitator_id = $1::uuid and learner_id = $2::uuid`, a, learner)
+			if matches(t, tx, a, learner, "{a,b,c,d}", "volcano") {
+				t.Error("search_vector still matches the replaced summary")
+			}
+			if !matches(t, tx, a, learner, "{a}", "river") {
+				t.Error("search_vector does not match the new summary at weight A")
+			}
+		})
+	})
+
+	// The vector covers the active segment only: it is computed after
+	// auto_archive has moved the old turns out.
+	t.Run("archived turns leave the active vector", func(t *testing.T) {
+		a := seedUser(t, pool)
+		asUser(t, pool, a, func(tx pgx.Tx) {
+			setArchiveTurns(t, tx, 2)
+			learner := createLearner(t, tx, a, "Maya")
+			createConversation(t, tx, a, &learner, "Animals.")
+			if n := postTurns(t, tx, a, &learner,
+				turn{"user", "Maya saw a penguin."},
+				turn{"assistant", "Penguins cannot fly."},
+				turn{"user", "Then she saw a kangaroo."}); n != 1 {
+				t.Fatalf("turn_count = %d, want 1", n)
+			}
+			if !matches(t, tx, a, learner, "{b}", "kangaroo") {
+				t.Error("active vector does not match the active turn")
+			}
+			if matches(t, tx, a, learner, "{a,b,c,d}", "penguin") {
+				t.Error("active vector still matches archived turns")
+			}
+			if !scalar[bool](t, tx, `select search_vector @@ to_tsquery('english', 'penguin')
+				from public.conversation_history_archive where facilitator_id = $1::uuid`, a) {
+				t.Error("archive vector does not match its turns")
+			}
+		})
+	})
+}
+
+// TestEraseCascades checks that erasing a learner, then the facilitator,
+// removes all their rows without tripping the archiving triggers.
+func TestEraseCascades(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+	a := seedUser(t, pool)
+	b := seedFacilitator(t, pool, "Noah")
+	var maya, sam string
+	asUser(t, pool, a, func(tx pgx.Tx) {
+		setArchiveTurns(t, tx, 2)
+		maya = createLearner(t, tx, a, "Maya")
+		sam = createLearner(t, tx, a, "Sam")
+		for _, learner := range []*string{&maya, &sam, nil} {
+			createConversation(t, tx, a, learner, "Some summary.")
+			// Five turns over a limit of two: two archive rows and one
+			// active turn per conversation.
+			if n := postTurns(t, tx, a, learner, numberedTurns(5)...); n != 1 {
+				t.Fatalf("turn_count = %d, want 1", n)
+			}
+		}
+	})
+	bBefore := make(map[string]string)
+	for _, table := range memoryTables {
+		bBefore[table] = snapshot(t, pool, table, b.id)
+	}
+	perLearner := func(t *testing.T, learner *string) map[string]int64 {
+		t.Helper()
+		counts := map[string]int64{}
+		for _, table := range memoryTables[1:4] {
+			counts[table] = scalar[int64](t, pool, `select count(*) from public.`+table+
+				` where facilitator_id = $1::uuid and learner_id is not distinct from $2::uuid`, a, learner)
+		}
+		return counts
+	}
+	want := map[string]int64{"conversation_updates": 1, "conversation_turns": 5, "conversation_history_archive": 2}
+	for _, learner := range []*string{&maya, &sam, nil} {
+		if got := perLearner(t, learner); !maps.Equal(got, want) {
+			t.Fatalf("fixture for learner %v: %v, want %v", deref(learner), got, want)
+		}
+	}
+
+	t.Run("learner", func(t *testing.T) {
+		asUser(t, pool, a, func(tx pgx.Tx) {
+			n, err := tryExec(t, tx, `delete from public.learners where facilitator_id = $1::uuid and id = $2::uuid`, a, maya)
+			if err != nil || n != 1 {
+				t.Fatalf("A deletes learner Maya: %d rows, error %v", n, err)
+			}
+		})
+		gone := map[string]int64{"conversation_updates": 0, "conversation_turns": 0, "conversation_history_archive": 0}
+		if got := perLearner(t, &maya); !maps.Equal(got, gone) {
+			t.Errorf("Maya's rows left after erasing her: %v", got)
+		}
+		for _, learner := range []*string{&sam, nil} {
+			if got := perLearner(t, learner); !maps.Equal(got, want) {
+				t.Errorf("learner %v's rows changed when Maya was erased: %v, want %v", deref(learner), got, want)
+			}
+		}
+	})
+
+	t.Run("facilitator", func(t *testing.T) {
+		n, err := pool.Exec(t.Context(), `delete from auth.users where id = $1::uuid`, a)
+		if err != nil || n.RowsAffected() != 1 {
+			t.Fatalf("delete A from auth.users: %v rows, error %v", n.RowsAffected(), err)
+		}
+		for _, table := range memoryTables {
+			if n := countRows(t, pool, table, a); n != 0 {
+				t.Errorf("%d %s rows left after erasing A", n, table)
+			}
+			if after := snapshot(t, pool, table, b.id); after != bBefore[table] {
+				t.Errorf("B's %s changed when A was erased", table)
+			}
+		}
+	})
+}
+
+// TestVocabularyCollectsWords checks the collect_words trigger: alphabetic
+// words of four letters or more from each new turn, per facilitator, read
+// only by that facilitator.
+func TestVocabularyCollectsWords(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewPool(t)
+	a := seedUser(t, pool)
+	b := seedUser(t, pool)
+
+	words := func(t *testing.T, q querier, facilitatorID string) []string {
+		t.Helper()
+		rows, err := q.Query(t.Context(), `select word from public.search_vocabulary
+			where facilitator_id = $1::uuid order by word`, facilitatorID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+
+	asUser(t, pool, a, func(tx pgx.Tx) {
+		insertTurns(t, tx, a, nil,
+			turn{"user", "Quick brown foxes jumped over 42 lazy dogs"},
+			turn{"assistant", "The cat x1y2 sat; DOGS nap."})
+	})
+	asUser(t, pool, b, func(tx pgx.Tx) {
+		insertTurns(t, tx, b, nil, turn{"user", "Quick thinking, Noah!"})
+	})
+
+	wantA := []string{"brown", "dogs", "foxes", "jumped", "lazy", "over", "quick"}
+	wantB := []string{"noah", "quick", "thinking"}
+	if got := words(t, pool, a); !slices.Equal(got, wantA) {
+		t.Errorf("A's vocabulary = %v, want %v", got, wantA)
+	}
+	if got := words(t, pool, b); !slices.Equal(got, wantB) {
+		t.Errorf("B's vocabulary = %v, want %v", got, wantB)
+	}
+
+	for _, tc := range []struct {
+		name, me, other string
+		want            []string
+	}{
+		{"A", a, b, wantA},
+		{"B", b, a, wantB},
+	} {
+		t.Run("read by "+tc.name, func(t *testing.T) {
+			asUser(t, pool, tc.me, func(tx pgx.Tx) {
+				if got := words(t, tx, tc.me); !slices.Equal(got, tc.want) {
+					t.Errorf("own vocabulary = %v, want %v", got, tc.want)
+				}
+				if got := words(t, tx, tc.other); len(got) != 0 {
+					t.Errorf("sees the other facilitator's words %v", got)
+				}
+				// Only the trigger writes the vocabulary.
+				for _, stmt := range []string{
+					`insert into public.search_vocabulary (facilitator_id, word) values ($1::uuid, 'planted')`,
+					`update public.search_vocabulary set word = 'changed' where facilitator_id = $1::uuid`,
+					`delete from public.search_vocabulary where facilitator_id = $1::uuid`,
+				} {
+					_, err := tryExec(t, tx, stmt, tc.me)
+					wantState(t, err, insufficientPrivilege, stmt)
+				}
+			})
+		})
+	}
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
