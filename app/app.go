@@ -11,6 +11,7 @@ import (
 
 	"mentormemory/auth"
 	"mentormemory/config"
+	"mentormemory/counselor"
 	"mentormemory/handlers"
 	"mentormemory/memory"
 	"mentormemory/postgres"
@@ -43,7 +44,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	store := postgres.NewStore(pool, cfg.ArchiveTurns)
 	svc := memory.NewService(store, NewSummarizer(cfg), log)
 	return &App{
-		Handler:  handlers.NewServer(svc, verifier, store, log),
+		Handler: handlers.NewServer(handlers.Deps{
+			Service: svc, Verifier: verifier, DB: store, Counselor: newCounselor(cfg, svc), Log: log,
+		}),
 		Pool:     pool,
 		verifier: verifier,
 	}, nil
@@ -61,6 +64,19 @@ func NewSummarizer(cfg config.Config) memory.Summarizer {
 		Model:   cfg.OpenAIModel,
 		Timeout: cfg.OpenAITimeout,
 	})
+}
+
+// newCounselor returns the chat, or nil when no model key is configured.
+func newCounselor(cfg config.Config, svc *memory.Service) *counselor.Counselor {
+	if cfg.OpenAIKey == "" {
+		return nil
+	}
+	return counselor.New(counselor.Config{
+		APIKey:  cfg.OpenAIKey,
+		BaseURL: cfg.OpenAIBaseURL,
+		Model:   cfg.OpenAIModel,
+		Timeout: cfg.OpenAITimeout,
+	}, svc)
 }
 
 // Close releases the database pool and stops key refreshes.

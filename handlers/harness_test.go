@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/auth"
+	"mentormemory/counselor"
 	"mentormemory/handlers"
 	"mentormemory/memory"
 	"mentormemory/pgtest"
@@ -35,6 +36,9 @@ type envOptions struct {
 	summarizer   memory.Summarizer
 	archiveTurns int
 	auth         auth.Config
+	// modelURL, when set, enables the counselor against that fake model.
+	modelURL      string
+	maxToolRounds int
 }
 
 func newEnv(t *testing.T, opts envOptions) *env {
@@ -57,9 +61,18 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	t.Cleanup(verifier.Close)
 	store := postgres.NewStore(pool, opts.archiveTurns)
 	svc := memory.NewService(store, opts.summarizer, log)
-	srv := httptest.NewServer(handlers.NewServer(svc, verifier, store, log))
+	srv := httptest.NewServer(handlers.NewServer(handlers.Deps{Service: svc, Verifier: verifier, DB: store, Counselor: opts.newCounselor(svc), Log: log}))
 	t.Cleanup(srv.Close)
 	return &env{t: t, pool: pool, url: srv.URL}
+}
+
+func (o envOptions) newCounselor(svc *memory.Service) *counselor.Counselor {
+	if o.modelURL == "" {
+		return nil
+	}
+	return counselor.New(counselor.Config{
+		APIKey: "test-key", BaseURL: o.modelURL, Model: "test-model", Timeout: 5 * time.Second, MaxToolRounds: o.maxToolRounds,
+	}, svc)
 }
 
 // user is a facilitator with a valid token.

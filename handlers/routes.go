@@ -9,7 +9,9 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"mentormemory/counselor"
 	"mentormemory/memory"
+	"mentormemory/tools"
 )
 
 // MaxBodyBytes bounds every request body; a client resending a long history
@@ -26,9 +28,21 @@ type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
+// Deps is what the HTTP app is built from.
+type Deps struct {
+	Service  *memory.Service
+	Verifier TokenVerifier
+	DB       Pinger
+	// Counselor answers chat messages; nil when no model is configured, and
+	// the chat endpoint then says how to configure one.
+	Counselor *counselor.Counselor
+	Log       *slog.Logger
+}
+
 // NewServer returns the whole HTTP app. The local server and the Vercel
 // function both call it.
-func NewServer(svc *memory.Service, verifier TokenVerifier, db Pinger, log *slog.Logger) *echo.Echo {
+func NewServer(d Deps) *echo.Echo {
+	log := d.Log
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -40,21 +54,26 @@ func NewServer(svc *memory.Service, verifier TokenVerifier, db Pinger, log *slog
 	e.Use(requestLogger(log))
 	e.Use(bodyLimit(MaxBodyBytes))
 
-	h := &handler{svc: svc, db: db}
+	h := &handler{svc: d.Service, db: d.DB, tools: tools.NewExecutor(d.Service), counselor: d.Counselor}
 	e.GET("/healthz", h.health)
 
 	// Auth is attached per route, not to a group: a group's middleware would
 	// also answer unknown paths and wrong methods, hiding 404 and 405.
-	authed := requireAuth(verifier)
+	authed := requireAuth(d.Verifier)
 	e.GET("/api/conversation-memory", h.getConversationMemory, authed)
 	e.POST("/api/conversation-memory", h.postConversationMemory, authed)
 	e.DELETE("/api/conversation-memory", h.deleteConversationMemory, authed)
 	e.GET("/api/learners", h.listLearners, authed)
 	e.POST("/api/learners", h.createLearner, authed)
+	e.GET("/api/tools", h.listTools, authed)
+	e.POST("/api/tools/call", h.callTool, authed)
+	e.POST("/api/counselor", h.counselorChat, authed)
 	return e
 }
 
 type handler struct {
-	svc *memory.Service
-	db  Pinger
+	svc       *memory.Service
+	db        Pinger
+	tools     *tools.Executor
+	counselor *counselor.Counselor
 }

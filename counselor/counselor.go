@@ -1,0 +1,149 @@
+// Package counselor is Mr. Mentor's chat: it calls the model with the
+// facilitator's memory and the memory tools, and runs the tool-call loop.
+package counselor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"mentormemory/memory"
+	"mentormemory/tools"
+)
+
+// DefaultMaxToolRounds bounds how many rounds of tool calls one reply may
+// take, so a model that never stops calling tools cannot hold a request.
+const DefaultMaxToolRounds = 4
+
+type Config struct {
+	APIKey        string
+	BaseURL       string
+	Model         string
+	Timeout       time.Duration // per model call
+	MaxToolRounds int
+	HTTPClient    *http.Client
+}
+
+type Counselor struct {
+	client    openai.Client
+	model     string
+	maxRounds int
+	svc       *memory.Service
+	tools     *tools.Executor
+}
+
+func New(cfg Config, svc *memory.Service) *Counselor {
+	opts := []option.RequestOption{
+		option.WithAPIKey(cfg.APIKey),
+		option.WithRequestTimeout(cfg.Timeout),
+		option.WithMaxRetries(1),
+	}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	rounds := cfg.MaxToolRounds
+	if rounds <= 0 {
+		rounds = DefaultMaxToolRounds
+	}
+	return &Counselor{client: openai.NewClient(opts...), model: cfg.Model, maxRounds: rounds, svc: svc, tools: tools.NewExecutor(svc)}
+}
+
+// Request is one message from the facilitator, with the session so far.
+type Request struct {
+	Message   string
+	LearnerID *string
+	History   []memory.Turn
+}
+
+// ToolCall is a call the model made while answering.
+type ToolCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type Reply struct {
+	Reply     string     `json:"reply"`
+	ToolCalls []ToolCall `json:"tool_calls"`
+}
+
+// Chat answers one message. It stores nothing: the client posts the
+// exchange to the conversation memory afterwards.
+func (c *Counselor) Chat(ctx context.Context, req Request) (Reply, error) {
+	// Also checks that the learner is the caller's.
+	conv, err := c.svc.Get(ctx, req.LearnerID)
+	if err != nil {
+		return Reply{}, err
+	}
+	messages := []openai.ChatCompletionMessageParamUnion{
+		openai.SystemMessage(systemPrompt(req, conv)),
+	}
+	for _, t := range req.History {
+		if t.Role == memory.RoleUser {
+			messages = append(messages, openai.UserMessage(t.Content))
+		} else {
+			messages = append(messages, openai.AssistantMessage(t.Content))
+		}
+	}
+	messages = append(messages, openai.UserMessage(req.Message))
+
+	reply := Reply{ToolCalls: []ToolCall{}}
+	for round := 0; ; round++ {
+		params := openai.ChatCompletionNewParams{Model: c.model, Messages: messages, Tools: tools.Definitions()}
+		if round == c.maxRounds {
+			// Out of rounds: ask for an answer from what was found so far.
+			params.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("none")}
+		}
+		resp, err := c.client.Chat.Completions.New(ctx, params)
+		if err != nil {
+			return Reply{}, modelFailed(err)
+		}
+		if len(resp.Choices) == 0 {
+			return Reply{}, modelFailed(fmt.Errorf("no choices"))
+		}
+		msg := resp.Choices[0].Message
+		if len(msg.ToolCalls) == 0 {
+			reply.Reply = strings.TrimSpace(msg.Content)
+			if reply.Reply == "" {
+				return Reply{}, modelFailed(fmt.Errorf("empty reply"))
+			}
+			return reply, nil
+		}
+		if round == c.maxRounds {
+			return Reply{}, &memory.Error{Code: memory.CodeUpstream,
+				Message: "The mentor model kept calling tools without answering",
+				Cause:   fmt.Errorf("still calling tools after %d rounds", c.maxRounds)}
+		}
+		messages = append(messages, msg.ToParam())
+		for _, call := range msg.ToolCalls {
+			reply.ToolCalls = append(reply.ToolCalls, ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments})
+			messages = append(messages, openai.ToolMessage(c.runTool(ctx, call.Function.Name, call.Function.Arguments), call.ID))
+		}
+	}
+}
+
+// runTool returns the tool's result as JSON for the model; a failed call
+// becomes an error result the model can read and correct.
+func (c *Counselor) runTool(ctx context.Context, name, arguments string) string {
+	result, err := c.tools.Call(ctx, name, arguments)
+	if err != nil {
+		result = map[string]any{"success": false, "error": memory.ErrorMessage(err)}
+	}
+	encoded, err := json.Marshal(result)
+	if err != nil {
+		return `{"success":false,"error":"Tool result could not be encoded"}`
+	}
+	return string(encoded)
+}
+
+func modelFailed(cause error) error {
+	return &memory.Error{Code: memory.CodeUpstream, Message: "The mentor model failed; please try again", Cause: cause}
+}

@@ -1,0 +1,88 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"mentormemory/counselor"
+	"mentormemory/memory"
+	"mentormemory/tools"
+)
+
+// maxChatHistory bounds the session history a chat request may carry.
+const maxChatHistory = 100
+
+func (h *handler) listTools(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "tools": tools.Definitions()})
+}
+
+func (h *handler) callTool(c echo.Context) error {
+	var req struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Name == "" {
+		return memory.Errorf(memory.CodeInvalid, "Tool name required")
+	}
+	// The model produces arguments as a JSON string; accept the decoded
+	// object too, as hand-written clients send it.
+	arguments := string(req.Arguments)
+	var asString string
+	if err := json.Unmarshal(req.Arguments, &asString); err == nil {
+		arguments = asString
+	}
+	result, err := h.tools.Call(c.Request().Context(), req.Name, arguments)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, result)
+}
+
+func (h *handler) counselorChat(c echo.Context) error {
+	var req struct {
+		Message   string          `json:"message"`
+		LearnerID optionalLearner `json:"learner_id"`
+		History   []postedTurn    `json:"history"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	message := strings.TrimSpace(req.Message)
+	if message == "" {
+		return memory.Errorf(memory.CodeInvalid, "Message required")
+	}
+	if utf8.RuneCountInString(message) > memory.MaxTurnChars || strings.ContainsRune(message, 0) {
+		return memory.Errorf(memory.CodeInvalid, "Message must be text of at most %d characters", memory.MaxTurnChars)
+	}
+	if len(req.History) > maxChatHistory {
+		return memory.Errorf(memory.CodeInvalid, "History too long: send at most the last %d turns", maxChatHistory)
+	}
+	history := make([]memory.Turn, len(req.History))
+	for i, t := range req.History {
+		history[i] = memory.Turn{Role: t.Role, Content: t.Content}
+	}
+	if len(history) > 0 {
+		var err error
+		if history, err = memory.ValidateTurns(history); err != nil {
+			return err
+		}
+	}
+	if h.counselor == nil {
+		return memory.Errorf(memory.CodeUnavailable,
+			"No mentor model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server) and restart")
+	}
+	reply, err := h.counselor.Chat(c.Request().Context(), counselor.Request{
+		Message: message, LearnerID: req.LearnerID.id, History: history,
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "reply": reply.Reply, "tool_calls": reply.ToolCalls})
+}
