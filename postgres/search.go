@@ -43,6 +43,8 @@ with words as (
 	select distinct w.word
 	from unnest(tsvector_to_array(to_tsvector('simple', $2))) as w(word)
 	where char_length(w.word) between 4 and 40 and w.word ~ '^[[:alpha:]]+$'
+		-- A stopword is no misspelling to correct.
+		and to_tsvector('english', w.word) <> ''::tsvector
 ),
 corrections as (
 	select fix.word
@@ -50,7 +52,9 @@ corrections as (
 	cross join lateral (
 		select v.word from public.search_vocabulary v
 		where v.facilitator_id = $1::uuid and v.word operator(extensions.%) w.word
-		order by v.word operator(extensions.<->) w.word
+		-- The word breaks ties, so equally close words resolve the same way
+		-- every time.
+		order by v.word operator(extensions.<->) w.word, v.word
 		limit 1
 	) fix
 	where not exists (
