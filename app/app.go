@@ -46,6 +46,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	return &App{
 		Handler: handlers.NewServer(handlers.Deps{
 			Service: svc, Verifier: verifier, DB: store, Counselor: newCounselor(cfg, svc), Log: log,
+			Web: webConfig(cfg),
 		}),
 		Pool:     pool,
 		verifier: verifier,
@@ -77,6 +78,20 @@ func newCounselor(cfg config.Config, svc *memory.Service) *counselor.Counselor {
 		Model:   cfg.OpenAIModel,
 		Timeout: cfg.OpenAITimeout,
 	}, svc)
+}
+
+// webConfig is what the web client is told and allowed. The JWT secret
+// reaches the handlers only in dev mode, the one case that mints tokens.
+func webConfig(cfg config.Config) handlers.WebConfig {
+	w := handlers.WebConfig{
+		SupabaseURL:     cfg.SupabaseURL,
+		SupabaseAnonKey: cfg.SupabaseAnonKey,
+		DevMode:         cfg.DevMode,
+	}
+	if cfg.DevMode {
+		w.DevTokenSecret = cfg.JWTSecret
+	}
+	return w
 }
 
 // Close releases the database pool and stops key refreshes.

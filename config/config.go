@@ -19,6 +19,17 @@ type Config struct {
 	SupabaseURL string // SUPABASE_URL: verifies ES256/RS256 tokens from its JWKS
 	JWTIssuer   string // SUPABASE_JWT_ISSUER, optional: required iss claim
 
+	// SupabaseAnonKey (SUPABASE_ANON_KEY, optional) is the project's public
+	// anon key. The web client needs it, with SupabaseURL, to sign users in
+	// through Supabase Auth; it is public by design, so /api/config hands it
+	// to the browser.
+	SupabaseAnonKey string
+	// DevMode (MENTOR_DEV_MODE, default false) enables POST /api/dev/token,
+	// which mints tokens for the demo facilitator with SUPABASE_JWT_SECRET so
+	// the web client can be used without a Supabase project. Local only:
+	// anyone who can reach the server can then act as the demo facilitator.
+	DevMode bool
+
 	OpenAIKey     string        // OPENAI_API_KEY; empty selects the offline summarizer
 	OpenAIBaseURL string        // OPENAI_BASE_URL, any OpenAI-compatible server
 	OpenAIModel   string        // OPENAI_MODEL, default gpt-4o-mini
@@ -30,13 +41,14 @@ type Config struct {
 // FromEnv reads the configuration through getenv and validates it.
 func FromEnv(getenv func(string) string) (Config, error) {
 	cfg := Config{
-		DatabaseURL:   strings.TrimSpace(getenv("DATABASE_URL")),
-		JWTSecret:     getenv("SUPABASE_JWT_SECRET"),
-		SupabaseURL:   strings.TrimRight(strings.TrimSpace(getenv("SUPABASE_URL")), "/"),
-		JWTIssuer:     strings.TrimSpace(getenv("SUPABASE_JWT_ISSUER")),
-		OpenAIKey:     strings.TrimSpace(getenv("OPENAI_API_KEY")),
-		OpenAIBaseURL: strings.TrimSpace(getenv("OPENAI_BASE_URL")),
-		OpenAIModel:   strings.TrimSpace(getenv("OPENAI_MODEL")),
+		DatabaseURL:     strings.TrimSpace(getenv("DATABASE_URL")),
+		JWTSecret:       getenv("SUPABASE_JWT_SECRET"),
+		SupabaseURL:     strings.TrimRight(strings.TrimSpace(getenv("SUPABASE_URL")), "/"),
+		JWTIssuer:       strings.TrimSpace(getenv("SUPABASE_JWT_ISSUER")),
+		SupabaseAnonKey: strings.TrimSpace(getenv("SUPABASE_ANON_KEY")),
+		OpenAIKey:       strings.TrimSpace(getenv("OPENAI_API_KEY")),
+		OpenAIBaseURL:   strings.TrimSpace(getenv("OPENAI_BASE_URL")),
+		OpenAIModel:     strings.TrimSpace(getenv("OPENAI_MODEL")),
 	}
 	var errs []error
 	var err error
@@ -47,6 +59,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		errs = append(errs, err)
 	}
 	if cfg.OpenAITimeout, err = durationVar(getenv, "OPENAI_TIMEOUT", 20*time.Second); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.DevMode, err = boolVar(getenv, "MENTOR_DEV_MODE"); err != nil {
 		errs = append(errs, err)
 	}
 	if cfg.OpenAIModel == "" {
@@ -75,6 +90,19 @@ func (c Config) validate() []error {
 			errs = append(errs, fmt.Errorf("SUPABASE_URL %w", err))
 		}
 	}
+	if c.SupabaseAnonKey != "" {
+		if c.SupabaseURL == "" {
+			errs = append(errs, errors.New("SUPABASE_ANON_KEY needs SUPABASE_URL: the web client signs in at that project"))
+		}
+		// The key travels in a request header; a pasted newline or space
+		// would only show up later as a puzzling sign-in failure.
+		if strings.ContainsFunc(c.SupabaseAnonKey, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			errs = append(errs, errors.New("SUPABASE_ANON_KEY must not contain spaces or control characters"))
+		}
+	}
+	if c.DevMode && c.JWTSecret == "" {
+		errs = append(errs, errors.New("MENTOR_DEV_MODE=true needs SUPABASE_JWT_SECRET to sign the demo facilitator's tokens"))
+	}
 	if c.OpenAIBaseURL != "" {
 		if err := checkHTTPURL(c.OpenAIBaseURL); err != nil {
 			errs = append(errs, fmt.Errorf("OPENAI_BASE_URL %w", err))
@@ -101,6 +129,20 @@ func intVar(getenv func(string) string, name string, def, lo, hi int) (int, erro
 		return def, fmt.Errorf("%s must be a whole number from %d to %d, got %q", name, lo, hi, raw)
 	}
 	return n, nil
+}
+
+// boolVar accepts the usual spellings (true/false, 1/0, t/f) and nothing
+// else, so a typo such as "ture" is an error rather than a silent false.
+func boolVar(getenv func(string) string, name string) (bool, error) {
+	raw := strings.TrimSpace(getenv(name))
+	if raw == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(raw)
+	if err != nil {
+		return false, fmt.Errorf("%s must be true or false, got %q", name, raw)
+	}
+	return b, nil
 }
 
 func durationVar(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {

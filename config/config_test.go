@@ -18,7 +18,8 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Port != 8080 || cfg.ArchiveTurns != 50 || cfg.OpenAIModel != "gpt-4o-mini" || cfg.OpenAITimeout != 20*time.Second {
+	if cfg.Port != 8080 || cfg.ArchiveTurns != 50 || cfg.OpenAIModel != "gpt-4o-mini" || cfg.OpenAITimeout != 20*time.Second ||
+		cfg.DevMode || cfg.SupabaseAnonKey != "" {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
 }
@@ -37,11 +38,39 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MEMORY_ARCHIVE_TURNS": "1"}, "MEMORY_ARCHIVE_TURNS must be a whole number from 2"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "OPENAI_TIMEOUT": "soon"}, "OPENAI_TIMEOUT must be a positive duration"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "OPENAI_BASE_URL": "localhost:1234"}, "OPENAI_BASE_URL must be an http(s) URL"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "MENTOR_DEV_MODE": "yes please"}, "MENTOR_DEV_MODE must be true or false"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MENTOR_DEV_MODE": "true"}, "MENTOR_DEV_MODE=true needs SUPABASE_JWT_SECRET"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "SUPABASE_ANON_KEY": "anon"}, "SUPABASE_ANON_KEY needs SUPABASE_URL"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_ANON_KEY": "an on"}, "SUPABASE_ANON_KEY must not contain spaces"},
 	}
 	for _, tc := range cases {
 		_, err := FromEnv(envOf(tc.vars))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("env %v: error %v, want it to contain %q", tc.vars, err, tc.want)
+		}
+	}
+}
+
+func TestWebClientSettings(t *testing.T) {
+	cfg, err := FromEnv(envOf(map[string]string{
+		"DATABASE_URL":        "postgres://u@localhost/db",
+		"SUPABASE_JWT_SECRET": strings.Repeat("s", 32),
+		"SUPABASE_URL":        "https://p.supabase.co/",
+		"SUPABASE_ANON_KEY":   " eyJhbGciOiJIUzI1NiJ9.anon.key \n",
+		"MENTOR_DEV_MODE":     "TRUE",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.DevMode || cfg.SupabaseAnonKey != "eyJhbGciOiJIUzI1NiJ9.anon.key" || cfg.SupabaseURL != "https://p.supabase.co" {
+		t.Fatalf("web client settings: %+v", cfg)
+	}
+	for raw, want := range map[string]bool{"false": false, "0": false, "1": true, "": false} {
+		cfg, err := FromEnv(envOf(map[string]string{
+			"DATABASE_URL": "postgres://u@localhost/db", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "MENTOR_DEV_MODE": raw,
+		}))
+		if err != nil || cfg.DevMode != want {
+			t.Errorf("MENTOR_DEV_MODE=%q: dev mode %v, error %v; want %v", raw, cfg.DevMode, err, want)
 		}
 	}
 }

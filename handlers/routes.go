@@ -37,6 +37,8 @@ type Deps struct {
 	// the chat endpoint then says how to configure one.
 	Counselor *counselor.Counselor
 	Log       *slog.Logger
+	// Web configures the browser client served at / (see web.go).
+	Web WebConfig
 }
 
 // NewServer returns the whole HTTP app. The local server and the Vercel
@@ -68,6 +70,8 @@ func NewServer(d Deps) *echo.Echo {
 	e.GET("/api/tools", h.listTools, authed)
 	e.POST("/api/tools/call", h.callTool, authed)
 	e.POST("/api/counselor", h.counselorChat, authed)
+
+	registerWeb(e, d.Web, d.Counselor != nil)
 	return e
 }
 

@@ -6,7 +6,7 @@
 #
 # Environment: PORT (default 8080); SUPABASE_JWT_SECRET (default: a dev
 # secret generated once into ./.data/dev-jwt-secret, so tokens survive
-# restarts); DEV_PG_PORT (default 54329).
+# restarts); DEV_PG_PORT (default 54329). MENTOR_DEV_MODE is set to true.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -88,6 +88,11 @@ main() {
     SUPABASE_JWT_SECRET=$(dev_jwt_secret)
     export SUPABASE_JWT_SECRET
   fi
+
+  # The web client at http://localhost:$PORT/ gets a "Sign in as the demo
+  # facilitator" button (POST /api/dev/token). Local only: never set it on
+  # a server others can reach.
+  export MENTOR_DEV_MODE=true
 
   # One build serves migrate, token and the server itself.
   log "go build -o bin/server ./cmd/server"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Check and test everything: gofmt, go vet, go test -race.
+# Check and test everything: gofmt, go vet, go test -race (the browser
+# end-to-end test included: Chromium is installed if missing).
 #
 # Database: with DATABASE_URL unset, a private cluster is started in
 # ./.data/test-postgres on 127.0.0.1:54330 (PostgreSQL installed if missing)
@@ -16,6 +17,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 # shellcheck source=scripts/lib/postgres.sh
 source scripts/lib/postgres.sh
+# shellcheck source=scripts/lib/chromium.sh
+source scripts/lib/chromium.sh
 
 TEST_PG_DIR=$ROOT/.data/test-postgres
 TEST_PG_PORT=${TEST_PG_PORT:-54330}
@@ -44,6 +47,20 @@ setup_database() {
     die "CI=true and no test database could be started (see above)"
   else
     warn "no test database; tests that need DATABASE_URL will skip"
+  fi
+}
+
+# The browser end-to-end test (e2e/) drives headless Chromium. Like the
+# database: required under CI=true, where the test fails without it;
+# elsewhere a failed install only makes that test skip.
+setup_browser() {
+  section "Chromium"
+  if chromium_ensure_installed; then
+    log "using $CHROMIUM_BIN"
+  elif [[ $CI == true ]]; then
+    die "CI=true and Chromium could not be installed (see above)"
+  else
+    warn "no Chromium; the browser end-to-end test will skip"
   fi
 }
 
@@ -81,6 +98,7 @@ main() {
   ensure_go || exit 1
   ensure_cc || die "go test -race needs a C compiler"
   setup_database
+  setup_browser
   check_gofmt
   section "go vet"
   go vet ./...

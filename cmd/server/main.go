@@ -90,8 +90,14 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 		return fmt.Errorf("migrate: %w", err)
 	}
 
+	// Dev mode hands out tokens to anyone who asks, so it only listens on
+	// this machine.
+	host := ""
+	if cfg.DevMode {
+		host = "127.0.0.1"
+	}
 	srv := &http.Server{
-		Addr:              net.JoinHostPort("", strconv.Itoa(cfg.Port)),
+		Addr:              net.JoinHostPort(host, strconv.Itoa(cfg.Port)),
 		Handler:           a.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

@@ -1,0 +1,257 @@
+// Package e2e drives the web client in a real headless Chromium against the
+// real server, a fresh Postgres database and a scripted OpenAI-compatible
+// model.
+//
+// It needs Chromium (Debian's /usr/bin/chromium, or CHROMIUM_BIN) and
+// DATABASE_URL. Without either it fails under CI=true and skips elsewhere;
+// scripts/test.sh installs both. Screenshots of the steps go to
+// test-artifacts/e2e/ at the repository root.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"mentormemory/auth"
+	"mentormemory/handlers"
+	"mentormemory/pgtest"
+)
+
+// TestChatMemorySearchAndClear is the facilitator's path: demo sign-in,
+// a learner, three exchanges, the memory panel, search, clear with
+// confirmation, and the archive search.
+func TestChatMemorySearchAndClear(t *testing.T) {
+	chromiumPath(t)
+	pgtest.URL(t) // skip or fail before starting anything when there is no database
+
+	fake := &model{}
+	modelSrv := httptest.NewServer(fake)
+	t.Cleanup(modelSrv.Close)
+	pool := newPool(t)
+	url := serve(t, pool, modelSrv.URL, handlers.WebConfig{DevMode: true, DevTokenSecret: secret})
+	b := startBrowser(t, "chat")
+
+	// Sign in with the demo button.
+	b.step("open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("dev-signin")))
+	b.screenshot("signin", false)
+	b.step("sign in as the demo facilitator", chromedp.Click(chromedp.ID("dev-signin")), chromedp.WaitVisible(chromedp.ID("workspace")))
+	b.waitFor("the learners", `document.querySelectorAll('#learner option').length === 3`)
+	if who := b.text(`document.getElementById('whoami').textContent`); who != "Signed in as dana@example.com (demo)" {
+		t.Fatalf("signed in as %q", who)
+	}
+
+	// Pick Emma; the memory panel follows.
+	b.step("pick Emma", chromedp.Evaluate[chromedp.Void](`(() => {
+		const select = document.getElementById('learner');
+		select.value = [...select.options].find((o) => o.textContent === 'Emma').value;
+		select.dispatchEvent(new Event('change', { bubbles: true }));
+	})()`))
+	b.waitFor("Emma's empty memory", `document.getElementById('memory-scope').textContent.includes('Emma') &&
+		document.getElementById('memory-summary').textContent.startsWith('No memory yet')`)
+
+	// Three exchanges, each sent with Enter.
+	exchanges := []struct{ message, word string }{
+		{"Emma got stuck on fractions again today.", "fractions"},
+		// Markup-like text must come back as text, in the chat and in the
+		// search snippet, which the server sends HTML-escaped.
+		{`She loves baking with her grandmother <3 & "cookies" on Sundays.`, "grandmother"},
+		{"Bedtime reading has turned into a nightly negotiation.", "negotiation"},
+	}
+	for i, ex := range exchanges {
+		b.step(fmt.Sprintf("send message %d", i+1), chromedp.SendKeys(chromedp.ID("message"), ex.message), pressEnter())
+		b.waitFor(fmt.Sprintf("reply %d", i+1), fmt.Sprintf(`(() => {
+			const replies = document.querySelectorAll('#messages .msg.assistant .text');
+			return replies.length === %d && replies[%d].textContent.includes(%q) && !document.getElementById('send').disabled;
+		})()`, i+1, i, ex.word))
+	}
+	if v := b.text(`document.getElementById('message').value`); v != "" {
+		t.Fatalf("the message box was not emptied: %q", v)
+	}
+	b.waitFor("the memory panel to show 6 turns and a summary", `document.getElementById('memory-turns').textContent === '6' &&
+		!document.getElementById('memory-summary').classList.contains('empty') &&
+		document.getElementById('memory-summary').textContent.includes('fractions')`)
+	b.screenshot("chat-and-memory", false)
+
+	// The model got the session's history with each message.
+	requests := fake.all()
+	if len(requests) != 3 {
+		t.Fatalf("the model got %d requests, want 3", len(requests))
+	}
+	if n := len(requests[2]["messages"].([]any)); n != 1+4+1 {
+		t.Fatalf("the third request has %d messages, want system + 4 of history + 1", n)
+	}
+
+	// Search finds a past exchange, highlighted.
+	b.step("search for grandmother", chromedp.SendKeys(chromedp.ID("search-q"), "grandmother"),
+		chromedp.Click(chromedp.CSS("#search-form button[type=submit]")))
+	b.waitFor("a highlighted result", `(() => {
+		const mark = document.querySelector('#results .result .snippet mark');
+		return mark && mark.textContent.toLowerCase() === 'grandmother';
+	})()`)
+	if meta := b.text(`document.querySelector('#results .result .meta').textContent`); !strings.Contains(meta, "Learner-specific · Emma") || strings.Contains(meta, "Archived") {
+		t.Fatalf("result badges: %q", meta)
+	}
+	snippet := b.text(`(() => {
+		const p = document.querySelector('#results .result .snippet');
+		return p.querySelectorAll(':not(mark)').length === 0 ? p.textContent : 'unexpected elements: ' + p.innerHTML;
+	})()`)
+	if !strings.Contains(snippet, `grandmother <3 & "cookies"`) {
+		t.Fatalf("snippet %q: want the text unescaped, with no markup but <mark>", snippet)
+	}
+	if sent := b.text(`document.querySelectorAll('#messages .msg.user .text')[1].textContent`); sent != exchanges[1].message {
+		t.Fatalf("the chat shows %q, want %q", sent, exchanges[1].message)
+	}
+	b.screenshot("search", false)
+
+	// Clear, through the confirmation dialog.
+	b.step("open the clear dialog", chromedp.Click(chromedp.ID("clear-memory")))
+	b.waitFor("the dialog, focus on Cancel", `document.getElementById('clear-dialog').open && document.activeElement.id === 'cancel-clear' &&
+		document.getElementById('clear-desc').textContent.includes('archived and searchable') &&
+		document.getElementById('clear-scope').textContent === 'Emma'`)
+	b.screenshot("clear-confirmation", false)
+	b.step("confirm", chromedp.Click(chromedp.ID("confirm-clear")))
+	b.waitFor("the archive result", `!document.getElementById('clear-dialog').open &&
+		document.getElementById('memory-status').textContent.startsWith('Archived') &&
+		document.getElementById('memory-turns').textContent === '0'`)
+	// The results on screen were searched again: the conversation is no
+	// longer a current one...
+	b.waitFor("no current match", `document.getElementById('search-status').textContent.startsWith('Nothing matches') &&
+		document.querySelectorAll('#results .result').length === 0`)
+	b.screenshot("cleared", false)
+	// ...and the archive has it.
+	b.step("search the archive", chromedp.Click(chromedp.ID("include-archive")), chromedp.Click(chromedp.CSS("#search-form button[type=submit]")))
+	b.waitFor("the archived conversation", `(() => {
+		const result = document.querySelector('#results .result');
+		return result && result.querySelector('.badge.archived') && result.querySelector('.snippet mark') &&
+			result.querySelector('.meta').textContent.includes('6 turns');
+	})()`)
+	b.screenshot("archive-search", false)
+
+	// At 375 px the page fits, and the memory panel sits under the chat.
+	b.step("narrow the viewport", chromedp.EmulateViewport(375, 812))
+	b.waitFor("a one-column layout", `(() => {
+		const chat = document.querySelector('.chat').getBoundingClientRect();
+		const panel = document.getElementById('memory').getBoundingClientRect();
+		return document.documentElement.scrollWidth <= 375 && panel.top >= chat.bottom && chat.width <= 375;
+	})()`)
+	b.screenshot("mobile-375", true)
+
+	// What the browser did reached the database: six turns with the
+	// client's ids, archived in one segment with its summary.
+	var withIDs, archives, archivedTurns int
+	q := `select (select count(*) from conversation_turns where client_turn_id ~ '^[0-9a-f-]{36}$' and learner_id = $1),
+		(select count(*) from conversation_history_archive where learner_id = $1),
+		(select coalesce(sum(turn_count), 0) from conversation_history_archive where learner_id = $1 and summary <> '')`
+	if err := pool.QueryRow(context.Background(), q, emmaID).Scan(&withIDs, &archives, &archivedTurns); err != nil {
+		t.Fatal(err)
+	}
+	if withIDs != 6 || archives != 1 || archivedTurns != 6 {
+		t.Fatalf("database: %d turns with client ids, %d archives of %d turns; want 6, 1, 6", withIDs, archives, archivedTurns)
+	}
+	b.noConsoleProblems()
+}
+
+// TestSupabaseSignInTokensAndNoModel covers the other ways in and the
+// server without a model: Supabase's password grant (a wrong password
+// first), the refresh before expiry, sign-out, a pasted token, and the
+// 503 of the chat shown in the chat area.
+func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
+	chromiumPath(t)
+	pgtest.URL(t)
+
+	// 62 s tokens: the page renews 60 s before expiry, so after 2 s.
+	supabase := &supabaseAuth{anonKey: "anon-e2e-key", email: "dana@example.com", password: "correct horse battery staple", ttl: 62 * time.Second}
+	supabaseSrv := httptest.NewServer(supabase)
+	t.Cleanup(supabaseSrv.Close)
+	pool := newPool(t)
+	url := serve(t, pool, "", handlers.WebConfig{SupabaseURL: supabaseSrv.URL, SupabaseAnonKey: supabase.anonKey})
+	b := startBrowser(t, "supabase")
+
+	b.step("open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("signin-supabase")))
+	if hidden := b.text(`String(document.getElementById('signin-dev').hidden)`); hidden != "true" {
+		t.Fatalf("the demo sign-in shows without dev mode")
+	}
+	b.step("sign in with a wrong password",
+		chromedp.SendKeys(chromedp.ID("signin-email"), supabase.email),
+		chromedp.SendKeys(chromedp.ID("signin-password"), "wrong"),
+		chromedp.Click(chromedp.CSS("#signin-supabase button[type=submit]")))
+	b.waitFor("the sign-in error", `!document.getElementById('signin-error').hidden &&
+		document.getElementById('signin-error').textContent === 'Invalid login credentials'`)
+	b.screenshot("wrong-password", false)
+	b.step("sign in", setField("signin-password", ""),
+		chromedp.SendKeys(chromedp.ID("signin-password"), supabase.password),
+		chromedp.Click(chromedp.CSS("#signin-supabase button[type=submit]")),
+		chromedp.WaitVisible(chromedp.ID("workspace")))
+	if who := b.text(`document.getElementById('whoami').textContent`); who != "Signed in as dana@example.com" {
+		t.Fatalf("signed in as %q", who)
+	}
+	first := b.text(`JSON.parse(sessionStorage.getItem('mentor.session')).access_token`)
+
+	// No model: the page says so, and a message gets the server's 503 text.
+	b.waitFor("the no-model notice", `[...document.querySelectorAll('#messages .notice.warning')].some((n) => n.textContent.startsWith('No mentor model is configured on this server'))`)
+	b.step("send a message", chromedp.SendKeys(chromedp.ID("message"), "Is anyone there?"), pressEnter())
+	b.waitFor("the server's 503 message", `(() => {
+		const notices = [...document.querySelectorAll('#messages .notice.warning')];
+		return notices.some((n) => n.textContent.startsWith('No mentor model is configured: set OPENAI_API_KEY')) &&
+			document.querySelector('#messages .msg.user').classList.contains('failed') &&
+			document.getElementById('message').value === 'Is anyone there?';
+	})()`)
+	b.screenshot("no-model", false)
+
+	// The token is renewed before it expires, and the API takes the new one.
+	b.waitFor("a refreshed token", fmt.Sprintf(`JSON.parse(sessionStorage.getItem('mentor.session')).access_token !== %q`, first))
+	if grants, _ := supabase.seen(); len(grants) < 3 || grants[2] != "refresh_token" {
+		t.Fatalf("grants: %v, want password, password, refresh_token…", grants)
+	}
+	b.step("search with the new token", chromedp.SendKeys(chromedp.ID("search-q"), "anything"),
+		chromedp.Click(chromedp.CSS("#search-form button[type=submit]")))
+	b.waitFor("an answer", `document.getElementById('search-status').textContent.startsWith('Nothing matches')`)
+
+	// Sign out: the session is gone and the refresh token revoked.
+	b.step("sign out", chromedp.Click(chromedp.ID("signout")), chromedp.WaitVisible(chromedp.ID("signin")))
+	if stored := b.text(`String(sessionStorage.getItem('mentor.session'))`); stored != "null" {
+		t.Fatalf("session left after sign-out: %s", stored)
+	}
+	if left := b.text(`document.getElementById('message').value + document.getElementById('search-q').value`); left != "" {
+		t.Fatalf("text left on screen after sign-out: %q", left)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, logouts := supabase.seen(); logouts == 0; _, logouts = supabase.seen() {
+		if time.Now().After(deadline) {
+			t.Fatal("sign-out did not call Supabase's logout")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// A pasted token: nonsense is refused on the page, a real one works.
+	token, err := auth.MintHS256(secret, handlers.DemoFacilitatorID, "dana@example.com", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.step("paste nonsense", chromedp.Click(chromedp.CSS("#signin-token-box summary")),
+		chromedp.SendKeys(chromedp.ID("signin-token-input"), "not-a-token"),
+		chromedp.Click(chromedp.CSS("#signin-token button[type=submit]")))
+	b.waitFor("the token error", `document.getElementById('signin-error').textContent.startsWith('That is not an access token')`)
+	b.step("paste a token", setField("signin-token-input", token),
+		chromedp.Click(chromedp.CSS("#signin-token button[type=submit]")),
+		chromedp.WaitVisible(chromedp.ID("workspace")))
+	b.waitFor("the learners", `document.querySelectorAll('#learner option').length === 3`)
+
+	// A new learner is added and selected.
+	b.step("add a learner", chromedp.Click(chromedp.CSS("#add-learner-box summary")),
+		chromedp.SendKeys(chromedp.ID("add-learner-name"), "Sam"), pressEnter())
+	b.waitFor("Sam selected", `(() => {
+		const select = document.getElementById('learner');
+		return select.options.length === 4 && select.selectedOptions[0].textContent === 'Sam' &&
+			document.getElementById('memory-scope').textContent.includes('Sam');
+	})()`)
+	b.screenshot("learner-added", false)
+
+	b.noConsoleProblems("/api/counselor", "/auth/v1/token?grant_type=password")
+}

@@ -1,0 +1,291 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"mentormemory/auth"
+	"mentormemory/handlers"
+	"mentormemory/memory"
+	"mentormemory/pgtest"
+	"mentormemory/postgres"
+	"mentormemory/summarizer"
+)
+
+// webServer serves the app with the given web settings. Without a pool the
+// memory routes have no service: the web routes must not need one.
+func webServer(t *testing.T, web handlers.WebConfig, withDB bool) (string, *env) {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: testSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(verifier.Close)
+	deps := handlers.Deps{Verifier: verifier, Log: log, Web: web}
+	var e *env
+	if withDB {
+		pool := pgtest.NewPool(t)
+		store := postgres.NewStore(pool, 50)
+		deps.Service = memory.NewService(store, summarizer.NewOffline(), log)
+		deps.DB = store
+		e = &env{t: t, pool: pool}
+	}
+	srv := httptest.NewServer(handlers.NewServer(deps))
+	t.Cleanup(srv.Close)
+	if e != nil {
+		e.url = srv.URL
+	}
+	return srv.URL, e
+}
+
+func fetch(t *testing.T, method, url string, header http.Header) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(body)
+}
+
+func TestWebClientFiles(t *testing.T) {
+	url, _ := webServer(t, handlers.WebConfig{SupabaseURL: "https://p.supabase.co"}, false)
+
+	resp, index := fetch(t, http.MethodGet, url+"/", nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
+		resp.Header.Get("Cache-Control") != "no-cache" || !strings.Contains(index, `<script type="module" src="/app.js">`) {
+		t.Fatalf("GET /: %d %v\n%s", resp.StatusCode, resp.Header, index)
+	}
+	csp := resp.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self' https://p.supabase.co;", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, "*") {
+		t.Errorf("CSP too broad: %q", csp)
+	}
+	if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("X-Frame-Options") != "DENY" ||
+		resp.Header.Get("Referrer-Policy") != "no-referrer" || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("security headers: %v", resp.Header)
+	}
+
+	// Every file the page refers to, and every module a module imports, is
+	// served with the type the browser requires of it.
+	wantType := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml"}
+	refs := regexp.MustCompile(`(?:src|href)="/([a-z0-9-]+\.[a-z]+)"`).FindAllStringSubmatch(index, -1)
+	seen := map[string]bool{}
+	for len(refs) > 0 {
+		name := refs[0][1]
+		refs = refs[1:]
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		resp, body := fetch(t, http.MethodGet, url+"/"+name, nil)
+		ext := name[strings.LastIndex(name, "."):]
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != wantType[ext] || resp.Header.Get("Cache-Control") != "no-cache" {
+			t.Fatalf("GET /%s: %d %q %q", name, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"))
+		}
+		if ext == ".js" {
+			refs = append(refs, regexp.MustCompile(`from '\./([a-z0-9-]+\.js)'`).FindAllStringSubmatch(body, -1)...)
+		}
+		// Revalidation by ETag answers 304 without the body.
+		if again, _ := fetch(t, http.MethodGet, url+"/"+name, http.Header{"If-None-Match": {resp.Header.Get("ETag")}}); again.StatusCode != 304 {
+			t.Errorf("GET /%s with its ETag: %d, want 304", name, again.StatusCode)
+		}
+	}
+	for _, name := range []string{"app.js", "api.js", "session.js", "snippet.js", "style.css", "favicon.svg"} {
+		if !seen[name] {
+			t.Errorf("%s is not reachable from index.html", name)
+		}
+	}
+	// The page must not need inline script or style, which the CSP forbids.
+	if regexp.MustCompile(`<script(?:\s[^>]*)?>\s*[^<\s]|\sstyle="|\son[a-z]+="`).MatchString(index) {
+		t.Errorf("index.html has inline script, style or handlers")
+	}
+
+	cases := []struct {
+		method, path string
+		status       int
+		body         string
+	}{
+		{"GET", "/index.html", 200, "<!doctype html>"},
+		{"GET", "/learners/emma", 404, `{"success":false,"error":"Not found"}`},
+		{"GET", "/../go.mod", 404, `{"success":false,"error":"Not found"}`},
+		{"GET", "/missing.js", 404, `{"success":false,"error":"Not found"}`},
+		{"GET", "/api/nothing-here", 404, `{"success":false,"error":"Not found"}`},
+		{"GET", "/api", 404, `{"success":false,"error":"Not found"}`},
+		{"POST", "/anything", 404, `{"success":false,"error":"Not found"}`},
+		{"POST", "/api/nothing-here", 404, `{"success":false,"error":"Not found"}`},
+		{"DELETE", "/app.js", 405, `{"success":false,"error":"Method not allowed"}`},
+		{"PUT", "/api/conversation-memory", 405, `{"success":false,"error":"Method not allowed"}`},
+		{"GET", "/api/learners", 401, `{"success":false,"error":"Authentication required"}`},
+		{"POST", "/api/dev/token", 404, `{"success":false,"error":"Not found"}`},
+	}
+	for _, tc := range cases {
+		resp, body := fetch(t, tc.method, url+tc.path, nil)
+		if resp.StatusCode != tc.status || !strings.HasPrefix(strings.TrimSpace(body), tc.body) {
+			t.Errorf("%s %s: %d %s, want %d %s", tc.method, tc.path, resp.StatusCode, body, tc.status, tc.body)
+		}
+	}
+	if resp, body := fetch(t, http.MethodHead, url+"/", nil); resp.StatusCode != 200 || body != "" {
+		t.Errorf("HEAD /: %d %q", resp.StatusCode, body)
+	}
+}
+
+func TestWebConfig(t *testing.T) {
+	cases := []struct {
+		name string
+		web  handlers.WebConfig
+		want string
+	}{
+		{"off", handlers.WebConfig{},
+			`{"dev_mode":false,"model_configured":false,"success":true,"supabase_anon_key":"","supabase_url":""}`},
+		// Dev mode without a secret has nothing to sign with: it stays off.
+		{"dev mode without a secret", handlers.WebConfig{DevMode: true},
+			`{"dev_mode":false,"model_configured":false,"success":true,"supabase_anon_key":"","supabase_url":""}`},
+		{"supabase and dev", handlers.WebConfig{DevMode: true, DevTokenSecret: testSecret, SupabaseURL: "https://p.supabase.co", SupabaseAnonKey: "anon"},
+			`{"dev_mode":true,"model_configured":false,"success":true,"supabase_anon_key":"anon","supabase_url":"https://p.supabase.co"}`},
+	}
+	for _, tc := range cases {
+		url, _ := webServer(t, tc.web, false)
+		resp, body := fetch(t, http.MethodGet, url+"/api/config", nil)
+		var got map[string]any
+		if err := json.Unmarshal([]byte(body), &got); err != nil {
+			t.Fatal(err)
+		}
+		normalised, _ := json.Marshal(got)
+		if resp.StatusCode != 200 || string(normalised) != tc.want || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: %d %s, want %s", tc.name, resp.StatusCode, normalised, tc.want)
+		}
+		resp, body = fetch(t, http.MethodPost, url+"/api/dev/token", nil)
+		if wantStatus := map[bool]int{true: 200, false: 404}[tc.web.DevMode && tc.web.DevTokenSecret != ""]; resp.StatusCode != wantStatus {
+			t.Errorf("%s: POST /api/dev/token %d %s, want %d", tc.name, resp.StatusCode, body, wantStatus)
+		}
+	}
+}
+
+func TestDevTokenSignsInTheDemoFacilitator(t *testing.T) {
+	_, e := webServer(t, handlers.WebConfig{DevMode: true, DevTokenSecret: testSecret}, true)
+	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: testSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer verifier.Close()
+
+	res := e.call("", http.MethodPost, "/api/dev/token", nil).wantStatus(http.StatusOK)
+	token, _ := res.body["token"].(string)
+	caller, err := verifier.Verify(token)
+	if err != nil || caller.UserID != handlers.DemoFacilitatorID || res.body["user_id"] != handlers.DemoFacilitatorID ||
+		caller.Email != "dana@example.com" || res.body["success"] != true {
+		t.Fatalf("dev token: %s (caller %+v, %v)", res.raw, caller, err)
+	}
+	var claims struct {
+		Exp int64 `json:"exp"`
+	}
+	_ = json.Unmarshal(caller.Claims, &claims)
+	if ttl := time.Until(time.Unix(claims.Exp, 0)); ttl < 23*time.Hour || ttl > 24*time.Hour {
+		t.Fatalf("dev token lives %v, want 24h", ttl)
+	}
+	// Minting wrote nothing: the facilitator is scripts/dev.sh's to create.
+	if n := e.count(`select count(*) from auth.users`); n != 0 {
+		t.Fatalf("minting a dev token created %d users", n)
+	}
+
+	res = e.call("", http.MethodPost, "/api/dev/token", map[string]any{"email": "sam@example.com"}).wantStatus(http.StatusOK)
+	if caller, err := verifier.Verify(res.body["token"].(string)); err != nil || caller.Email != "sam@example.com" {
+		t.Fatalf("dev token with an email: %+v %v", caller, err)
+	}
+	e.call("", http.MethodPost, "/api/dev/token", map[string]any{"email": "Dana <dana@example.com>"}).
+		wantError(http.StatusBadRequest, "email must be a plain address such as dana@example.com")
+	e.call("", http.MethodPost, "/api/dev/token", `{"email":`).wantError(http.StatusBadRequest, "Malformed JSON")
+
+	// Once dev.sh has seeded the facilitator, the token works on the API.
+	for _, seed := range []string{
+		`insert into auth.users (id, email) values ($1::uuid, 'dana@example.com')`,
+		`insert into public.learners (facilitator_id, name) values ($1::uuid, 'Emma')`,
+	} {
+		if _, err := e.pool.Exec(context.Background(), seed, handlers.DemoFacilitatorID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	learners := e.call(token, http.MethodGet, "/api/learners", nil).wantStatus(http.StatusOK)
+	if list := learners.body["learners"].([]any); len(list) != 1 || list[0].(map[string]any)["name"] != "Emma" {
+		t.Fatalf("learners with the dev token: %s", learners.raw)
+	}
+}
+
+// TestVercelPublishesTheSameClient keeps vercel.json in step with the
+// server: the same folder as the site, the API on the function, and the
+// same security headers, with any Supabase project for connect-src.
+func TestVercelPublishesTheSameClient(t *testing.T) {
+	raw, err := os.ReadFile("../vercel.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		OutputDirectory string `json:"outputDirectory"`
+		Rewrites        []struct{ Source, Destination string }
+		Headers         []struct {
+			Source  string
+			Headers []struct{ Key, Value string }
+		}
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OutputDirectory != "web/static" {
+		t.Errorf("outputDirectory %q, want web/static", cfg.OutputDirectory)
+	}
+	api := false
+	for _, r := range cfg.Rewrites {
+		api = api || (r.Source == "/api/(.*)" && r.Destination == "/api/index.go")
+	}
+	if !api {
+		t.Errorf("no /api rewrite to api/index.go: %+v", cfg.Rewrites)
+	}
+
+	url, _ := webServer(t, handlers.WebConfig{SupabaseURL: "https://p.supabase.co"}, false)
+	resp, _ := fetch(t, http.MethodGet, url+"/", nil)
+	want := map[string]string{
+		"Content-Security-Policy": strings.Replace(resp.Header.Get("Content-Security-Policy"), "https://p.supabase.co", "https://*.supabase.co", 1),
+		"X-Content-Type-Options":  resp.Header.Get("X-Content-Type-Options"),
+		"Referrer-Policy":         resp.Header.Get("Referrer-Policy"),
+		"X-Frame-Options":         resp.Header.Get("X-Frame-Options"),
+	}
+	got := map[string]string{}
+	for _, h := range cfg.Headers {
+		if h.Source == "/(.*)" {
+			for _, kv := range h.Headers {
+				got[kv.Key] = kv.Value
+			}
+		}
+	}
+	for key, value := range want {
+		if got[key] != value {
+			t.Errorf("vercel.json %s = %q, want %q", key, got[key], value)
+		}
+	}
+}

@@ -1,0 +1,651 @@
+// Mr. Mentor's web client: sign-in, the learner selector, the chat and the
+// memory panel. Plain ES modules; all text reaches the page through
+// textContent or text nodes, never innerHTML.
+
+import { ApiError, createClient, request } from './api.js';
+import {
+  REFRESH_MARGIN_SECONDS, clearSession, devSignIn, expired, loadSession, nowSeconds, pastedSession,
+  saveSession, supabaseRefresh, supabaseSignIn,
+} from './session.js';
+import { snippetFragment } from './snippet.js';
+
+// The server refuses a chat request whose history holds more turns.
+const MAX_HISTORY = 100;
+// How often a failed background save is retried (the turns carry ids, so a
+// resend is never stored twice).
+const MEMORY_RETRIES = 1;
+
+const $ = (id) => document.getElementById(id);
+const el = {
+  status: $('status'),
+  whoami: $('whoami'),
+  signout: $('signout'),
+  signin: $('signin'),
+  signinDev: $('signin-dev'),
+  devSignin: $('dev-signin'),
+  signinSupabase: $('signin-supabase'),
+  signinEmail: $('signin-email'),
+  signinPassword: $('signin-password'),
+  signinTokenBox: $('signin-token-box'),
+  signinToken: $('signin-token'),
+  signinTokenInput: $('signin-token-input'),
+  signinError: $('signin-error'),
+  workspace: $('workspace'),
+  learner: $('learner'),
+  addLearnerBox: $('add-learner-box'),
+  addLearner: $('add-learner'),
+  addLearnerName: $('add-learner-name'),
+  addLearnerError: $('add-learner-error'),
+  messages: $('messages'),
+  chatForm: $('chat-form'),
+  message: $('message'),
+  send: $('send'),
+  memoryScope: $('memory-scope'),
+  memoryTurns: $('memory-turns'),
+  memoryUpdated: $('memory-updated'),
+  memorySummary: $('memory-summary'),
+  memoryStatus: $('memory-status'),
+  clearMemory: $('clear-memory'),
+  clearDialog: $('clear-dialog'),
+  clearScope: $('clear-scope'),
+  searchForm: $('search-form'),
+  searchQ: $('search-q'),
+  includeArchive: $('include-archive'),
+  searchStatus: $('search-status'),
+  results: $('results'),
+};
+
+const state = {
+  config: { dev_mode: false, supabase_url: '', supabase_anon_key: '', model_configured: true },
+  session: null,
+  learners: [],
+  learnerId: '', // '' is the general conversation
+  history: [], // this chat session's turns, sent with each message
+  epoch: 0, // bumped when a chat session ends; late answers of an older one are dropped
+  account: 0, // bumped at sign-out: queued saves of the previous user are dropped
+  sending: false,
+  // Background saves run one after another, so turns reach the log in the
+  // order they were said, and a clear runs after the saves queued before it.
+  memoryQueue: Promise.resolve(),
+  memoryRequest: 0, // the newest memory read; older answers are ignored
+  searchRequest: 0,
+  lastSearch: null, // { q, archive } of the results on screen
+  followMessages: true, // keep the newest message in view unless the user scrolled up
+  refreshTimer: 0,
+  refreshing: null,
+};
+
+const api = createClient(freshToken, (message) => {
+  signOut(`The server did not accept your sign-in (${message}). Please sign in again.`);
+});
+
+// ---------------------------------------------------------------- session
+
+function supabaseConfigured() {
+  return Boolean(state.config.supabase_url && state.config.supabase_anon_key);
+}
+
+// freshToken returns the access token, renewing a Supabase one first when
+// it is about to expire (a background tab's timer may not have fired).
+async function freshToken() {
+  const s = state.session;
+  if (!s) throw new ApiError(401, 'Not signed in');
+  if (s.source === 'supabase' && s.refresh_token && expired(s, REFRESH_MARGIN_SECONDS)) {
+    await refreshSession();
+  }
+  if (!state.session) throw new ApiError(401, 'Not signed in');
+  return state.session.access_token;
+}
+
+// refreshSession renews the Supabase session; concurrent callers share one
+// request, as Supabase rotates refresh tokens and a second use would fail.
+function refreshSession() {
+  if (!state.refreshing) {
+    const current = state.session;
+    state.refreshing = supabaseRefresh(state.config, current.refresh_token)
+      .then((next) => {
+        if (state.session === current) setSession(next);
+        return next;
+      })
+      .catch((err) => {
+        if (err.status === 0 && !expired(current)) {
+          scheduleRefresh(30); // offline for now: try again while the token still works
+        } else if (state.session === current) {
+          signOut(`Your session could not be renewed (${err.message}). Please sign in again.`);
+        }
+        throw err;
+      })
+      .finally(() => {
+        state.refreshing = null;
+      });
+  }
+  return state.refreshing;
+}
+
+function scheduleRefresh(afterSeconds) {
+  clearTimeout(state.refreshTimer);
+  const s = state.session;
+  if (!s || s.source !== 'supabase' || !s.refresh_token || s.expires_at == null) return;
+  const delay = afterSeconds ?? Math.max(0, s.expires_at - REFRESH_MARGIN_SECONDS - nowSeconds());
+  state.refreshTimer = setTimeout(() => {
+    refreshSession().catch(() => {});
+  }, delay * 1000);
+}
+
+function setSession(session) {
+  state.session = session;
+  saveSession(session);
+  scheduleRefresh();
+  renderAccount();
+}
+
+function renderAccount() {
+  const s = state.session;
+  if (!s) {
+    el.whoami.textContent = '';
+    el.signout.hidden = true;
+    return;
+  }
+  const who = s.email || s.user_id || 'a pasted token';
+  el.whoami.textContent = s.source === 'dev' ? `Signed in as ${who} (demo)` : `Signed in as ${who}`;
+  el.signout.hidden = false;
+}
+
+function signOut(message = '') {
+  const s = state.session;
+  clearTimeout(state.refreshTimer);
+  state.session = null;
+  clearSession();
+  if (s && s.source === 'supabase' && supabaseConfigured()) {
+    // Revoke the refresh token too; the page does not wait for it.
+    fetch(`${state.config.supabase_url}/auth/v1/logout?scope=local`, {
+      method: 'POST',
+      headers: { apikey: state.config.supabase_anon_key, Authorization: `Bearer ${s.access_token}` },
+      credentials: 'omit',
+    }).catch(() => {});
+  }
+  // Answers still on their way belong to the signed-out user: drop them.
+  state.epoch++;
+  state.account++;
+  state.memoryRequest++;
+  state.searchRequest++;
+  state.history = [];
+  state.learners = [];
+  state.learnerId = '';
+  el.messages.replaceChildren();
+  // Nothing of the signed-out user stays on screen for the next one.
+  el.message.value = '';
+  el.searchQ.value = '';
+  el.includeArchive.checked = false;
+  el.addLearnerName.value = '';
+  if (el.clearDialog.open) el.clearDialog.close();
+  el.results.replaceChildren();
+  el.searchStatus.textContent = '';
+  state.lastSearch = null;
+  el.memoryStatus.textContent = '';
+  renderAccount();
+  showSignin(message);
+}
+
+function showSignin(message) {
+  el.workspace.hidden = true;
+  el.signin.hidden = false;
+  el.signinError.hidden = !message;
+  el.signinError.textContent = message || '';
+}
+
+function renderSigninOptions() {
+  el.signinDev.hidden = !state.config.dev_mode;
+  el.signinSupabase.hidden = !supabaseConfigured();
+  // With no other way in, the token field is the sign-in: show it open.
+  if (!state.config.dev_mode && !supabaseConfigured()) el.signinTokenBox.open = true;
+}
+
+async function signInWith(button, obtainSession) {
+  el.signinError.hidden = true;
+  button.disabled = true;
+  try {
+    setSession(await obtainSession());
+    await enterWorkspace();
+  } catch (err) {
+    // A 401 has already signed out with its own message.
+    if (!(err instanceof ApiError && err.status === 401 && !state.session)) {
+      el.signinError.textContent = err.message;
+      el.signinError.hidden = false;
+    }
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function enterWorkspace() {
+  await loadLearners(); // also proves the token is accepted
+  el.signin.hidden = true;
+  el.workspace.hidden = false;
+  el.signinError.hidden = true;
+  el.signinPassword.value = '';
+  el.signinTokenInput.value = '';
+  selectLearner('');
+  el.message.focus();
+}
+
+// --------------------------------------------------------------- learners
+
+async function loadLearners() {
+  const data = await api.get('/api/learners');
+  state.learners = Array.isArray(data.learners) ? data.learners : [];
+  renderLearnerOptions();
+}
+
+function renderLearnerOptions() {
+  const sorted = [...state.learners].sort((a, b) => a.name.localeCompare(b.name));
+  // new Option sets the text, not HTML: a learner's name is data.
+  el.learner.replaceChildren(new Option('General', ''), ...sorted.map((l) => new Option(l.name, l.id)));
+  el.learner.value = state.learnerId;
+}
+
+function learnerName(id) {
+  return state.learners.find((l) => l.id === id)?.name || '';
+}
+
+function scopeName(id = state.learnerId) {
+  return id ? learnerName(id) || 'this learner' : 'the general conversation';
+}
+
+function selectLearner(id) {
+  state.learnerId = id;
+  el.learner.value = id;
+  el.memoryScope.textContent = `· ${id ? learnerName(id) : 'General'}`;
+  el.memoryStatus.textContent = '';
+  startChatSession();
+  loadMemory();
+}
+
+async function addLearner(event) {
+  event.preventDefault();
+  const name = el.addLearnerName.value.trim();
+  if (!name) return;
+  const button = el.addLearner.querySelector('button');
+  button.disabled = true;
+  el.addLearnerError.hidden = true;
+  try {
+    const data = await api.post('/api/learners', { name });
+    state.learners.push(data.learner);
+    renderLearnerOptions();
+    el.addLearnerName.value = '';
+    el.addLearnerBox.open = false;
+    selectLearner(data.learner.id);
+    el.learner.focus();
+  } catch (err) {
+    if (err.status !== 401) {
+      el.addLearnerError.textContent = `Could not add ${name}: ${err.message}`;
+      el.addLearnerError.hidden = false;
+    }
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// ------------------------------------------------------------------- chat
+
+// startChatSession begins an empty history: the mentor gets the learner's
+// memory on the first message, not another learner's turns.
+function startChatSession() {
+  state.epoch++;
+  state.history = [];
+  el.messages.replaceChildren();
+  appendNotice(
+    state.learnerId
+      ? `A new conversation about ${scopeName()}. Mr. Mentor remembers your earlier ones.`
+      : 'A new general conversation. Mr. Mentor remembers your earlier ones.',
+  );
+  if (!state.config.model_configured) {
+    appendNotice('No mentor model is configured on this server, so Mr. Mentor cannot answer yet. Memory and search still work.', 'warning');
+  }
+}
+
+function scrollToEnd() {
+  el.messages.scrollTop = el.messages.scrollHeight;
+  state.followMessages = true;
+}
+
+// A narrower window rewraps the messages and would leave the newest one
+// out of view; follow the end again unless the user had scrolled up.
+function watchMessageScroll() {
+  el.messages.addEventListener('scroll', () => {
+    const m = el.messages;
+    state.followMessages = m.scrollHeight - m.scrollTop - m.clientHeight < 24;
+  });
+  new ResizeObserver(() => {
+    if (state.followMessages) el.messages.scrollTop = el.messages.scrollHeight;
+  }).observe(el.messages);
+}
+
+function appendMessage(role, text) {
+  const li = document.createElement('li');
+  li.className = `msg ${role}`;
+  const who = document.createElement('span');
+  who.className = 'who';
+  who.textContent = role === 'user' ? 'You' : 'Mr. Mentor';
+  const body = document.createElement('p');
+  body.className = 'text';
+  body.textContent = text;
+  li.append(who, body);
+  el.messages.append(li);
+  scrollToEnd();
+  return li;
+}
+
+function appendNotice(text, kind = '') {
+  const li = document.createElement('li');
+  li.className = `notice ${kind}`.trim();
+  li.textContent = text;
+  el.messages.append(li);
+  scrollToEnd();
+  return li;
+}
+
+async function send() {
+  const text = el.message.value.trim();
+  if (!text || state.sending) return;
+  const epoch = state.epoch;
+  const learnerId = state.learnerId;
+  const history = state.history.slice(-MAX_HISTORY);
+  state.sending = true;
+  el.send.disabled = true;
+  el.learner.disabled = true; // a reply belongs to the learner it was asked about
+  const asked = appendMessage('user', text);
+  el.message.value = '';
+  const pending = appendNotice('Mr. Mentor is thinking…');
+  pending.classList.add('pending');
+  try {
+    const data = await api.post('/api/counselor', { message: text, learner_id: learnerId || null, history });
+    if (epoch !== state.epoch) return;
+    const reply = typeof data.reply === 'string' ? data.reply.trim() : '';
+    if (!reply) {
+      appendNotice('Mr. Mentor gave an empty answer. Try asking again.', 'error');
+      return;
+    }
+    appendMessage('assistant', reply);
+    state.history.push({ role: 'user', content: text }, { role: 'assistant', content: reply });
+    remember(learnerId, [
+      { id: newTurnId(), role: 'user', content: text },
+      { id: newTurnId(), role: 'assistant', content: reply },
+    ]);
+  } catch (err) {
+    if (epoch !== state.epoch || err.status === 401) return;
+    asked.classList.add('failed');
+    if (err.status === 503) {
+      appendNotice(err.message, 'warning'); // the server says how to configure a model
+    } else {
+      appendNotice(`Mr. Mentor could not answer: ${err.message}`, 'error');
+    }
+    if (!el.message.value) el.message.value = text; // keep the words for another try
+  } finally {
+    pending.remove();
+    state.sending = false;
+    el.send.disabled = false;
+    el.learner.disabled = false;
+  }
+}
+
+// newTurnId names a turn so a resent save is recognised. randomUUID needs a
+// secure context (https or localhost); a LAN address over http has only
+// getRandomValues.
+function newTurnId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+// remember saves an exchange in the background. The chat never waits for
+// it, and a failure is only logged: the reply was already shown, and the
+// next save or a reload loses nothing the user sees.
+function remember(learnerId, turns) {
+  const body = { learner_id: learnerId || null, conversation_turns: turns };
+  const account = state.account;
+  state.memoryQueue = state.memoryQueue.then(() => saveTurns(account, learnerId, body, MEMORY_RETRIES));
+}
+
+async function saveTurns(account, learnerId, body, retries) {
+  // Signed out since: these turns must not go out with someone else's token.
+  if (account !== state.account) return;
+  try {
+    const data = await api.post('/api/conversation-memory', body);
+    if (account === state.account && learnerId === state.learnerId) {
+      // The answer holds the updated memory: no need to read it again.
+      state.memoryRequest++;
+      renderMemory(data.conversation_update);
+      if (data.archived) {
+        setMemoryStatus('The earlier part of this conversation was archived; it stays searchable.', 'ok');
+      }
+    }
+  } catch (err) {
+    if (retries > 0 && (err.status === 0 || err.status >= 500)) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      return saveTurns(account, learnerId, body, retries - 1);
+    }
+    console.warn('Mr. Mentor: the exchange could not be saved to memory:', err.message);
+  }
+}
+
+// ----------------------------------------------------------------- memory
+
+function memoryPath(learnerId, params = {}) {
+  const query = new URLSearchParams(params);
+  if (learnerId) query.set('learner_id', learnerId);
+  const qs = query.toString();
+  return `/api/conversation-memory${qs ? `?${qs}` : ''}`;
+}
+
+async function loadMemory() {
+  const learnerId = state.learnerId;
+  const n = ++state.memoryRequest;
+  renderMemory(null);
+  el.memorySummary.textContent = 'Loading…';
+  try {
+    const data = await api.get(memoryPath(learnerId));
+    if (n === state.memoryRequest && learnerId === state.learnerId) renderMemory(data.conversation_update);
+  } catch (err) {
+    if (n === state.memoryRequest && err.status !== 401) {
+      el.memorySummary.textContent = '';
+      setMemoryStatus(`Could not load the memory: ${err.message}`, 'error');
+    }
+  }
+}
+
+function timeElement(iso) {
+  const t = document.createElement('time');
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return document.createTextNode('—');
+  t.dateTime = iso;
+  t.textContent = d.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+  return t;
+}
+
+function renderMemory(conv) {
+  if (!conv) {
+    el.memoryTurns.textContent = '0';
+    el.memoryUpdated.replaceChildren('—');
+    el.memorySummary.textContent = `No memory yet for ${scopeName()}: it fills in as you talk.`;
+    el.memorySummary.classList.add('empty');
+    return;
+  }
+  el.memoryTurns.textContent = String(conv.turn_count ?? 0);
+  el.memoryUpdated.replaceChildren(timeElement(conv.updated_at));
+  let summary = conv.summary || 'No summary yet.';
+  if (conv.summary_stale) summary += '\n\n(The summary is catching up with the latest turns.)';
+  el.memorySummary.textContent = summary;
+  el.memorySummary.classList.toggle('empty', !conv.summary);
+}
+
+function setMemoryStatus(text, kind = '') {
+  el.memoryStatus.textContent = text;
+  el.memoryStatus.className = `memory-status ${kind}`.trim();
+}
+
+function openClearDialog() {
+  el.clearScope.textContent = state.learnerId ? scopeName() : 'the general conversation';
+  el.clearDialog.returnValue = '';
+  el.clearDialog.showModal(); // focus goes to Cancel (autofocus): the safe choice
+}
+
+async function clearMemory() {
+  const learnerId = state.learnerId;
+  const name = scopeName(learnerId);
+  el.clearMemory.disabled = true;
+  setMemoryStatus('Clearing…');
+  // Queued behind the saves already waiting, so none of them lands after
+  // the clear and brings the memory back.
+  const account = state.account;
+  const run = state.memoryQueue.then(() => {
+    if (account !== state.account) throw new ApiError(401, 'Signed out');
+    return api.del(memoryPath(learnerId));
+  });
+  state.memoryQueue = run.catch(() => {});
+  try {
+    const data = await run;
+    if (account !== state.account || learnerId !== state.learnerId) return;
+    state.memoryRequest++;
+    renderMemory(null);
+    setMemoryStatus(
+      data.archived
+        ? `Archived: the memory of ${name} is cleared, and its history stays searchable with “Include archive”.`
+        : `Cleared: there was nothing to archive for ${name}.`,
+      'ok',
+    );
+    // The mentor has forgotten; so does this session's history.
+    state.history = [];
+    appendNotice('Memory cleared. Mr. Mentor starts afresh from here.');
+    // Results on screen may show the conversation as current: ask again.
+    if (state.lastSearch) search(state.lastSearch.q, state.lastSearch.archive);
+  } catch (err) {
+    if (err.status !== 401) setMemoryStatus(`Could not clear the memory: ${err.message}`, 'error');
+  } finally {
+    el.clearMemory.disabled = false;
+  }
+}
+
+// ----------------------------------------------------------------- search
+
+function submitSearch(event) {
+  event.preventDefault();
+  const q = el.searchQ.value.trim();
+  if (q) search(q, el.includeArchive.checked);
+}
+
+async function search(q, archive) {
+  state.lastSearch = { q, archive };
+  const params = { search: q, limit: '20' };
+  if (archive) params.include_archive = 'true';
+  const n = ++state.searchRequest;
+  el.searchStatus.textContent = 'Searching…';
+  try {
+    const data = await api.get(memoryPath('', params)); // every conversation, not only this learner's
+    if (n !== state.searchRequest) return;
+    const results = Array.isArray(data.results) ? data.results : [];
+    el.results.replaceChildren(...results.map(resultItem));
+    if (results.length === 0) {
+      el.searchStatus.textContent = archive
+        ? `Nothing matches “${q}”.`
+        : `Nothing matches “${q}” in current conversations. Tick “Include archive” to search cleared ones too.`;
+    } else {
+      el.searchStatus.textContent = `${results.length} ${results.length === 1 ? 'conversation matches' : 'conversations match'} “${q}”.`;
+    }
+  } catch (err) {
+    if (n === state.searchRequest && err.status !== 401) el.searchStatus.textContent = `Search failed: ${err.message}`;
+  }
+}
+
+function badge(text, kind = '') {
+  const b = document.createElement('span');
+  b.className = `badge ${kind}`.trim();
+  b.textContent = text;
+  return b;
+}
+
+function resultItem(r) {
+  const li = document.createElement('li');
+  li.className = 'result';
+  const meta = document.createElement('div');
+  meta.className = 'meta';
+  meta.append(timeElement(r.date));
+  if (r.learner_context === 'General' || !r.learner_id) {
+    meta.append(badge('General'));
+  } else {
+    const name = learnerName(r.learner_id);
+    meta.append(badge(name ? `Learner-specific · ${name}` : 'Learner-specific'));
+  }
+  if (r.archived) meta.append(badge('Archived', 'archived'));
+  if (r.turn_count) meta.append(document.createTextNode(`${r.turn_count} turns`));
+  const snippet = document.createElement('p');
+  snippet.className = 'snippet';
+  snippet.append(snippetFragment(r.snippet || r.summary || ''));
+  li.append(meta, snippet);
+  return li;
+}
+
+// ------------------------------------------------------------------ start
+
+function wire() {
+  watchMessageScroll();
+  el.devSignin.addEventListener('click', () => signInWith(el.devSignin, devSignIn));
+  el.signinSupabase.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const button = el.signinSupabase.querySelector('button');
+    signInWith(button, () => supabaseSignIn(state.config, el.signinEmail.value.trim(), el.signinPassword.value));
+  });
+  el.signinToken.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const button = el.signinToken.querySelector('button');
+    signInWith(button, async () => pastedSession(el.signinTokenInput.value));
+  });
+  el.signout.addEventListener('click', () => signOut());
+  el.learner.addEventListener('change', () => selectLearner(el.learner.value));
+  el.addLearner.addEventListener('submit', addLearner);
+  el.chatForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    send();
+  });
+  el.message.addEventListener('keydown', (event) => {
+    // Enter sends, Shift+Enter is a new line; an IME composing text keeps its Enter.
+    if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey && !event.isComposing) {
+      event.preventDefault();
+      el.chatForm.requestSubmit();
+    }
+  });
+  el.clearMemory.addEventListener('click', openClearDialog);
+  el.clearDialog.addEventListener('close', () => {
+    el.clearMemory.focus();
+    if (el.clearDialog.returnValue === 'confirm') clearMemory();
+  });
+  el.searchForm.addEventListener('submit', submitSearch);
+}
+
+async function start() {
+  wire();
+  try {
+    state.config = { ...state.config, ...(await request('GET', '/api/config')) };
+  } catch (err) {
+    el.status.textContent = `Could not load the server's settings: ${err.message}`;
+  }
+  renderSigninOptions();
+  const saved = loadSession();
+  const usable = saved && (!expired(saved) || (saved.source === 'supabase' && saved.refresh_token && supabaseConfigured()));
+  if (!usable) {
+    clearSession();
+    showSignin(saved ? 'Your session has expired. Please sign in again.' : '');
+    return;
+  }
+  setSession(saved);
+  try {
+    await enterWorkspace(); // an expired Supabase token is renewed on the way
+  } catch (err) {
+    if (state.session) showSignin(`Could not open your workspace: ${err.message}`);
+  }
+}
+
+start();
