@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The machine is shared: anything else running (a test suite, a build)
+// takes CPU from the app and Postgres and inflates the latencies. So each
+// route's CPU time is split into this process (app and clients), the
+// database's processes and everything else, and the report shows the
+// share of the rest. Linux only; elsewhere, or with a remote database, the
+// figures are left out.
+
+// cpuSample is a reading of the CPU time counters, in clock ticks.
+type cpuSample struct {
+	ok       bool
+	total    uint64 // all CPUs, idle included
+	busy     uint64 // all CPUs, not idle
+	self     uint64
+	postgres map[int]uint64
+}
+
+// cpuUse is the share of the machine's CPU time over an interval.
+type cpuUse struct {
+	ok                           bool
+	busy, self, postgres, others float64 // fractions of all CPUs' time
+}
+
+func sampleCPU(ctx context.Context, admin *pgxpool.Pool, localDB bool) cpuSample {
+	var s cpuSample
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return s
+	}
+	line, _, _ := strings.Cut(string(stat), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 9 || fields[0] != "cpu" {
+		return s
+	}
+	// user nice system idle iowait irq softirq steal; guest time, which
+	// follows, is counted in user already.
+	for i, f := range fields[1:8] {
+		v, _ := strconv.ParseUint(f, 10, 64)
+		s.total += v
+		if i != 3 && i != 4 { // idle, iowait
+			s.busy += v
+		}
+	}
+	s.self, _ = processTicks("self")
+	s.postgres = map[int]uint64{}
+	if localDB {
+		// Backends of this database and the cluster's background processes
+		// (WAL writer, checkpointer, autovacuum).
+		rows, err := admin.Query(ctx, `select pid from pg_stat_activity
+			where datname = current_database() or datname is null`)
+		if err == nil {
+			var pid int
+			_, _ = pgx.ForEachRow(rows, []any{&pid}, func() error {
+				if t, ok := processTicks(strconv.Itoa(pid)); ok {
+					s.postgres[pid] = t
+				}
+				return nil
+			})
+		}
+	}
+	s.ok = true
+	return s
+}
+
+// processTicks reads utime+stime of /proc/<pid>/stat.
+func processTicks(pid string) (uint64, bool) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name, in parentheses, may hold spaces: count fields after it.
+	_, rest, ok := strings.Cut(string(b), ") ")
+	if !ok {
+		return 0, false
+	}
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, _ := strconv.ParseUint(f[11], 10, 64)
+	stime, _ := strconv.ParseUint(f[12], 10, 64)
+	return utime + stime, true
+}
+
+func cpuBetween(a, b cpuSample) cpuUse {
+	// Counters tick 100 times a second per CPU: under a second of
+	// measuring, rounding alone would be several percent.
+	if !a.ok || !b.ok || b.total < a.total+uint64(100*runtime.NumCPU()) {
+		return cpuUse{}
+	}
+	total := float64(b.total - a.total)
+	var pg uint64
+	for pid, t := range b.postgres {
+		pg += t - min(t, a.postgres[pid]) // a process started meanwhile counts from 0
+	}
+	u := cpuUse{
+		ok:       true,
+		busy:     float64(b.busy-a.busy) / total,
+		self:     float64(b.self-a.self) / total,
+		postgres: float64(pg) / total,
+	}
+	u.others = max(0, u.busy-u.self-u.postgres)
+	return u
+}

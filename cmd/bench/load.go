@@ -1,0 +1,510 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/memory"
+	"mentormemory/postgres"
+	"mentormemory/summarizer"
+)
+
+// shape is the size of the data set.
+type shape struct {
+	Facilitators    int
+	Archives        int // archived conversations per facilitator
+	TurnsPerArchive int
+	ActiveTurns     int // average active turns per live conversation
+	Seed            uint64
+}
+
+func (s shape) validate() error {
+	if s.Facilitators < 1 || s.Facilitators > 100_000 || s.Archives < 0 || s.Archives > 10_000 ||
+		s.TurnsPerArchive < 1 || s.TurnsPerArchive > 500 || s.ActiveTurns < 2 || s.ActiveTurns > 48 {
+		return fmt.Errorf("data shape out of range: %+v (active turns 2..48, below the archive limit of 50)", s)
+	}
+	return nil
+}
+
+func (s shape) String() string {
+	return fmt.Sprintf("f%d-a%d-t%d-x%d-s%d", s.Facilitators, s.Archives, s.TurnsPerArchive, s.ActiveTurns, s.Seed)
+}
+
+// benchEmailDomain marks the benchmark's users, so they are never confused
+// with anyone else's on a shared database.
+const benchEmailDomain = "@bench.invalid"
+
+// benchNamespace derives the facilitators' and learners' ids. Ids that
+// depend only on what shapes a facilitator's rows (not on how many
+// facilitators there are) make the load resumable and extendable: a batch is
+// loaded exactly when its users exist.
+var benchNamespace = uuid.MustParse("6d1c3f0e-9b7a-4c52-8f0e-2a4b5c6d7e8f")
+
+func (s shape) facilitatorID(i int) uuid.UUID {
+	return uuid.NewSHA1(benchNamespace, fmt.Appendf(nil, "facilitator/%d/%d/%d/%d/%d",
+		s.Seed, s.Archives, s.TurnsPerArchive, s.ActiveTurns, i))
+}
+
+func learnerID(facilitator uuid.UUID, k int) uuid.UUID {
+	return uuid.NewSHA1(facilitator, fmt.Appendf(nil, "learner/%d", k))
+}
+
+// randomUUID is a version 4 uuid from the facilitator's stream, so reloads
+// produce the same rows.
+func randomUUID(r *rand.Rand) uuid.UUID {
+	var u uuid.UUID
+	for i := 0; i < 16; i += 8 {
+		v := r.Uint64()
+		for j := range 8 {
+			u[i+j] = byte(v >> (8 * j))
+		}
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return u
+}
+
+// The loader's bookkeeping lives in its own schema, apart from the app's.
+const markerDDL = `
+create schema if not exists bench;
+create table if not exists bench.loads (
+	shape text primary key,
+	facilitators integer not null,
+	load_seconds float8 not null,
+	resumed boolean not null,
+	loaded_at timestamptz not null default now()
+)`
+
+func load(ctx context.Context, databaseURL string, s shape, workers, batchSize int) error {
+	started := time.Now()
+	pool, err := postgres.Open(ctx, databaseURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+
+	var bypass bool
+	if err := pool.QueryRow(ctx, `select rolsuper or rolbypassrls from pg_roles where rolname = current_user`).Scan(&bypass); err != nil {
+		return err
+	}
+	if !bypass {
+		return errors.New("the load needs a superuser (or BYPASSRLS) connection: it writes every facilitator's rows")
+	}
+	applied, err := postgres.Migrate(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	for _, v := range applied {
+		logf("applied migration %s", v)
+	}
+	if _, err := pool.Exec(ctx, markerDDL); err != nil {
+		return err
+	}
+
+	ids := make([]uuid.UUID, s.Facilitators)
+	for i := range ids {
+		ids[i] = s.facilitatorID(i)
+	}
+	if err := dropOtherShapes(ctx, pool, ids); err != nil {
+		return err
+	}
+
+	var loadedBefore int
+	if err := pool.QueryRow(ctx, `select count(*) from auth.users where id = any($1::uuid[])`, uuidStrings(ids)).Scan(&loadedBefore); err != nil {
+		return err
+	}
+	var marked bool
+	var markedSeconds float64
+	err = pool.QueryRow(ctx, `select load_seconds from bench.loads where shape = $1`, s.String()).Scan(&markedSeconds)
+	if err == nil {
+		marked = true
+	} else if !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	if marked && loadedBefore == s.Facilitators {
+		logf("data set %s already loaded (in %.1f s); reusing it", s, markedSeconds)
+		return nil
+	}
+	if loadedBefore > 0 {
+		logf("resuming: %d of %d facilitators already loaded", loadedBefore, s.Facilitators)
+	}
+	logf("loading %s: %d facilitators × %d archived conversations × %d turns, %d workers",
+		s, s.Facilitators, s.Archives, s.TurnsPerArchive, workers)
+
+	l := &loader{pool: pool, shape: s, now: time.Now().UTC().Truncate(time.Second), summarizer: summarizer.NewOffline()}
+	batches := make(chan []int)
+	errc := make(chan error, workers)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for b := range batches {
+				if err := l.loadBatch(ctx, b); err != nil {
+					errc <- err
+					cancel()
+					return
+				}
+			}
+		})
+	}
+feed:
+	for start := 0; start < s.Facilitators; start += batchSize {
+		b := make([]int, 0, batchSize)
+		for i := start; i < min(start+batchSize, s.Facilitators); i++ {
+			b = append(b, i)
+		}
+		select {
+		case batches <- b:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(batches)
+	wg.Wait()
+	close(errc)
+	if err := <-errc; err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	copied := time.Since(started)
+	logf("rows copied in %.1f s (%d turns); running VACUUM (ANALYZE)", copied.Seconds(), l.turns.Load())
+
+	// Fresh statistics, so the planner sees 100k archive rows and not an
+	// empty table; and a vacuum, so the pages are all-visible with hint bits
+	// set, as in a database that grew to this size over months, and
+	// autovacuum does not start on a million new rows during the measuring.
+	analyzeStart := time.Now()
+	if _, err := pool.Exec(ctx, `vacuum (analyze)`); err != nil {
+		return fmt.Errorf("vacuum: %w", err)
+	}
+	logf("VACUUM (ANALYZE) took %.1f s", time.Since(analyzeStart).Seconds())
+
+	// The statement trigger on conversation_turns fills search_vocabulary;
+	// COPY fires it with the transition table, which is checked here
+	// because search's misspelling correction depends on it.
+	var vocab int
+	if err := pool.QueryRow(ctx, `select count(*) from public.search_vocabulary where facilitator_id = $1::uuid`, ids[0].String()).Scan(&vocab); err != nil {
+		return err
+	}
+	if vocab == 0 {
+		return errors.New("search_vocabulary is empty after the load: the collect_words trigger did not fire")
+	}
+	logf("search_vocabulary filled by the trigger: %d words for the first facilitator", vocab)
+
+	total := time.Since(started)
+	if _, err := pool.Exec(ctx, `insert into bench.loads (shape, facilitators, load_seconds, resumed)
+		values ($1, $2, $3, $4)
+		on conflict (shape) do update set load_seconds = excluded.load_seconds,
+			resumed = excluded.resumed, loaded_at = now()`,
+		s.String(), s.Facilitators, total.Seconds(), loadedBefore > 0); err != nil {
+		return err
+	}
+	logf("loaded in %.1f s", total.Seconds())
+	return nil
+}
+
+// dropOtherShapes deletes the benchmark users of a differently shaped data
+// set (another seed or size), so that the run measures one data set. Only
+// users with the benchmark's email domain are touched; their rows go with
+// them by cascade.
+func dropOtherShapes(ctx context.Context, pool *pgxpool.Pool, ids []uuid.UUID) error {
+	var others int
+	if err := pool.QueryRow(ctx, `select count(*) from auth.users
+		where email like '%' || $2 and not (id = any($1::uuid[]))`, uuidStrings(ids), benchEmailDomain).Scan(&others); err != nil {
+		return err
+	}
+	if others == 0 {
+		return nil
+	}
+	logf("deleting %d benchmark facilitators of another data shape", others)
+	if _, err := pool.Exec(ctx, `delete from auth.users where email like '%' || $2 and not (id = any($1::uuid[]))`,
+		uuidStrings(ids), benchEmailDomain); err != nil {
+		return err
+	}
+	_, err := pool.Exec(ctx, `delete from bench.loads`)
+	return err
+}
+
+type loader struct {
+	pool       *pgxpool.Pool
+	shape      shape
+	now        time.Time
+	summarizer *summarizer.Offline
+	done       atomic.Int64
+	turns      atomic.Int64
+}
+
+// batch holds the rows of a few facilitators, copied in one transaction so
+// that a batch is either wholly loaded or not at all.
+type batch struct {
+	ids      []uuid.UUID
+	users    [][]any
+	learners [][]any
+	archives [][]any
+	turns    []turnRow
+	convs    [][]any
+}
+
+type turnRow struct {
+	facilitator uuid.UUID
+	learner     any // uuid.UUID, or nil for the general conversation
+	archive     any // uuid.UUID, or nil for an active turn
+	role        string
+	content     string
+	clientID    string
+	at          time.Time
+}
+
+func (l *loader) loadBatch(ctx context.Context, facilitators []int) error {
+	ids := make([]uuid.UUID, len(facilitators))
+	for k, i := range facilitators {
+		ids[k] = l.shape.facilitatorID(i)
+	}
+	var present int
+	if err := l.pool.QueryRow(ctx, `select count(*) from auth.users where id = any($1::uuid[])`, uuidStrings(ids)).Scan(&present); err != nil {
+		return err
+	}
+	switch present {
+	case len(ids):
+		l.done.Add(int64(len(ids)))
+		return nil // loaded by an earlier run
+	case 0:
+	default:
+		return fmt.Errorf("facilitators %d–%d are partly loaded, which a batch transaction cannot leave; drop the database",
+			facilitators[0], facilitators[len(facilitators)-1])
+	}
+
+	start := time.Now()
+	var b batch
+	for _, i := range facilitators {
+		l.generate(ctx, &b, i)
+	}
+	// The log is in arrival order: the batch's facilitators talked at the
+	// same time, so their turns interleave in the heap as they would live.
+	slices.SortStableFunc(b.turns, func(x, y turnRow) int { return x.at.Compare(y.at) })
+	generated := time.Since(start)
+
+	if err := l.insert(ctx, &b); err != nil {
+		return fmt.Errorf("batch %d–%d: %w", facilitators[0], facilitators[len(facilitators)-1], err)
+	}
+	done := l.done.Add(int64(len(ids)))
+	l.turns.Add(int64(len(b.turns)))
+	logf("loaded %4d/%d facilitators (%d turns in batch; generated in %.1f s, copied in %.1f s)",
+		done, l.shape.Facilitators, len(b.turns), generated.Seconds(), (time.Since(start) - generated).Seconds())
+	return nil
+}
+
+func (l *loader) insert(ctx context.Context, b *batch) error {
+	tx, err := l.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	// Each batch is atomic and rerunnable, so waiting for the WAL flush at
+	// every commit buys nothing here.
+	if _, err := tx.Exec(ctx, `set local synchronous_commit = off`); err != nil {
+		return err
+	}
+	copies := []struct {
+		table   pgx.Identifier
+		columns []string
+		rows    pgx.CopyFromSource
+	}{
+		{pgx.Identifier{"auth", "users"},
+			[]string{"id", "aud", "role", "email", "email_confirmed_at", "created_at", "updated_at"},
+			pgx.CopyFromRows(b.users)},
+		{pgx.Identifier{"public", "learners"},
+			[]string{"facilitator_id", "id", "name", "created_at"},
+			pgx.CopyFromRows(b.learners)},
+		// search_vector is generated from summary and turns by Postgres.
+		{pgx.Identifier{"public", "conversation_history_archive"},
+			[]string{"id", "facilitator_id", "learner_id", "summary", "conversation_turns", "turn_count", "archived_at"},
+			pgx.CopyFromRows(b.archives)},
+		// id comes from the identity, content_vector is generated, and the
+		// collect_words statement trigger fills search_vocabulary.
+		{pgx.Identifier{"public", "conversation_turns"},
+			[]string{"facilitator_id", "learner_id", "archive_id", "role", "content", "client_turn_id", "created_at"},
+			pgx.CopyFromSlice(len(b.turns), func(i int) ([]any, error) {
+				t := &b.turns[i]
+				return []any{t.facilitator, t.learner, t.archive, t.role, t.content, t.clientID, t.at}, nil
+			})},
+		// After the turns: the insert trigger computes search_vector from the
+		// active turns.
+		{pgx.Identifier{"public", "conversation_updates"},
+			[]string{"id", "facilitator_id", "learner_id", "summary", "recent_turns", "turn_count", "created_at", "updated_at"},
+			pgx.CopyFromRows(b.convs)},
+	}
+	for _, c := range copies {
+		if _, err := tx.CopyFrom(ctx, c.table, c.columns, c.rows); err != nil {
+			return fmt.Errorf("copy %s: %w", c.table.Sanitize(), err)
+		}
+	}
+	// The summaries cover every active turn, as after a successful update;
+	// left at 0, the first post would re-summarize the whole turn log.
+	if _, err := tx.Exec(ctx, `update public.conversation_updates c
+		set summarized_turn_id = m.last_id
+		from (select facilitator_id, learner_id, max(id) as last_id
+			from public.conversation_turns
+			where facilitator_id = any($1::uuid[]) and archive_id is null
+			group by facilitator_id, learner_id) m
+		where c.facilitator_id = m.facilitator_id and c.learner_id is not distinct from m.learner_id`, uuidStrings(b.ids)); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// scope is one of a facilitator's conversations: general or a learner's.
+type scope struct {
+	learner any // uuid.UUID or nil
+	name    string
+	age     int
+	first   time.Time // when the conversation began
+}
+
+// archivedTurn is the archive's JSON form of a turn, as
+// archive_active_turns writes it.
+type archivedTurn struct {
+	ID        string    `json:"id,omitempty"`
+	Role      string    `json:"role"`
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// generate appends facilitator i's rows: the user, two learners, the
+// archived conversations spread over the past year, and an active
+// conversation per scope from the last few days.
+func (l *loader) generate(ctx context.Context, b *batch, i int) {
+	s := l.shape
+	r := rand.New(rand.NewPCG(s.Seed, uint64(i)))
+	g := &textGen{r: r}
+	fid := s.facilitatorID(i)
+	day := 24 * time.Hour
+	joined := l.now.Add(-time.Duration(380+r.IntN(60)) * day)
+	b.ids = append(b.ids, fid)
+	b.users = append(b.users, []any{fid, "authenticated", "authenticated",
+		fmt.Sprintf("bench-%05d%s", i, benchEmailDomain), joined, joined, joined})
+
+	scopes := []*scope{{first: l.now}}
+	first := r.IntN(len(learnerNames))
+	second := (first + 1 + r.IntN(len(learnerNames)-1)) % len(learnerNames)
+	for k, n := range []int{first, second} {
+		id := learnerID(fid, k)
+		created := joined.Add(time.Duration(k+1) * time.Hour)
+		b.learners = append(b.learners, []any{fid, id, learnerNames[n], created})
+		scopes = append(scopes, &scope{learner: id, name: learnerNames[n], age: 5 + r.IntN(11), first: l.now})
+	}
+	scopes[0].age = 5 + r.IntN(11)
+
+	// Archived conversations start anywhere in the past year up to a week
+	// ago, 40% general and 30% per learner.
+	starts := make([]time.Time, s.Archives)
+	for k := range starts {
+		starts[k] = l.now.Add(-7*day - time.Duration(r.Int64N(int64(358*day))))
+	}
+	slices.SortFunc(starts, time.Time.Compare)
+	for _, start := range starts {
+		sc := scopes[0]
+		if p := r.IntN(10); p >= 4 {
+			sc = scopes[1+(p-4)/3]
+		}
+		if start.Before(sc.first) {
+			sc.first = start
+		}
+		t := g.newTopic()
+		archiveID := randomUUID(r)
+		turns := l.conversation(g, r, &t, sc, start, s.TurnsPerArchive)
+		jsonTurns := make([]archivedTurn, len(turns))
+		for k, turn := range turns {
+			jsonTurns[k] = archivedTurn(turn)
+			b.turns = append(b.turns, turnRow{fid, sc.learner, archiveID, turn.Role, turn.Content, turn.ID, turn.CreatedAt})
+		}
+		archived := turns[len(turns)-1].CreatedAt.Add(time.Duration(5+r.IntN(60)) * time.Second)
+		b.archives = append(b.archives, []any{archiveID, fid, sc.learner, l.summarize(ctx, turns, sc.name),
+			mustJSON(jsonTurns), len(turns), archived})
+	}
+
+	// Each scope's live conversation, from the last three days: an even
+	// number of turns (they are posted two at a time) around the average.
+	for _, sc := range scopes {
+		n := s.ActiveTurns + 2*(r.IntN(5)-2)
+		n = max(2, min(n, 48)) &^ 1
+		start := l.now.Add(-time.Duration(r.Int64N(int64(3 * day))))
+		t := g.newTopic()
+		turns := l.conversation(g, r, &t, sc, start, n)
+		for _, turn := range turns {
+			b.turns = append(b.turns, turnRow{fid, sc.learner, nil, turn.Role, turn.Content, turn.ID, turn.CreatedAt})
+		}
+		recent := turns[max(0, len(turns)-10):]
+		created := sc.first
+		if start.Before(created) {
+			created = start
+		}
+		b.convs = append(b.convs, []any{randomUUID(r), fid, sc.learner, l.summarize(ctx, turns, sc.name),
+			mustJSON(recent), len(turns), created, turns[len(turns)-1].CreatedAt})
+	}
+}
+
+// conversation writes n alternating turns, parent first, a reply every
+// half minute to four minutes.
+func (l *loader) conversation(g *textGen, r *rand.Rand, t *topic, sc *scope, start time.Time, n int) []memory.Turn {
+	turns := make([]memory.Turn, n)
+	at := start
+	for k := range turns {
+		role := memory.RoleUser
+		if k%2 == 1 {
+			role = memory.RoleAssistant
+		}
+		at = at.Add(time.Duration(20+r.IntN(220)) * time.Second)
+		turns[k] = memory.Turn{ID: randomUUID(r).String(), Role: role, Content: g.turn(role, t, sc.name, sc.age), CreatedAt: at}
+	}
+	return turns
+}
+
+// summarize writes the summary the service itself would have written, with
+// its offline summarizer, so summaries (weight A in search) have the real
+// length and wording.
+func (l *loader) summarize(ctx context.Context, turns []memory.Turn, learnerName string) string {
+	summary, err := l.summarizer.Summarize(ctx, memory.SummaryRequest{Turns: turns, LearnerName: learnerName})
+	if err != nil {
+		panic(err) // the offline summarizer never fails
+	}
+	return summary
+}
+
+// uuidStrings passes uuids as text: the pool's exec mode sends parameters
+// without asking the server their types, and a uuid[] cast in the SQL then
+// reads them.
+func uuidStrings(ids []uuid.UUID) []string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = id.String()
+	}
+	return s
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}

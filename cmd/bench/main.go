@@ -1,0 +1,88 @@
+// Command bench is the memory service's speed benchmark: it loads a large,
+// realistic data set straight into Postgres, then serves the real app on
+// loopback and measures its routes' latency under concurrent load.
+//
+//	bench load -db URL [-facilitators 1000] [-archives 100] [-turns 10] [-active-turns 10] [-workers 3]
+//	bench run  -db URL [-concurrency 8] [-duration 20s] [-requests 5000] [-warmup 3s] [-out FILE]
+//	           [-routes get,search] [-cpuprofile FILE]
+//
+// load skips what is loaded already, so a second run reuses the data; run
+// needs the data loaded. scripts/bench starts a private cluster and runs
+// both. -db must connect as a superuser (or a role that bypasses RLS): the
+// loader writes every facilitator's rows directly.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return errors.New("usage: bench load|run [flags] (bench load -h for the flags)")
+	}
+	command, args := args[0], args[1:]
+	flags := flag.NewFlagSet("bench "+command, flag.ContinueOnError)
+	db := flags.String("db", os.Getenv("BENCH_DATABASE_URL"), "database URL, as a superuser (default $BENCH_DATABASE_URL)")
+	switch command {
+	case "load":
+		var s shape
+		flags.IntVar(&s.Facilitators, "facilitators", 1000, "facilitators to load")
+		flags.IntVar(&s.Archives, "archives", 100, "archived conversations per facilitator")
+		flags.IntVar(&s.TurnsPerArchive, "turns", 10, "turns per archived conversation")
+		flags.IntVar(&s.ActiveTurns, "active-turns", 10, "average active turns per live conversation (general and each learner)")
+		flags.Uint64Var(&s.Seed, "seed", 1, "seed of the generated data")
+		workers := flags.Int("workers", 3, "concurrent loading connections")
+		batch := flags.Int("batch", 20, "facilitators per batch (one transaction each)")
+		if err := flags.Parse(args); err != nil {
+			return err
+		}
+		if *db == "" {
+			return errors.New("-db or BENCH_DATABASE_URL is required")
+		}
+		if err := s.validate(); err != nil {
+			return err
+		}
+		return load(ctx, *db, s, max(1, *workers), max(1, *batch))
+	case "run":
+		var c runConfig
+		flags.IntVar(&c.Concurrency, "concurrency", 8, "requests in flight at once")
+		flags.DurationVar(&c.Duration, "duration", defaultDuration, "measuring time per route, at most")
+		flags.IntVar(&c.Requests, "requests", 5000, "measured requests per route, at most")
+		flags.DurationVar(&c.Warmup, "warmup", defaultWarmup, "warm-up time per route, at most (not measured)")
+		flags.IntVar(&c.WarmupRequests, "warmup-requests", 500, "warm-up requests per route, at most")
+		flags.IntVar(&c.Archiving, "archiving", 1000, "conversations primed for the archiving POST route (0 skips that route)")
+		flags.StringVar(&c.Out, "out", ".data/bench-results.md", "Markdown results file")
+		flags.StringVar(&c.ServerLog, "server-log", ".data/bench-server.log", "the app's request log")
+		flags.Uint64Var(&c.Seed, "seed", 1, "seed of the request mix")
+		flags.StringVar(&c.Routes, "routes", "", "measure only these routes: comma-separated get, get-learner, search, post, post-archive")
+		flags.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of this process (app and clients) to this file")
+		if err := flags.Parse(args); err != nil {
+			return err
+		}
+		if *db == "" {
+			return errors.New("-db or BENCH_DATABASE_URL is required")
+		}
+		if c.Concurrency < 1 || c.Requests < 1 || c.Duration <= 0 {
+			return errors.New("-concurrency, -requests and -duration must be positive")
+		}
+		c.DatabaseURL = *db
+		return runBench(ctx, c)
+	default:
+		return fmt.Errorf("unknown command %q (want load or run)", command)
+	}
+}

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/app"
+	"mentormemory/config"
+)
+
+// environment is what the figures depend on: the machine, the database,
+// the app's settings and the data set.
+type environment struct {
+	when        time.Time
+	cpus        int
+	cpuModel    string
+	memory      string
+	goVersion   string
+	pgVersion   string
+	pgSettings  string
+	poolMax     int32
+	poolNote    string
+	execMode    string
+	summarizer  string
+	archiveAt   int
+	dbSize      string
+	tables      []tableSize
+	loadSeconds float64
+	loadedAt    time.Time
+	loadShape   string
+	resumed     bool
+	users       int
+	loadAverage string
+}
+
+type tableSize struct {
+	name string
+	rows int64
+	size string
+	note string
+}
+
+func describe(ctx context.Context, admin, appPool *pgxpool.Pool, cfg config.Config, c runConfig, users int) (*environment, error) {
+	e := &environment{
+		when:       time.Now().UTC(),
+		cpus:       runtime.NumCPU(),
+		cpuModel:   procField("/proc/cpuinfo", "model name"),
+		memory:     procField("/proc/meminfo", "MemTotal"),
+		goVersion:  runtime.Version(),
+		poolMax:    appPool.Config().MaxConns,
+		execMode:   appPool.Config().ConnConfig.DefaultQueryExecMode.String(),
+		summarizer: app.NewSummarizer(cfg).Name(),
+		archiveAt:  cfg.ArchiveTurns,
+		users:      users,
+	}
+	if !strings.Contains(c.DatabaseURL, "pool_max_conns") {
+		e.poolNote = fmt.Sprintf(" (pgxpool's default for %d CPUs)", e.cpus)
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			e.loadAverage = strings.Join(f[:3], " ")
+		}
+	}
+	if kb, err := strconv.ParseFloat(strings.Fields(e.memory + " 0")[0], 64); err == nil && kb > 0 {
+		e.memory = fmt.Sprintf("%.1f GiB", kb/(1<<20))
+	}
+	var sharedBuffers, maxConnections, workMem string
+	if err := admin.QueryRow(ctx, `select current_setting('server_version'), current_setting('shared_buffers'),
+			current_setting('max_connections'), current_setting('work_mem'),
+			pg_size_pretty(pg_database_size(current_database()))`).
+		Scan(&e.pgVersion, &sharedBuffers, &maxConnections, &workMem, &e.dbSize); err != nil {
+		return nil, err
+	}
+	e.pgSettings = fmt.Sprintf("shared_buffers %s, work_mem %s, max_connections %s", sharedBuffers, workMem, maxConnections)
+
+	var archivedTurns int64
+	if err := admin.QueryRow(ctx, `select count(*) from public.conversation_turns where archive_id is not null`).
+		Scan(&archivedTurns); err != nil {
+		return nil, err
+	}
+	for _, t := range []struct{ name, note string }{
+		{"auth.users", ""},
+		{"public.learners", ""},
+		{"public.conversation_updates", "active conversations"},
+		{"public.conversation_turns", ""},
+		{"public.conversation_history_archive", ""},
+		{"public.search_vocabulary", "filled by the collect_words trigger"},
+	} {
+		ts := tableSize{name: t.name, note: t.note}
+		if err := admin.QueryRow(ctx, `select count(*), pg_size_pretty(pg_total_relation_size($1::regclass)) from `+t.name,
+			t.name).Scan(&ts.rows, &ts.size); err != nil {
+			return nil, err
+		}
+		if t.name == "public.conversation_turns" {
+			ts.note = fmt.Sprintf("%s archived, %s active", thousands(archivedTurns), thousands(ts.rows-archivedTurns))
+		}
+		e.tables = append(e.tables, ts)
+	}
+
+	err := admin.QueryRow(ctx, `select shape, load_seconds, loaded_at, resumed from bench.loads
+		order by loaded_at desc limit 1`).Scan(&e.loadShape, &e.loadSeconds, &e.loadedAt, &e.resumed)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, err
+	}
+	return e, nil
+}
+
+// procField returns a field of a /proc file such as "model name", or "?".
+func procField(path, field string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "?"
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		key, value, ok := strings.Cut(s.Text(), ":")
+		if ok && strings.TrimSpace(key) == field {
+			return strings.TrimSpace(value)
+		}
+	}
+	return "?"
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func verdict(r *result) string {
+	switch {
+	case r.count == 0:
+		return "FAIL (no answers)"
+	case r.errors > 0:
+		return fmt.Sprintf("FAIL (%d errors)", r.errors)
+	case r.passed():
+		return "pass"
+	default:
+		return "FAIL"
+	}
+}
+
+func (e *environment) loadLine() string {
+	if e.loadShape == "" {
+		return "loading time not recorded"
+	}
+	s := fmt.Sprintf("data set %s loaded in %.1f s on %s", e.loadShape, e.loadSeconds, e.loadedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	if e.resumed {
+		s += " (a resumed load: the time covers only the last part)"
+	}
+	return s
+}
+
+func (e *environment) header(c runConfig) []string {
+	return []string{
+		fmt.Sprintf("Machine: %d CPUs (%s), %s RAM, %s/%s, %s; load average before the run %s",
+			e.cpus, e.cpuModel, e.memory, runtime.GOOS, runtime.GOARCH, e.goVersion, e.loadAverage),
+		fmt.Sprintf("Postgres: %s (%s), same machine", e.pgVersion, e.pgSettings),
+		fmt.Sprintf("App: in-process app.New behind net/http on 127.0.0.1; pgxpool max %d connections%s, %s query mode; %s summarizer; archive every %d turns",
+			e.poolMax, e.poolNote, e.execMode, e.summarizer, e.archiveAt),
+		fmt.Sprintf("Load: %d concurrent clients over HTTP/1.1 keep-alive, a random facilitator's token per request (%d facilitators); warm-up %s or %d requests, then %s or %d requests per route, whichever first",
+			c.Concurrency, e.users, c.Warmup, c.WarmupRequests, c.Duration, c.Requests),
+		"Data: " + e.loadLine() + "; database size " + e.dbSize,
+	}
+}
+
+func report(e *environment, c runConfig, results []*result) error {
+	tableHeader := []string{"table", "rows", "size (with indexes)", ""}
+	var tableRows [][]string
+	for _, t := range e.tables {
+		tableRows = append(tableRows, []string{t.name, thousands(t.rows), t.size, t.note})
+	}
+	routeHeader := []string{"route", "requests", "errors", "req/s", "p50", "p90", "p99", "max", "p99 target", "result",
+		"CPU: app+client / Postgres / other"}
+	var routeRows [][]string
+	for _, r := range results {
+		routeRows = append(routeRows, []string{r.route.name, strconv.Itoa(r.count), strconv.Itoa(r.errors),
+			fmt.Sprintf("%.0f", r.throughput()), ms(r.percentile(0.5)), ms(r.percentile(0.9)), ms(r.percentile(0.99)),
+			ms(r.max()), "≤ " + ms(r.route.target), verdict(r), cpuColumn(r.cpu)})
+	}
+	notes := resultNotes(results)
+
+	// Plain text for the terminal.
+	var txt strings.Builder
+	fmt.Fprintf(&txt, "\nMentor memory benchmark, %s\n", e.when.Format("2006-01-02 15:04 UTC"))
+	for _, line := range e.header(c) {
+		fmt.Fprintf(&txt, "  %s\n", line)
+	}
+	txt.WriteString("\n")
+	textTable(&txt, tableHeader, tableRows)
+	txt.WriteString("\n")
+	textTable(&txt, routeHeader, routeRows)
+	if len(notes) > 0 {
+		txt.WriteString("\n")
+	}
+	for _, n := range notes {
+		fmt.Fprintf(&txt, "  - %s\n", n)
+	}
+	if _, err := os.Stdout.WriteString(txt.String()); err != nil {
+		return err
+	}
+
+	// The same figures as Markdown, to paste into the README.
+	var md strings.Builder
+	fmt.Fprintf(&md, "### Benchmark, %s\n\n", e.when.Format("2006-01-02"))
+	for _, line := range e.header(c) {
+		fmt.Fprintf(&md, "- %s\n", line)
+	}
+	md.WriteString("\n")
+	markdownTable(&md, tableHeader, tableRows)
+	md.WriteString("\n")
+	markdownTable(&md, routeHeader, routeRows)
+	if len(notes) > 0 {
+		md.WriteString("\n")
+	}
+	for _, n := range notes {
+		fmt.Fprintf(&md, "- %s\n", n)
+	}
+	if err := os.MkdirAll(filepath.Dir(c.Out), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(c.Out, []byte(md.String()), 0o644)
+}
+
+// cpuColumn shows how the machine's CPU time was shared while a route was
+// measured, in percent of all CPUs.
+func cpuColumn(u cpuUse) string {
+	if !u.ok {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", 100*u.self, 100*u.postgres, 100*u.others)
+}
+
+// textTable aligns a table for the terminal: names left, figures right.
+func textTable(b *strings.Builder, header []string, rows [][]string) {
+	widths := make([]int, len(header))
+	for _, row := range append([][]string{header}, rows...) {
+		for i, cell := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	line := func(row []string) {
+		var l strings.Builder
+		for i, cell := range row {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
+			switch {
+			case i == 0:
+				l.WriteString(cell + pad)
+			case i == len(row)-1 && !isFigure(cell):
+				l.WriteString("  " + cell)
+			default:
+				l.WriteString("  " + pad + cell)
+			}
+		}
+		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
+	}
+	line(header)
+	for _, row := range rows {
+		line(row)
+	}
+}
+
+func isFigure(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return strings.ContainsRune("0123456789≤", r)
+}
+
+func markdownTable(b *strings.Builder, header []string, rows [][]string) {
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for i := range header {
+		// Figures align right, words left.
+		right := len(rows) > 0
+		for _, row := range rows {
+			right = right && isFigure(row[i])
+		}
+		if right {
+			b.WriteString("--:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range rows {
+		cells := slices.Clone(row)
+		if strings.HasPrefix(cells[0], "public.") || strings.HasPrefix(cells[0], "auth.") {
+			cells[0] = "`" + cells[0] + "`"
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+}
+
+// resultNotes says what the answers contained and why any route failed.
+func resultNotes(results []*result) []string {
+	var notes []string
+	for _, r := range results {
+		o := r.outcome
+		if r.route.note != "" {
+			notes = append(notes, fmt.Sprintf("%s: %s.", r.route.name, r.route.note))
+		}
+		if strings.HasPrefix(r.route.name, "GET search") && r.count > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %.1f results per search on average (limit 20); %d of %d searches found nothing.",
+				r.route.name, float64(o.searchResults)/float64(r.count), o.searchEmpty, r.count))
+		}
+		if strings.HasPrefix(r.route.name, "POST") && r.count > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %d of %d posts archived a segment; %d summaries stale.",
+				r.route.name, o.archived, r.count, o.stale))
+		}
+		if r.errors > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %d errors, the first: %s", r.route.name, r.errors, r.firstErr))
+		}
+		if r.cpu.ok && r.cpu.others > 0.05 {
+			notes = append(notes, fmt.Sprintf("%s: other processes took %.0f%% of the machine's CPU while it was measured; its figures are pessimistic.",
+				r.route.name, 100*r.cpu.others))
+		}
+	}
+	return notes
+}
