@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -61,20 +62,21 @@ func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory
 // missing, locked until the transaction ends, so updates of one
 // conversation happen one at a time and counts stay exact.
 func lockConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *string) (conversationRow, error) {
-	// A concurrent clear can delete the row between the insert and the lock;
-	// the next round then creates it again.
+	// The row usually exists, so it is locked first and inserted only when
+	// missing. A concurrent first post or clear can get in between; the
+	// next round then finds, or creates, the row.
 	for range 3 {
-		if _, err := tx.Exec(ctx, `insert into public.conversation_updates (facilitator_id, learner_id)
-			values ($1::uuid, $2::uuid)
-			on conflict on constraint conversation_updates_one_per_learner do nothing`,
-			me, learnerID); err != nil {
-			return conversationRow{}, err
-		}
 		c, err := scanConversation(tx.QueryRow(ctx,
 			`select `+conversationColumns+` from public.conversation_updates
 			where `+sameConversation+` for update`, me, learnerKey(learnerID)))
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return c, err
+		}
+		if _, err := tx.Exec(ctx, `insert into public.conversation_updates (facilitator_id, learner_id)
+			values ($1::uuid, $2::uuid)
+			on conflict on constraint conversation_updates_one_per_learner do nothing`,
+			me, learnerID); err != nil {
+			return conversationRow{}, err
 		}
 	}
 	return conversationRow{}, &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry"}
@@ -106,10 +108,13 @@ func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memo
 				return err
 			}
 			before := conv.TurnCount
+			// The search vector grows by the new turns only; archiving, which
+			// the update may trigger, rebuilds it.
 			conv, err = scanConversation(tx.QueryRow(ctx, `update public.conversation_updates
-				set turn_count = turn_count + $3, recent_turns = $4::jsonb, updated_at = now()
+				set turn_count = turn_count + $3, recent_turns = $4::jsonb, updated_at = now(),
+					turns_vector = turns_vector || to_tsvector('english', $5)
 				where facilitator_id = $1::uuid and id = $2::uuid
-				returning `+conversationColumns, me, conv.ID, len(fresh), string(recentJSON)))
+				returning `+conversationColumns, me, conv.ID, len(fresh), string(recentJSON), joinContents(fresh)))
 			if err != nil {
 				return err
 			}
@@ -121,6 +126,15 @@ func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memo
 		return err
 	})
 	return out, err
+}
+
+// joinContents is the text of turns, one per line, as indexed for search.
+func joinContents(turns []memory.Turn) string {
+	contents := make([]string, len(turns))
+	for i, t := range turns {
+		contents[i] = t.Content
+	}
+	return strings.Join(contents, "\n")
 }
 
 // unstoredTurns drops the posted turns that are already stored, so a client

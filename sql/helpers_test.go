@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -257,10 +258,15 @@ func createConversation(t *testing.T, q querier, facilitatorID string, learnerID
 func postTurns(t *testing.T, q querier, facilitatorID string, learnerID *string, turns ...turn) int {
 	t.Helper()
 	insertTurns(t, q, facilitatorID, learnerID, turns...)
+	contents := make([]string, len(turns))
+	for i, tr := range turns {
+		contents[i] = tr.Content
+	}
 	return scalar[int](t, q, `update public.conversation_updates
-		set turn_count = turn_count + $3::integer, updated_at = now()
+		set turn_count = turn_count + $3::integer, updated_at = now(),
+			turns_vector = turns_vector || to_tsvector('english', $4::text)
 		where facilitator_id = $1::uuid and learner_id is not distinct from $2::uuid
-		returning turn_count`, facilitatorID, learnerID, len(turns))
+		returning turn_count`, facilitatorID, learnerID, len(turns), strings.Join(contents, "\n"))
 }
 
 // insertTurns appends turns to the log of one conversation, in order, in

@@ -1,7 +1,10 @@
 package sql_test
 
 import (
+	"io/fs"
+	"path"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -28,7 +31,14 @@ func TestMigrateIsIdempotent(t *testing.T) {
 		}
 		return v
 	}
-	want := []string{"0001_supabase_compat", "0002_conversation_memory"}
+	files, err := fs.Glob(migrations.Migrations, "migrations/*.sql")
+	if err != nil || len(files) < 2 {
+		t.Fatalf("embedded migrations: %v %v", files, err)
+	}
+	var want []string
+	for _, f := range files {
+		want = append(want, strings.TrimSuffix(path.Base(f), ".sql"))
+	}
 	if got := versions(); !slices.Equal(got, want) {
 		t.Fatalf("recorded migrations = %v, want %v", got, want)
 	}

@@ -210,9 +210,9 @@ func TestAutoArchive(t *testing.T) {
 	})
 }
 
-// TestConversationSearchVector checks the search_vector_refresh trigger:
-// the summary at weight A and the active turns at weight B, recomputed when
-// either changes.
+// TestConversationSearchVector checks the active conversation's generated
+// search vector: the summary at weight A and the active turns (turns_vector,
+// extended per update and rebuilt on archiving) at weight B.
 func TestConversationSearchVector(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t)
