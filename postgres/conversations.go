@@ -42,13 +42,19 @@ func scanConversation(row pgx.Row) (conversationRow, error) {
 
 func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory.ConversationUpdate, error) {
 	var conv *memory.ConversationUpdate
-	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
-		if _, err := requireLearner(ctx, tx, me, learnerID); err != nil {
-			return err
+	err := s.read(ctx, func(b *pgx.Batch, me string) {
+		if learnerID != nil {
+			b.Queue(learnerNameSQL, me, *learnerID)
 		}
-		c, err := scanConversation(tx.QueryRow(ctx,
-			`select `+conversationColumns+` from public.conversation_updates where `+sameConversation,
-			me, learnerKey(learnerID)))
+		b.Queue(`select `+conversationColumns+` from public.conversation_updates where `+sameConversation,
+			me, learnerKey(learnerID))
+	}, func(br pgx.BatchResults) error {
+		if learnerID != nil {
+			if _, err := learnerName(br.QueryRow()); err != nil {
+				return err
+			}
+		}
+		c, err := scanConversation(br.QueryRow())
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}

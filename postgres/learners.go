@@ -10,9 +10,11 @@ import (
 
 func (s *Store) ListLearners(ctx context.Context) ([]memory.Learner, error) {
 	learners := []memory.Learner{}
-	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
-		rows, err := tx.Query(ctx, `select id::text, name, created_at from public.learners
+	err := s.read(ctx, func(b *pgx.Batch, me string) {
+		b.Queue(`select id::text, name, created_at from public.learners
 			where facilitator_id = $1::uuid order by created_at, name`, me)
+	}, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
 		if err != nil {
 			return err
 		}

@@ -35,10 +35,15 @@ const (
 	markStop  = "\uE001"
 )
 
-// queryTerms turns the search text into weighted lexemes: the english
-// stems of its words, plus, for each word the facilitator never used, the
-// stems of the closest word they did use.
-const queryTermsSQL = `
+// searchSQL ranks the caller's conversations in one statement. $1
+// facilitator, $2 search text, $3 correction weight, $4 learner (null for
+// all), $5 include archive, $6 limit, $7 summary weight, $8 k1, $9 b,
+// $10 most query terms.
+//
+// The terms are the english stems of the text's words, plus, for each word
+// the facilitator never used, the stems of the closest word they did use.
+// With no terms (only stopwords) the query is null and nothing matches.
+const searchSQL = `
 with words as (
 	select distinct w.word
 	from unnest(tsvector_to_array(to_tsvector('simple', $2))) as w(word)
@@ -61,19 +66,16 @@ corrections as (
 		select 1 from public.search_vocabulary v
 		where v.facilitator_id = $1::uuid and v.word = w.word)
 ),
-terms as (
+candidate_terms as (
 	select lexeme as term, 1.0::float8 as weight from unnest(to_tsvector('english', $2))
 	union all
 	select lexeme, $3::float8 from corrections c, unnest(to_tsvector('english', c.word))
-)
-select term, max(weight) from terms group by term order by max(weight) desc, term limit $4`
-
-// searchSQL ranks the caller's conversations. $1 facilitator, $2 terms,
-// $3 their weights, $4 learner (null for all), $5 include archive, $6 limit.
-const searchSQL = `
-with terms as (
-	select t.term, t.weight from unnest($2::text[], $3::float8[]) as t(term, weight)
 ),
+terms as (
+	select term, max(weight) as weight from candidate_terms
+	group by term order by max(weight) desc, term limit $10
+),
+
 query as (
 	select string_agg(plainto_tsquery('simple', term)::text, ' | ')::tsquery as q from terms
 ),
@@ -91,33 +93,41 @@ docs as materialized (
 stats as (
 	select count(*)::float8 as n, greatest(avg(length(v)), 1)::float8 as avgdl from docs
 ),
+hits as materialized (
+	select d.archived, d.id, d.date, length(d.v)::float8 as dl, d.v
+	from docs d where d.v @@ (select q from query)
+),
+-- A term's frequency in a conversation, the summary's occurrences counted
+-- $7 times. For a one-word query ts_rank_cd is the sum of the weights of
+-- its occurrences, which reads the term straight from the vector instead
+-- of unnesting every lexeme of every matching conversation.
 freqs as (
-	select d.archived, d.id, length(d.v)::float8 as dl, t.term, t.weight,
-		cardinality(u.positions) + ($7::float8 - 1) * cardinality(array_positions(u.weights, 'A')) as tf
-	from docs d
-	cross join lateral unnest(d.v) as u
-	join terms t on t.term = u.lexeme
-	where d.v @@ (select q from query)
+	select h.archived, h.id, h.date, h.dl, t.term, t.weight,
+		ts_rank_cd(array[0.1, 0.1, 1 / $7::float8, 1]::float4[], h.v, plainto_tsquery('simple', t.term), 0) * $7::float8 as tf
+	from hits h cross join terms t
 ),
 idf as (
 	select term, ln(1 + ((select n from stats) - count(*) + 0.5) / (count(*) + 0.5)) as idf
-	from freqs group by term
+	from freqs where tf > 0 group by term
 ),
+-- Ranked and cut to the limit before the costlier per-result work below.
 ranked as (
-	select f.archived, f.id,
+	select f.archived, f.id, f.date,
 		sum(f.weight * i.idf * f.tf * ($8::float8 + 1)
 			/ (f.tf + $8::float8 * (1 - $9::float8 + $9::float8 * f.dl / (select avgdl from stats)))) as score
 	from freqs f join idf i using (term)
-	group by f.archived, f.id
+	where f.tf > 0
+	group by f.archived, f.id, f.date
+	order by score desc, f.date desc, f.id
+	limit $6
 )
 select d.id::text, d.learner_id::text, coalesce(d.summary, ''), d.turn_count, d.date, d.archived,
-	r.score, coalesce(l.name, ''),
+	r.score,
 	coalesce(m.matches, '[]'::jsonb),
 	ts_headline('english', coalesce(m.best, d.summary, ''), (select q from query),
 		'StartSel=` + markStart + `, StopSel=` + markStop + `, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
 from ranked r
 join docs d on d.archived = r.archived and d.id = r.id
-left join public.learners l on l.facilitator_id = $1::uuid and l.id = d.learner_id
 left join lateral (
 	select jsonb_agg(jsonb_strip_nulls(jsonb_build_object('id', b.client_turn_id, 'role', b.role,
 			'content', b.content, 'created_at', b.created_at)) order by b.rank desc, b.id) as matches,
@@ -139,45 +149,32 @@ left join lateral (
 		limit 3
 	) b
 ) m on true
-order by r.score desc, d.date desc, d.id
-limit $6`
+order by r.score desc, r.date desc, r.id`
 
 func (s *Store) Search(ctx context.Context, q memory.SearchQuery) ([]memory.SearchResult, error) {
 	results := []memory.SearchResult{}
-	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
-		if _, err := requireLearner(ctx, tx, me, q.LearnerID); err != nil {
-			return err
+	err := s.read(ctx, func(b *pgx.Batch, me string) {
+		if q.LearnerID != nil {
+			b.Queue(learnerNameSQL, me, *q.LearnerID)
 		}
-		rows, err := tx.Query(ctx, queryTermsSQL, me, q.Text, correctionWeight, maxQueryTerms)
-		if err != nil {
-			return err
+		b.Queue(searchSQL, me, q.Text, correctionWeight, q.LearnerID, q.IncludeArchive, q.Limit,
+			summaryWeight, bm25K1, bm25B, maxQueryTerms)
+	}, func(br pgx.BatchResults) error {
+		if q.LearnerID != nil {
+			if _, err := learnerName(br.QueryRow()); err != nil {
+				return err
+			}
 		}
-		var terms []string
-		var weights []float64
-		var term string
-		var weight float64
-		if _, err := pgx.ForEachRow(rows, []any{&term, &weight}, func() error {
-			terms = append(terms, term)
-			weights = append(weights, weight)
-			return nil
-		}); err != nil {
-			return err
-		}
-		if len(terms) == 0 {
-			return nil // only stopwords or punctuation: nothing can match
-		}
-
-		rows, err = tx.Query(ctx, searchSQL, me, terms, weights, q.LearnerID, q.IncludeArchive, q.Limit,
-			summaryWeight, bm25K1, bm25B)
+		rows, err := br.Query()
 		if err != nil {
 			return err
 		}
 		results, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.SearchResult, error) {
 			var r memory.SearchResult
-			var learnerName, snippet string
+			var snippet string
 			var matches []memory.Turn
 			err := row.Scan(&r.ID, &r.LearnerID, &r.Summary, &r.TurnCount, &r.Date, &r.Archived,
-				&r.Rank, &learnerName, &matches, &snippet)
+				&r.Rank, &matches, &snippet)
 			r.Rank = math.Round(r.Rank*1e4) / 1e4
 			r.LearnerContext = "General"
 			if r.LearnerID != nil {

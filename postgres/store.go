@@ -71,17 +71,44 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) e
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 
-	if _, err := tx.Exec(ctx, `select
-		set_config('role', 'authenticated', true),
-		set_config('request.jwt.claims', $1, true),
-		set_config('mentor.archive_turns', $2, true)`,
-		string(caller.Claims), s.archiveTurns); err != nil {
+	if _, err := tx.Exec(ctx, actAsCaller, string(caller.Claims), s.archiveTurns); err != nil {
 		return dbError(err)
 	}
 	if err := fn(tx, caller.UserID); err != nil {
 		return dbError(err)
 	}
 	return dbError(tx.Commit(ctx))
+}
+
+// actAsCaller switches the transaction to role authenticated with the
+// caller's claims ($1) and the archive limit ($2).
+const actAsCaller = `select
+	set_config('role', 'authenticated', true),
+	set_config('request.jwt.claims', $1, true),
+	set_config('mentor.archive_turns', $2, true)`
+
+// read runs read-only queries as the caller in a single round trip: the
+// settings and the queries queued by queue go as one batch, which Postgres
+// runs as one implicit transaction, so the settings hold for every query
+// and end with it. collect reads the queries' results in order.
+func (s *Store) read(ctx context.Context, queue func(b *pgx.Batch, me string), collect func(br pgx.BatchResults) error) error {
+	caller, ok := memory.CallerFrom(ctx)
+	if !ok {
+		return memory.Errorf(memory.CodeUnauthenticated, "Authentication required")
+	}
+	b := &pgx.Batch{}
+	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns)
+	queue(b, caller.UserID)
+	br := s.pool.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return dbError(err)
+	}
+	if err := collect(br); err != nil {
+		br.Close()
+		return dbError(err)
+	}
+	return dbError(br.Close())
 }
 
 // dbError turns a database failure into a memory error: the database being
@@ -141,18 +168,25 @@ func learnerKey(learnerID *string) string {
 const sameConversation = `facilitator_id = $1::uuid
 	and coalesce(learner_id, '` + nilLearner + `'::uuid) = $2::uuid`
 
+// learnerNameSQL finds one of the caller's learners; RLS hides the others.
+const learnerNameSQL = `select name from public.learners where facilitator_id = $1::uuid and id = $2::uuid`
+
+// learnerName reads the result of learnerNameSQL: not-found unless the
+// learner is the caller's.
+func learnerName(row pgx.Row) (string, error) {
+	var name string
+	err := row.Scan(&name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", memory.Errorf(memory.CodeNotFound, "Learner not found")
+	}
+	return name, err
+}
+
 // requireLearner fails with not-found unless the learner is one of the
 // caller's (RLS hides everyone else's), and returns its name.
 func requireLearner(ctx context.Context, tx pgx.Tx, me string, learnerID *string) (string, error) {
 	if learnerID == nil {
 		return "", nil
 	}
-	var name string
-	err := tx.QueryRow(ctx,
-		`select name from public.learners where facilitator_id = $1::uuid and id = $2::uuid`,
-		me, *learnerID).Scan(&name)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", memory.Errorf(memory.CodeNotFound, "Learner not found")
-	}
-	return name, err
+	return learnerName(tx.QueryRow(ctx, learnerNameSQL, me, *learnerID))
 }

@@ -1,0 +1,32 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"mentormemory/memory"
+	"mentormemory/pgtest"
+	"mentormemory/postgres"
+)
+
+// Isolation must come from RLS, not from the service's login role (a
+// superuser here): every statement of both paths runs as authenticated with
+// the caller's claims.
+func TestStatementsRunAsTheCaller(t *testing.T) {
+	store := postgres.NewStore(pgtest.NewPool(t), 50)
+	id := "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+	claims, _ := json.Marshal(map[string]string{"sub": id, "role": "authenticated", "aud": "authenticated"})
+	ctx := memory.WithCaller(context.Background(), memory.Caller{UserID: id, Claims: claims})
+	write, read, err := store.Identity(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [2]string{"authenticated", id}
+	if write != want || read != want {
+		t.Fatalf("write path runs as %v, read path as %v; want %v", write, read, want)
+	}
+	if _, _, err := store.Identity(context.Background()); memory.ErrorCode(err) != memory.CodeUnauthenticated {
+		t.Fatalf("no caller: %v", err)
+	}
+}
