@@ -51,9 +51,17 @@ with words as (
 		-- A stopword is no misspelling to correct.
 		and to_tsvector('english', w.word) <> ''::tsvector
 ),
+-- Words the facilitator never used, found first so the costlier search
+-- for a correction runs only for them.
+unknown_words as materialized (
+	select w.word from words w
+	where not exists (
+		select 1 from public.search_vocabulary v
+		where v.facilitator_id = $1::uuid and v.word = w.word)
+),
 corrections as (
 	select fix.word
-	from words w
+	from unknown_words w
 	cross join lateral (
 		select v.word from public.search_vocabulary v
 		where v.facilitator_id = $1::uuid and v.word operator(extensions.%) w.word
@@ -62,9 +70,6 @@ corrections as (
 		order by v.word operator(extensions.<->) w.word, v.word
 		limit 1
 	) fix
-	where not exists (
-		select 1 from public.search_vocabulary v
-		where v.facilitator_id = $1::uuid and v.word = w.word)
 ),
 candidate_terms as (
 	select lexeme as term, 1.0::float8 as weight from unnest(to_tsvector('english', $2))
