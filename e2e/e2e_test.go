@@ -33,8 +33,7 @@ func TestChatMemorySearchAndClear(t *testing.T) {
 	fake := &model{}
 	modelSrv := httptest.NewServer(fake)
 	t.Cleanup(modelSrv.Close)
-	pool := newPool(t)
-	url := serve(t, pool, modelSrv.URL, handlers.WebConfig{DevMode: true, DevTokenSecret: secret})
+	pool, url := serve(t, modelSrv.URL, handlers.WebConfig{DevMode: true, DevTokenSecret: secret})
 	b := startBrowser(t, "chat")
 
 	// Sign in with the demo button.
@@ -169,8 +168,7 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 	supabase := &supabaseAuth{anonKey: "anon-e2e-key", email: "dana@example.com", password: "correct horse battery staple", ttl: 62 * time.Second}
 	supabaseSrv := httptest.NewServer(supabase)
 	t.Cleanup(supabaseSrv.Close)
-	pool := newPool(t)
-	url := serve(t, pool, "", handlers.WebConfig{SupabaseURL: supabaseSrv.URL, SupabaseAnonKey: supabase.anonKey})
+	_, url := serve(t, "", handlers.WebConfig{SupabaseURL: supabaseSrv.URL, SupabaseAnonKey: supabase.anonKey})
 	b := startBrowser(t, "supabase")
 
 	b.step("open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("signin-supabase")))

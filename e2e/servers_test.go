@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -18,17 +16,13 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mentormemory/apptest"
 	"mentormemory/auth"
-	"mentormemory/counselor"
 	"mentormemory/handlers"
-	"mentormemory/memory"
-	"mentormemory/pgtest"
-	"mentormemory/postgres"
-	"mentormemory/summarizer"
 )
 
 const (
-	secret = "e2e-secret-that-is-at-least-32-characters-long"
+	secret = apptest.Secret
 	emmaID = "22222222-2222-4222-8222-222222222201"
 	maxID  = "22222222-2222-4222-8222-222222222202"
 )
@@ -168,11 +162,10 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// newPool is a fresh database with the demo facilitator and learners of
-// scripts/dev.sh, seeded as superuser as the script does.
-func newPool(t *testing.T) *pgxpool.Pool {
+// seed adds the demo facilitator and learners of scripts/dev.sh, as
+// superuser, as the script does.
+func seed(t *testing.T, pool *pgxpool.Pool) {
 	t.Helper()
-	pool := pgtest.NewPool(t)
 	for _, seed := range []string{
 		`insert into auth.users (id, email) values ('` + handlers.DemoFacilitatorID + `', 'dana@example.com')`,
 		`insert into public.learners (id, facilitator_id, name) values
@@ -183,29 +176,14 @@ func newPool(t *testing.T) *pgxpool.Pool {
 			t.Fatal(err)
 		}
 	}
-	return pool
 }
 
-// serve runs the app as app.New builds it, on 127.0.0.1, and returns its
+// serve runs the app on 127.0.0.1 over the seeded database and returns its
 // URL. With a modelURL the counselor talks to that model; without one the
 // chat answers 503, as a server without OPENAI_API_KEY does.
-func serve(t *testing.T, pool *pgxpool.Pool, modelURL string, web handlers.WebConfig) string {
+func serve(t *testing.T, modelURL string, web handlers.WebConfig) (*pgxpool.Pool, string) {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(verifier.Close)
-	store := postgres.NewStore(pool, 50)
-	svc := memory.NewService(store, summarizer.NewOffline(), log)
-	var chat *counselor.Counselor
-	if modelURL != "" {
-		chat = counselor.New(counselor.Config{APIKey: "e2e-key", BaseURL: modelURL, Model: "e2e-model", Timeout: 10 * time.Second}, svc)
-	}
-	srv := httptest.NewServer(handlers.NewServer(handlers.Deps{
-		Service: svc, Verifier: verifier, DB: store, Counselor: chat, Log: log, Web: web,
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+	svc := apptest.Start(t, apptest.Options{ModelURL: modelURL, Web: web})
+	seed(t, svc.Pool)
+	return svc.Pool, svc.URL
 }

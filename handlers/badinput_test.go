@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"mentormemory/apptest"
 )
 
 func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, apptest.Options{})
 	u := e.newUser()
 	other := e.newUser()
 	othersLearner := e.newLearner(other, "Not yours")
@@ -74,7 +76,7 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 }
 
 func TestAuthentication(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, apptest.Options{})
 	e.call("", http.MethodGet, "/api/conversation-memory", nil).wantError(401, "Authentication required")
 	e.call("not-a-jwt", http.MethodGet, "/api/conversation-memory", nil).wantError(401, "Invalid authentication")
 	req := e.call("", http.MethodPost, "/api/conversation-memory", `{"conversation_turns":[{"role":"user","content":"x"}]}`)
@@ -86,7 +88,7 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestFacilitatorsCannotSeeEachOther(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, apptest.Options{})
 	a, b := e.newUser(), e.newUser()
 	aLearner := e.newLearner(a, "Emma")
 	e.post(a, aLearner, exchange("Emma loves dinosaurs and the word brontosaurus.", "Use dinosaurs for counting.")...).wantStatus(http.StatusOK)

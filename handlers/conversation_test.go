@@ -4,10 +4,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"mentormemory/apptest"
 )
 
 func TestConversationLifecycle(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, apptest.Options{})
 	dana := e.newUser()
 	emma := e.newLearner(dana, "Emma")
 

@@ -5,25 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mentormemory/apptest"
 	"mentormemory/auth"
-	"mentormemory/counselor"
-	"mentormemory/handlers"
 	"mentormemory/memory"
-	"mentormemory/pgtest"
-	"mentormemory/postgres"
-	"mentormemory/summarizer"
 )
-
-const testSecret = "test-secret-that-is-at-least-32-characters-long"
 
 // env is one running service on a fresh database.
 type env struct {
@@ -32,47 +24,10 @@ type env struct {
 	url  string
 }
 
-type envOptions struct {
-	summarizer   memory.Summarizer
-	archiveTurns int
-	auth         auth.Config
-	// modelURL, when set, enables the counselor against that fake model.
-	modelURL      string
-	maxToolRounds int
-}
-
-func newEnv(t *testing.T, opts envOptions) *env {
+func newEnv(t *testing.T, opts apptest.Options) *env {
 	t.Helper()
-	if opts.summarizer == nil {
-		opts.summarizer = summarizer.NewOffline()
-	}
-	if opts.archiveTurns == 0 {
-		opts.archiveTurns = 50
-	}
-	if opts.auth.JWTSecret == "" && opts.auth.SupabaseURL == "" {
-		opts.auth.JWTSecret = testSecret
-	}
-	pool := pgtest.NewPool(t)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	verifier, err := auth.NewVerifier(context.Background(), opts.auth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(verifier.Close)
-	store := postgres.NewStore(pool, opts.archiveTurns)
-	svc := memory.NewService(store, opts.summarizer, log)
-	srv := httptest.NewServer(handlers.NewServer(handlers.Deps{Service: svc, Verifier: verifier, DB: store, Counselor: opts.newCounselor(svc), Log: log}))
-	t.Cleanup(srv.Close)
-	return &env{t: t, pool: pool, url: srv.URL}
-}
-
-func (o envOptions) newCounselor(svc *memory.Service) *counselor.Counselor {
-	if o.modelURL == "" {
-		return nil
-	}
-	return counselor.New(counselor.Config{
-		APIKey: "test-key", BaseURL: o.modelURL, Model: "test-model", Timeout: 5 * time.Second, MaxToolRounds: o.maxToolRounds,
-	}, svc)
+	svc := apptest.Start(t, opts)
+	return &env{t: t, pool: svc.Pool, url: svc.URL}
 }
 
 // user is a facilitator with a valid token.
@@ -88,7 +43,7 @@ func (e *env) newUser() user {
 		`insert into auth.users (id, email) values ($1::uuid, $2)`, id, id+"@example.com"); err != nil {
 		e.t.Fatal(err)
 	}
-	token, err := auth.MintHS256(testSecret, id, "", time.Hour)
+	token, err := auth.MintHS256(apptest.Secret, id, "", time.Hour)
 	if err != nil {
 		e.t.Fatal(err)
 	}

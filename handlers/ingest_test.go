@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"mentormemory/apptest"
 	"mentormemory/memory"
 )
 
@@ -29,7 +30,7 @@ func history(n int, withIDs bool) []memory.Turn {
 func TestResendingTheWholeHistoryStoresEachTurnOnce(t *testing.T) {
 	for _, withIDs := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ids=%v", withIDs), func(t *testing.T) {
-			e := newEnv(t, envOptions{})
+			e := newEnv(t, apptest.Options{})
 			u := e.newUser()
 			all := history(12, withIDs)
 			// The original client posts its whole history after every reply,
@@ -56,7 +57,7 @@ func TestResendingTheWholeHistoryStoresEachTurnOnce(t *testing.T) {
 }
 
 func TestRepeatedWordsInANewExchangeAreStored(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, apptest.Options{})
 	u := e.newUser()
 	e.post(u, "", exchange("Thanks!", "You're welcome.")...).wantStatus(http.StatusOK)
 	e.post(u, "", exchange("How do I help with spelling?", "Use word families.")...).wantStatus(http.StatusOK)
@@ -69,7 +70,7 @@ func TestRepeatedWordsInANewExchangeAreStored(t *testing.T) {
 }
 
 func TestParallelPostsKeepExactCounts(t *testing.T) {
-	e := newEnv(t, envOptions{archiveTurns: 1000})
+	e := newEnv(t, apptest.Options{ArchiveTurns: 1000})
 	u := e.newUser()
 	learner := e.newLearner(u, "Max")
 	const clients, posts = 8, 5
@@ -106,7 +107,7 @@ func TestParallelPostsKeepExactCounts(t *testing.T) {
 }
 
 func TestAutoArchiveEveryFiftyTurns(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, apptest.Options{})
 	u := e.newUser()
 	all := history(104, true)
 	var last response

@@ -15,6 +15,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 
+	"mentormemory/apptest"
 	"mentormemory/auth"
 )
 
@@ -48,7 +49,7 @@ func TestES256TokensVerifiedWithJWKS(t *testing.T) {
 	}))
 	defer supabase.Close()
 
-	e := newEnv(t, envOptions{auth: auth.Config{SupabaseURL: supabase.URL}})
+	e := newEnv(t, apptest.Options{Auth: auth.Config{SupabaseURL: supabase.URL}})
 	id := uuid.NewString()
 	if _, err := e.pool.Exec(context.Background(), `insert into auth.users (id) values ($1::uuid)`, id); err != nil {
 		t.Fatal(err)

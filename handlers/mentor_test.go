@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"mentormemory/apptest"
 )
 
 // scriptedModel is an OpenAI-compatible server whose answers a test scripts
@@ -77,7 +79,7 @@ func messageContents(req map[string]any, role string) []string {
 }
 
 func TestToolDefinitionsAreStrict(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, apptest.Options{})
 	u := e.newUser()
 	res := e.call(u.token, http.MethodGet, "/api/tools", nil).wantStatus(http.StatusOK)
 	defs := res.body["tools"].([]any)
@@ -105,7 +107,7 @@ func TestToolDefinitionsAreStrict(t *testing.T) {
 }
 
 func TestToolCalls(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, apptest.Options{})
 	a, b := e.newUser(), e.newUser()
 	emma := e.newLearner(a, "Emma")
 	e.post(a, emma, exchange("Emma panics during timed multiplication quizzes.", "Practise untimed first, then add a gentle timer.")...).wantStatus(http.StatusOK)
@@ -158,7 +160,7 @@ func TestCounselorUsesMemoryAndTools(t *testing.T) {
 	model := &scriptedModel{}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
-	e := newEnv(t, envOptions{modelURL: srv.URL})
+	e := newEnv(t, apptest.Options{ModelURL: srv.URL})
 	u := e.newUser()
 	maxID := e.newLearner(u, "Max")
 	e.post(u, maxID, exchange("Max refuses to read aloud since the class laughed.", "Let him read to the dog first; low stakes.")...).wantStatus(http.StatusOK)
@@ -212,7 +214,7 @@ func TestCounselorUnknownToolIsReportedToTheModel(t *testing.T) {
 	}}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
-	e := newEnv(t, envOptions{modelURL: srv.URL})
+	e := newEnv(t, apptest.Options{ModelURL: srv.URL})
 	u := e.newUser()
 	e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).wantStatus(http.StatusOK)
 	results := messageContents(model.request(1), "tool")
@@ -227,7 +229,7 @@ func TestCounselorToolLoopIsBounded(t *testing.T) {
 	}}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
-	e := newEnv(t, envOptions{modelURL: srv.URL, maxToolRounds: 3})
+	e := newEnv(t, apptest.Options{ModelURL: srv.URL, MaxToolRounds: 3})
 	u := e.newUser()
 	e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).
 		wantError(502, "The mentor model kept calling tools without answering")
@@ -245,7 +247,7 @@ func TestCounselorModelErrorStoresNothing(t *testing.T) {
 	}}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
-	e := newEnv(t, envOptions{modelURL: srv.URL})
+	e := newEnv(t, apptest.Options{ModelURL: srv.URL})
 	u := e.newUser()
 	e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi there"}).
 		wantError(502, "The mentor model failed; please try again")
@@ -257,7 +259,7 @@ func TestCounselorModelErrorStoresNothing(t *testing.T) {
 }
 
 func TestCounselorWithoutModel(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, apptest.Options{})
 	u := e.newUser()
 	e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).
 		wantError(503, "No mentor model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server) and restart")
@@ -267,7 +269,7 @@ func TestCounselorWithoutModel(t *testing.T) {
 	model := &scriptedModel{respond: func(int, map[string]any) (int, any) { return 200, textReply("hi") }}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
-	withModel := newEnv(t, envOptions{modelURL: srv.URL})
+	withModel := newEnv(t, apptest.Options{ModelURL: srv.URL})
 	v := withModel.newUser()
 	withModel.call(v.token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi", "learner_id": theirs}).
 		wantError(404, "Learner not found")

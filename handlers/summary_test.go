@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"mentormemory/apptest"
 	"mentormemory/summarizer"
 )
 
@@ -64,7 +65,7 @@ func TestModelSummariesAreIncrementalAndSurviveFailures(t *testing.T) {
 	model := &fakeModel{}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
-	e := newEnv(t, envOptions{summarizer: summarizer.NewOpenAI(summarizer.OpenAIConfig{
+	e := newEnv(t, apptest.Options{Summarizer: summarizer.NewOpenAI(summarizer.OpenAIConfig{
 		APIKey: "test-key", BaseURL: srv.URL, Model: "test-model", Timeout: 2 * time.Second,
 	})})
 	u := e.newUser()

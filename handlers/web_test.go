@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"mentormemory/apptest"
 	"mentormemory/auth"
 	"mentormemory/handlers"
 	"mentormemory/memory"
@@ -26,7 +27,7 @@ import (
 func webServer(t *testing.T, web handlers.WebConfig, withDB bool) (string, *env) {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: testSecret})
+	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: apptest.Secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestWebConfig(t *testing.T) {
 		// Dev mode without a secret has nothing to sign with: it stays off.
 		{"dev mode without a secret", handlers.WebConfig{DevMode: true},
 			`{"dev_mode":false,"model_configured":false,"success":true,"supabase_anon_key":"","supabase_url":""}`},
-		{"supabase and dev", handlers.WebConfig{DevMode: true, DevTokenSecret: testSecret, SupabaseURL: "https://p.supabase.co", SupabaseAnonKey: "anon"},
+		{"supabase and dev", handlers.WebConfig{DevMode: true, DevTokenSecret: apptest.Secret, SupabaseURL: "https://p.supabase.co", SupabaseAnonKey: "anon"},
 			`{"dev_mode":true,"model_configured":false,"success":true,"supabase_anon_key":"anon","supabase_url":"https://p.supabase.co"}`},
 	}
 	for _, tc := range cases {
@@ -188,8 +189,8 @@ func TestWebConfig(t *testing.T) {
 }
 
 func TestDevTokenSignsInTheDemoFacilitator(t *testing.T) {
-	_, e := webServer(t, handlers.WebConfig{DevMode: true, DevTokenSecret: testSecret}, true)
-	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: testSecret})
+	_, e := webServer(t, handlers.WebConfig{DevMode: true, DevTokenSecret: apptest.Secret}, true)
+	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: apptest.Secret})
 	if err != nil {
 		t.Fatal(err)
 	}

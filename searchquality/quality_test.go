@@ -20,9 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"slices"
@@ -34,12 +32,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mentormemory/apptest"
 	"mentormemory/auth"
-	"mentormemory/handlers"
 	"mentormemory/memory"
-	"mentormemory/pgtest"
-	"mentormemory/postgres"
-	"mentormemory/summarizer"
 )
 
 var (
@@ -62,10 +57,9 @@ const (
 	baselineSlack = 0.02
 )
 
-const testSecret = "searchquality-secret-at-least-32-characters"
+const testSecret = apptest.Secret
 
-// service is one running memory service on a fresh database, built the way
-// handlers/harness_test.go builds it.
+// service is one running memory service on a fresh database.
 type service struct {
 	pool   *pgxpool.Pool
 	url    string
@@ -74,21 +68,10 @@ type service struct {
 
 func startService(t *testing.T) *service {
 	t.Helper()
-	pool := pgtest.NewPool(t)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: testSecret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(verifier.Close)
-	// 50 turns per archive segment, the production default the benchmark
-	// runs with.
-	store := postgres.NewStore(pool, 50)
-	svc := memory.NewService(store, summarizer.NewOffline(), log)
-	srv := httptest.NewServer(handlers.NewServer(handlers.Deps{Service: svc, Verifier: verifier, DB: store, Log: log}))
-	t.Cleanup(srv.Close)
+	// 50 turns per archive segment, the production default.
+	svc := apptest.Start(t, apptest.Options{ArchiveTurns: 50})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}, Timeout: time.Minute}
-	return &service{pool: pool, url: srv.URL, client: client}
+	return &service{pool: svc.Pool, url: svc.URL, client: client}
 }
 
 // call sends one request and decodes the JSON answer into out (if not

@@ -1,0 +1,80 @@
+// Package apptest runs the real HTTP app on a fresh database for tests:
+// the handler tests, the browser tests and the search-quality measurement
+// all start the service the same way, through Start.
+package apptest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/auth"
+	"mentormemory/counselor"
+	"mentormemory/handlers"
+	"mentormemory/memory"
+	"mentormemory/pgtest"
+	"mentormemory/postgres"
+	"mentormemory/summarizer"
+)
+
+// Secret signs the HS256 tokens of the service Start runs, unless Options
+// configures other keys.
+const Secret = "apptest-secret-that-is-at-least-32-characters"
+
+type Options struct {
+	Summarizer   memory.Summarizer // default: the offline one
+	ArchiveTurns int               // default 50
+	Auth         auth.Config       // default: HS256 with Secret
+	// ModelURL, when set, enables the counselor against that (fake)
+	// OpenAI-compatible server; MaxToolRounds bounds its tool loop.
+	ModelURL      string
+	MaxToolRounds int
+	Web           handlers.WebConfig
+}
+
+// Service is a running app and its database.
+type Service struct {
+	Pool *pgxpool.Pool // superuser, for seeding and checking
+	URL  string
+}
+
+// Start runs the app on a fresh, migrated database, on 127.0.0.1, until the
+// test ends.
+func Start(tb testing.TB, opts Options) *Service {
+	tb.Helper()
+	if opts.Summarizer == nil {
+		opts.Summarizer = summarizer.NewOffline()
+	}
+	if opts.ArchiveTurns == 0 {
+		opts.ArchiveTurns = 50
+	}
+	if opts.Auth.JWTSecret == "" && opts.Auth.SupabaseURL == "" {
+		opts.Auth.JWTSecret = Secret
+	}
+	pool := pgtest.NewPool(tb)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	verifier, err := auth.NewVerifier(context.Background(), opts.Auth)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(verifier.Close)
+	store := postgres.NewStore(pool, opts.ArchiveTurns)
+	svc := memory.NewService(store, opts.Summarizer, log)
+	var chat *counselor.Counselor
+	if opts.ModelURL != "" {
+		chat = counselor.New(counselor.Config{
+			APIKey: "test-key", BaseURL: opts.ModelURL, Model: "test-model",
+			Timeout: 10 * time.Second, MaxToolRounds: opts.MaxToolRounds,
+		}, svc)
+	}
+	srv := httptest.NewServer(handlers.NewServer(handlers.Deps{
+		Service: svc, Verifier: verifier, DB: store, Counselor: chat, Log: log, Web: opts.Web,
+	}))
+	tb.Cleanup(srv.Close)
+	return &Service{Pool: pool, URL: srv.URL}
+}
