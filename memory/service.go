@@ -41,7 +41,8 @@ func (s *Service) Update(ctx context.Context, learnerID *string, turns []Turn, r
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	appended, err := s.store.AppendTurns(ctx, learnerID, turns, regenerate)
+	inline, _ := s.summarizer.(InlineSummarizer)
+	appended, err := s.store.AppendTurns(ctx, learnerID, turns, regenerate, inline)
 	if err != nil {
 		return UpdateResult{}, err
 	}

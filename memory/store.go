@@ -17,8 +17,10 @@ type Store interface {
 	GetConversation(ctx context.Context, learnerID *string) (*ConversationUpdate, error)
 
 	// AppendTurns stores the posted turns that are not stored yet, in one
-	// transaction, and says what the summarizer has to do next.
-	AppendTurns(ctx context.Context, learnerID *string, turns []Turn, regenerate bool) (Appended, error)
+	// transaction. With an inline summarizer it also brings the summary up
+	// to date in that transaction; otherwise it says what the summarizer has
+	// to do next.
+	AppendTurns(ctx context.Context, learnerID *string, turns []Turn, regenerate bool, inline InlineSummarizer) (Appended, error)
 
 	// SaveSummary stores a summary unless one covering newer turns was saved
 	// meanwhile; MarkSummaryStale records that the summarizer failed. Both

@@ -88,7 +88,7 @@ func lockConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *stri
 	return conversationRow{}, &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry"}
 }
 
-func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memory.Turn, regenerate bool) (memory.Appended, error) {
+func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memory.Turn, regenerate bool, inline memory.InlineSummarizer) (memory.Appended, error) {
 	var out memory.Appended
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		learnerName, err := requireLearner(ctx, tx, me, learnerID)
@@ -107,29 +107,58 @@ func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memo
 			if fresh, err = insertTurns(ctx, tx, me, learnerID, fresh); err != nil {
 				return err
 			}
-			recent := append(slices.Clone(conv.RecentTurns), fresh...)
-			recent = recent[max(0, len(recent)-recentTurnsKept):]
-			recentJSON, err := json.Marshal(recent)
-			if err != nil {
-				return err
-			}
-			before := conv.TurnCount
-			// The search vector grows by the new turns only; archiving, which
-			// the update may trigger, rebuilds it.
-			conv, err = scanConversation(tx.QueryRow(ctx, `update public.conversation_updates
-				set turn_count = turn_count + $3, recent_turns = $4::jsonb, updated_at = now(),
-					turns_vector = turns_vector || to_tsvector('english', $5)
-				where facilitator_id = $1::uuid and id = $2::uuid
-				returning `+conversationColumns, me, conv.ID, len(fresh), string(recentJSON), joinContents(fresh)))
-			if err != nil {
-				return err
-			}
-			out.Archived = conv.TurnCount < before+len(fresh)
 		}
-		out.Conversation = conv.ConversationUpdate
+		job, err := summaryJob(ctx, tx, me, learnerID, learnerName, conv, regenerate)
+		if err != nil {
+			return err
+		}
+		// A summary that can be written here is saved by the same update,
+		// in the same transaction.
+		var summary *string
+		summaryFailed := false
+		if job != nil && inline != nil {
+			text, err := inline.Summarize(ctx, job.Request)
+			summary, summaryFailed = &text, err != nil
+			if summaryFailed {
+				summary = nil
+			}
+		} else {
+			out.Job = job
+		}
 		out.Added = len(fresh)
-		out.Job, err = summaryJob(ctx, tx, me, learnerID, learnerName, conv, regenerate)
-		return err
+		if len(fresh) == 0 && summary == nil && !summaryFailed {
+			out.Conversation = conv.ConversationUpdate
+			return nil
+		}
+
+		recent := append(slices.Clone(conv.RecentTurns), fresh...)
+		recent = recent[max(0, len(recent)-recentTurnsKept):]
+		recentJSON, err := json.Marshal(recent)
+		if err != nil {
+			return err
+		}
+		var through int64
+		if job != nil {
+			through = job.ThroughTurnID
+		}
+		before := conv.TurnCount
+		// The search vector grows by the new turns only; archiving, which
+		// the update may trigger, rebuilds it.
+		conv, err = scanConversation(tx.QueryRow(ctx, `update public.conversation_updates
+			set turn_count = turn_count + $3, recent_turns = $4::jsonb, updated_at = now(),
+				turns_vector = turns_vector || to_tsvector('english', $5),
+				summary = coalesce($6, summary),
+				summary_stale = case when $6::text is null then summary_stale or $8 else false end,
+				summarized_turn_id = case when $6::text is null then summarized_turn_id else $7 end
+			where facilitator_id = $1::uuid and id = $2::uuid
+			returning `+conversationColumns,
+			me, conv.ID, len(fresh), string(recentJSON), joinContents(fresh), summary, through, summaryFailed))
+		if err != nil {
+			return err
+		}
+		out.Archived = conv.TurnCount < before+len(fresh)
+		out.Conversation = conv.ConversationUpdate
+		return nil
 	})
 	return out, err
 }
