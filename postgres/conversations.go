@@ -117,10 +117,10 @@ func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memo
 		var summary *string
 		summaryFailed := false
 		if job != nil && inline != nil {
-			text, err := inline.Summarize(ctx, job.Request)
-			summary, summaryFailed = &text, err != nil
-			if summaryFailed {
-				summary = nil
+			if text, err := inline.Summarize(ctx, job.Request); err == nil {
+				summary = &text
+			} else {
+				summaryFailed = true
 			}
 		} else {
 			out.Job = job
