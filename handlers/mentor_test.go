@@ -47,6 +47,21 @@ func (m *scriptedModel) request(i int) map[string]any {
 	return m.requests[i]
 }
 
+// lastPrompt is the latest request the model got, as JSON text.
+func (m *scriptedModel) lastPrompt(t *testing.T) string {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.requests) == 0 {
+		t.Fatal("the model was never called")
+	}
+	text, err := json.Marshal(m.requests[len(m.requests)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(text)
+}
+
 func completion(message map[string]any) map[string]any {
 	return map[string]any{
 		"id": "chatcmpl-1", "object": "chat.completion", "created": time.Now().Unix(), "model": "test-model",

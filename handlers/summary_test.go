@@ -1,8 +1,6 @@
 package handlers_test
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,55 +12,23 @@ import (
 	"mentormemory/summarizer"
 )
 
-// fakeModel is an OpenAI-compatible chat completions server that records
-// the prompts it gets and answers with a scripted summary or an error.
-type fakeModel struct {
-	mu      sync.Mutex
-	prompts []string
-	reply   string
-	fail    bool
-}
-
-func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		http.NotFound(w, r)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	m.mu.Lock()
-	m.prompts = append(m.prompts, string(body))
-	fail, reply := m.fail, m.reply
-	m.mu.Unlock()
-	if fail {
-		http.Error(w, `{"error":{"message":"model overloaded"}}`, http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-1", "object": "chat.completion", "created": time.Now().Unix(), "model": "test-model",
-		"choices": []map[string]any{{"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": reply}}},
-	})
-}
-
-func (m *fakeModel) set(reply string, fail bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.reply, m.fail = reply, fail
-}
-
-func (m *fakeModel) lastPrompt(t *testing.T) string {
-	t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.prompts) == 0 {
-		t.Fatal("the model was never called")
-	}
-	return m.prompts[len(m.prompts)-1]
-}
-
 func TestModelSummariesAreIncrementalAndSurviveFailures(t *testing.T) {
-	model := &fakeModel{}
+	// The scripted model answers with the summary set by setReply, or fails.
+	var mu sync.Mutex
+	reply, fail := "", false
+	setReply := func(r string, f bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		reply, fail = r, f
+	}
+	model := &scriptedModel{respond: func(int, map[string]any) (int, any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if fail {
+			return http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": "model overloaded"}}
+		}
+		return http.StatusOK, textReply(reply)
+	}}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
 	e := newEnv(t, apptest.Options{Summarizer: summarizer.NewOpenAI(summarizer.OpenAIConfig{
@@ -70,7 +36,7 @@ func TestModelSummariesAreIncrementalAndSurviveFailures(t *testing.T) {
 	})})
 	u := e.newUser()
 
-	model.set("Summary one: fractions with pizza slices.", false)
+	setReply("Summary one: fractions with pizza slices.", false)
 	res := e.post(u, "", exchange("Emma struggles with fractions.", "Use pizza slices.")...).wantStatus(http.StatusOK)
 	if conversation(res)["summary"] != "Summary one: fractions with pizza slices." || res.body["summarizer"] != "openai" {
 		t.Fatalf("first summary not stored: %s", res.raw)
@@ -81,7 +47,7 @@ func TestModelSummariesAreIncrementalAndSurviveFailures(t *testing.T) {
 	}
 
 	// Incremental: previous summary plus only the new turns.
-	model.set("Summary two: fractions and spelling.", false)
+	setReply("Summary two: fractions and spelling.", false)
 	e.post(u, "", exchange("Spelling tests are next week.", "Practise five words a night.")...).wantStatus(http.StatusOK)
 	second := model.lastPrompt(t)
 	if !strings.Contains(second, "Summary one: fractions with pizza slices.") ||
@@ -91,7 +57,7 @@ func TestModelSummariesAreIncrementalAndSurviveFailures(t *testing.T) {
 	}
 
 	// The model fails: the turns are kept and the summary is marked stale.
-	model.set("", true)
+	setReply("", true)
 	res = e.post(u, "", exchange("She likes the library on Saturdays.", "Make it a reading ritual.")...).wantStatus(http.StatusOK)
 	conv := conversation(res)
 	if conv["summary_stale"] != true || conv["summary"] != "Summary two: fractions and spelling." || number(conv["turn_count"]) != 6 {
@@ -102,7 +68,7 @@ func TestModelSummariesAreIncrementalAndSurviveFailures(t *testing.T) {
 	}
 
 	// The next update catches up on the turns the failed call missed.
-	model.set("Summary three: fractions, spelling, library.", false)
+	setReply("Summary three: fractions, spelling, library.", false)
 	res = e.post(u, "", exchange("Bedtime is 8:15 now.", "Keep it consistent.")...).wantStatus(http.StatusOK)
 	caughtUp := model.lastPrompt(t)
 	if !strings.Contains(caughtUp, "She likes the library on Saturdays.") || !strings.Contains(caughtUp, "Bedtime is 8:15 now.") {
@@ -113,7 +79,7 @@ func TestModelSummariesAreIncrementalAndSurviveFailures(t *testing.T) {
 	}
 
 	// force_regenerate rewrites from the whole active segment.
-	model.set("Fresh summary.", false)
+	setReply("Fresh summary.", false)
 	e.call(u.token, http.MethodPost, "/api/conversation-memory", map[string]any{
 		"conversation_turns": exchange("Bedtime is 8:15 now.", "Keep it consistent."), "force_regenerate": true,
 	}).wantStatus(http.StatusOK)
