@@ -5,9 +5,9 @@ package apptest
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,7 +57,8 @@ func Start(tb testing.TB, opts Options) *Service {
 		opts.Auth.JWTSecret = Secret
 	}
 	pool := pgtest.NewPool(tb)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// Server errors show in the failing test's output; the rest is noise.
+	log := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelError}))
 	verifier, err := auth.NewVerifier(context.Background(), opts.Auth)
 	if err != nil {
 		tb.Fatal(err)
@@ -77,4 +78,12 @@ func Start(tb testing.TB, opts Options) *Service {
 	}))
 	tb.Cleanup(srv.Close)
 	return &Service{Pool: pool, URL: srv.URL}
+}
+
+// testLog writes log lines to the test's log.
+type testLog struct{ tb testing.TB }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.tb.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }

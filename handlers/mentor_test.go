@@ -116,7 +116,7 @@ func TestToolDefinitionsAreStrict(t *testing.T) {
 			t.Errorf("%s is not a strict function tool: %v", fn["name"], d)
 		}
 	}
-	if !names["get_conversation_memory"] || !names["search_conversation_history"] {
+	if !names["get_conversation_memory"] || !names["search_conversation_history"] || !names["recall_learner_memories"] {
 		t.Fatalf("missing tools: %s", res.raw)
 	}
 }
@@ -150,14 +150,26 @@ func TestToolCalls(t *testing.T) {
 		t.Fatalf("search result for the model: %s", found.raw)
 	}
 
+	e.addMemory(a, emma, map[string]any{"type": "preference", "content": "Timed quizzes make Emma panic; untimed practice first",
+		"metadata": map[string]any{"emotion": "anxious"}})
+	e.addMemory(a, emma, map[string]any{"type": "personal", "content": "Emma loves horses"})
+	recalled := call(a, "recall_learner_memories", map[string]any{"learner_id": emma, "about": "quiz tomorrow", "type": "preference", "emotion": "anxious"}).
+		wantStatus(http.StatusOK)
+	prefs := recalled.body["preferences"].([]any)
+	if len(prefs) != 1 || prefs[0].(map[string]any)["fact"] != "Timed quizzes make Emma panic; untimed practice first" ||
+		prefs[0].(map[string]any)["emotion"] != "anxious" || len(recalled.body["personal"].([]any)) != 0 {
+		t.Fatalf("recall_learner_memories: %s", recalled.raw)
+	}
+
 	// B holds A's learner id and finds nothing of A's.
 	call(b, "get_conversation_memory", `{"learner_id":"`+emma+`"}`).wantError(404, "Learner not found")
+	call(b, "recall_learner_memories", `{"learner_id":"`+emma+`","about":"quiz","type":null,"emotion":null}`).wantError(404, "Learner not found")
 	if n := call(b, "search_conversation_history", `{"search":"multiplication","include_archive":true}`).wantStatus(200).body["count"]; n != 0.0 {
 		t.Fatalf("B found A's conversation")
 	}
 
 	bad := []struct{ name, arguments, message string }{
-		{"delete_everything", `{}`, `Unknown tool "delete_everything": available tools are get_conversation_memory and search_conversation_history`},
+		{"delete_everything", `{}`, `Unknown tool "delete_everything": available tools are get_conversation_memory, search_conversation_history and recall_learner_memories`},
 		{"search_conversation_history", `{"search": "x"`, "Tool arguments must be a JSON object"},
 		{"search_conversation_history", `[1]`, "Tool arguments must be a JSON object"},
 		{"search_conversation_history", `{"search":"x"}`, `Missing argument "include_archive" (use null when it does not apply)`},
@@ -165,6 +177,8 @@ func TestToolCalls(t *testing.T) {
 		{"search_conversation_history", `{"search":7,"include_archive":true}`, `Argument "search" has the wrong type: want string`},
 		{"search_conversation_history", `{"search":"","include_archive":true}`, "Search text required"},
 		{"get_conversation_memory", `{"learner_id":"emma"}`, "learner_id must be a uuid"},
+		{"recall_learner_memories", `{"learner_id":null,"about":"x","type":"secret","emotion":null}`, "type must be one of academic, personal, preference, context"},
+		{"recall_learner_memories", `{"learner_id":null,"about":"x","type":null}`, `Missing argument "emotion" (use null when it does not apply)`},
 	}
 	for _, tc := range bad {
 		call(a, tc.name, tc.arguments).wantError(400, tc.message)
@@ -202,7 +216,7 @@ func TestCounselorUsesMemoryAndTools(t *testing.T) {
 			t.Fatalf("first-message system prompt lacks %q:\n%s", want, system)
 		}
 	}
-	if len(model.request(0)["tools"].([]any)) != 2 {
+	if len(model.request(0)["tools"].([]any)) != 3 {
 		t.Fatalf("the model was not offered the tools")
 	}
 	toolResults := messageContents(model.request(1), "tool")

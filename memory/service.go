@@ -15,6 +15,7 @@ const summaryBudget = 30 * time.Second
 type Service struct {
 	store      Store
 	summarizer Summarizer
+	embedder   Embedder // nil: recall by words only
 	log        *slog.Logger
 }
 

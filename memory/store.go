@@ -33,6 +33,17 @@ type Store interface {
 	ClearConversation(ctx context.Context, learnerID *string) (archived bool, err error)
 
 	Search(ctx context.Context, q SearchQuery) ([]SearchResult, error)
+
+	// SaveMemory stores a memory, or reinforces the known memory of the same
+	// learner and type that it repeats.
+	SaveMemory(ctx context.Context, m NewMemory) (Saved, error)
+	UpdateMemory(ctx context.Context, id string, p MemoryPatch) (LearnerMemory, error)
+	DeleteMemory(ctx context.Context, id string) error
+	ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error)
+	Recall(ctx context.Context, q RecallQuery) (Recall, error)
+	// LiveSession describes the conversation's live session; the zero state
+	// when none is live.
+	LiveSession(ctx context.Context, learnerID *string) (SessionState, error)
 }
 
 // Appended is the outcome of AppendTurns.

@@ -29,6 +29,10 @@ var memoryTables = []string{
 	"conversation_turns",
 	"conversation_history_archive",
 	"search_vocabulary",
+	"learner_memories",
+	"mentor_sessions",
+	"session_openings",
+	"memory_jobs",
 }
 
 // turn is a turn as the log stores it and the archive's jsonb holds it.
@@ -402,6 +406,15 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 			values ($1::uuid, $2::uuid, 'An earlier talk about reading.',
 				'[{"role": "user", "content": "Reading before bed?"}]'::jsonb, 1)
 			returning id::text`, f.id, f.learner)
+		session := scalar[string](t, tx, `insert into public.mentor_sessions (facilitator_id, learner_id, exchanges)
+			values ($1::uuid, $2::uuid, 1) returning id::text`, f.id, f.learner)
+		mustExec(t, tx, `insert into public.learner_memories (facilitator_id, learner_id, type, content, importance, confidence, source, session_id)
+			values ($1::uuid, $2::uuid, 'academic', $3, 0.5, 0.9, 'extracted', $4::uuid)`,
+			f.id, f.learner, learnerName+" finds fractions easier with pizza", session)
+		mustExec(t, tx, `insert into public.session_openings (facilitator_id, learner_id, session_id, opening)
+			values ($1::uuid, $2::uuid, $3::uuid, '{"welcome_hook": "Pizza fractions again?"}')`, f.id, f.learner, session)
+		mustExec(t, tx, `insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key)
+			values ($1::uuid, $2::uuid, 'extract', 'turns:1-2')`, f.id, f.learner)
 	})
 	return f
 }

@@ -44,7 +44,8 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 		update       string
 		delete       string
 		updateAll    string // no WHERE, so only the UPDATE policy filters
-		updateDenied bool
+		updateDenied bool   // update revoked from callers
+		deleteDenied bool   // delete revoked from callers
 	}{
 		{
 			table:     "learners",
@@ -70,6 +71,7 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			updateAll:    `update public.conversation_turns set content = 'Hijacked'`,
 			delete:       `delete from public.conversation_turns where facilitator_id = $1::uuid`,
 			updateDenied: true,
+			deleteDenied: true,
 		},
 		{
 			table:        "conversation_history_archive",
@@ -79,6 +81,7 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			updateAll:    `update public.conversation_history_archive set summary = 'Hijacked'`,
 			delete:       `delete from public.conversation_history_archive where facilitator_id = $1::uuid`,
 			updateDenied: true,
+			deleteDenied: true,
 		},
 		{
 			table:        "search_vocabulary",
@@ -87,6 +90,42 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			updateAll:    `update public.search_vocabulary set word = 'hijacked'`,
 			delete:       `delete from public.search_vocabulary where facilitator_id = $1::uuid`,
 			updateDenied: true,
+			deleteDenied: true,
+		},
+		{
+			table:     "learner_memories",
+			insert:    `insert into public.learner_memories (facilitator_id, type, content, importance, confidence, source) values ($1::uuid, 'personal', 'Intruder', 1, 1, 'added')`,
+			ownInsert: true,
+			update:    `update public.learner_memories set content = 'Hijacked' where facilitator_id = $1::uuid`,
+			updateAll: `update public.learner_memories set content = 'Hijacked'`,
+			delete:    `delete from public.learner_memories where facilitator_id = $1::uuid`,
+		},
+		{
+			table:        "mentor_sessions",
+			insert:       `insert into public.mentor_sessions (facilitator_id) values ($1::uuid)`,
+			ownInsert:    true,
+			update:       `update public.mentor_sessions set last_message = 'Hijacked' where facilitator_id = $1::uuid`,
+			updateAll:    `update public.mentor_sessions set last_message = 'Hijacked'`,
+			delete:       `delete from public.mentor_sessions where facilitator_id = $1::uuid`,
+			deleteDenied: true,
+		},
+		{
+			table:        "session_openings",
+			insert:       `insert into public.session_openings (facilitator_id, session_id, opening) values ($1::uuid, gen_random_uuid(), '{}')`,
+			update:       `update public.session_openings set opening = '{}' where facilitator_id = $1::uuid`,
+			updateAll:    `update public.session_openings set opening = '{}'`,
+			delete:       `delete from public.session_openings where facilitator_id = $1::uuid`,
+			deleteDenied: true,
+		},
+		{
+			table:        "memory_jobs",
+			insert:       `insert into public.memory_jobs (facilitator_id, kind, dedupe_key) values ($1::uuid, 'extract', 'intruder')`,
+			ownInsert:    true,
+			update:       `update public.memory_jobs set status = 'done' where facilitator_id = $1::uuid`,
+			updateAll:    `update public.memory_jobs set status = 'done'`,
+			delete:       `delete from public.memory_jobs where facilitator_id = $1::uuid`,
+			updateDenied: true,
+			deleteDenied: true,
 		},
 	}
 	for _, tc := range cases {
@@ -117,11 +156,14 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 					}
 				}
 
-				for _, stmt := range []struct{ what, sql string }{
-					{"update", tc.update}, {"delete", tc.delete},
+				for _, stmt := range []struct {
+					what, sql string
+					denied    bool
+				}{
+					{"update", tc.update, tc.updateDenied}, {"delete", tc.delete, tc.deleteDenied},
 				} {
 					n, err := tryExec(t, tx, stmt.sql, a.id)
-					if tc.updateDenied {
+					if stmt.denied {
 						wantState(t, err, insufficientPrivilege, "B's "+stmt.what+" of A's rows")
 					} else if err != nil || n != 0 {
 						t.Errorf("B's %s of A's rows: %d rows, error %v; want 0 rows, no error", stmt.what, n, err)
@@ -133,12 +175,15 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 				// must touch exactly B's own rows. Rolled back, to keep
 				// B's rows for the next statement.
 				own := countRows(t, tx, tc.table, b.id)
-				for _, stmt := range []struct{ what, sql string }{
-					{"unfiltered update", tc.updateAll},
-					{"unfiltered delete", `delete from public.` + tc.table},
+				for _, stmt := range []struct {
+					what, sql string
+					denied    bool
+				}{
+					{"unfiltered update", tc.updateAll, tc.updateDenied},
+					{"unfiltered delete", `delete from public.` + tc.table, tc.deleteDenied},
 				} {
 					n, err := tryExecRolledBack(t, tx, stmt.sql)
-					if tc.updateDenied {
+					if stmt.denied {
 						wantState(t, err, insufficientPrivilege, "B's "+stmt.what)
 					} else if err != nil || n != own {
 						t.Errorf("B's %s: %d rows, error %v; want B's own %d rows", stmt.what, n, err, own)

@@ -13,6 +13,7 @@ import (
 const (
 	GetConversationMemory     = "get_conversation_memory"
 	SearchConversationHistory = "search_conversation_history"
+	RecallLearnerMemories     = "recall_learner_memories"
 )
 
 // Definitions returns the tools in OpenAI's function-calling form. Every
@@ -57,6 +58,37 @@ func Definitions() []openai.ChatCompletionToolUnionParam {
 					},
 				},
 				"required":             []string{"search", "include_archive"},
+				"additionalProperties": false,
+			},
+		}),
+		openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:   RecallLearnerMemories,
+			Strict: openai.Bool(true),
+			Description: openai.String("Recall what you know about a learner that matters for a topic: " +
+				"struggles and what worked, personal details, how they like to learn, unfinished threads, " +
+				"and how they tend to feel. Use it before advising on something specific to the learner."),
+			Parameters: shared.FunctionParameters{
+				"type": "object",
+				"properties": map[string]any{
+					"learner_id": map[string]any{
+						"type":        []string{"string", "null"},
+						"description": "The learner's id (uuid), or null for what is known about the family in general.",
+					},
+					"about": map[string]any{
+						"type":        "string",
+						"description": "The topic or situation to recall memories for, in a few words or a sentence.",
+					},
+					"type": map[string]any{
+						"type":        []string{"string", "null"},
+						"enum":        []any{"academic", "personal", "preference", "context", nil},
+						"description": "Only memories of this type, or null for all types.",
+					},
+					"emotion": map[string]any{
+						"type":        []string{"string", "null"},
+						"description": "Only memories recorded with this feeling (e.g. frustrated, anxious), or null.",
+					},
+				},
+				"required":             []string{"learner_id", "about", "type", "emotion"},
 				"additionalProperties": false,
 			},
 		}),

@@ -56,9 +56,25 @@ func (x *Executor) Call(ctx context.Context, name, arguments string) (any, error
 		}
 		includeArchive := args.IncludeArchive == nil || *args.IncludeArchive
 		return x.search(ctx, args.Search, includeArchive)
+	case RecallLearnerMemories:
+		var args struct {
+			LearnerID *string `json:"learner_id"`
+			About     string  `json:"about"`
+			Type      *string `json:"type"`
+			Emotion   *string `json:"emotion"`
+		}
+		if err := parseArguments(arguments, []string{"learner_id", "about", "type", "emotion"}, &args); err != nil {
+			return nil, err
+		}
+		learnerID, err := optionalUUID(args.LearnerID)
+		if err != nil {
+			return nil, err
+		}
+		filter := memory.MemoryFilter{Type: memory.MemoryType(deref(args.Type)), Emotion: deref(args.Emotion)}
+		return x.recall(ctx, learnerID, args.About, filter)
 	default:
-		return nil, memory.Errorf(memory.CodeInvalid, "Unknown tool %q: available tools are %s and %s",
-			name, GetConversationMemory, SearchConversationHistory)
+		return nil, memory.Errorf(memory.CodeInvalid, "Unknown tool %q: available tools are %s, %s and %s",
+			name, GetConversationMemory, SearchConversationHistory, RecallLearnerMemories)
 	}
 }
 
@@ -170,4 +186,47 @@ func (x *Executor) search(ctx context.Context, text string, includeArchive bool)
 // with the matched words in **bold** as models read Markdown well.
 func plainSnippet(snippet string) string {
 	return html.UnescapeString(strings.NewReplacer("<mark>", "**", "</mark>", "**").Replace(snippet))
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+type recallResult struct {
+	Success bool `json:"success"`
+	// Memories grouped by type; each is a short fact with its feeling.
+	Academic          []recalledFact `json:"academic"`
+	Personal          []recalledFact `json:"personal"`
+	Preferences       []recalledFact `json:"preferences"`
+	Context           []recalledFact `json:"context"`
+	EmotionalPatterns []recalledFact `json:"emotional_patterns"`
+}
+
+type recalledFact struct {
+	Fact    string `json:"fact"`
+	Emotion string `json:"emotion,omitempty"`
+	// Learnt is the day the fact was last learnt, for the model's sense of
+	// time; the persona tells it never to recite dates.
+	Learnt string `json:"learnt"`
+}
+
+func (x *Executor) recall(ctx context.Context, learnerID *string, about string, filter memory.MemoryFilter) (recallResult, error) {
+	r, err := x.svc.RecallContext(ctx, learnerID, about, filter)
+	if err != nil {
+		return recallResult{}, err
+	}
+	facts := func(ms []memory.RecalledMemory) []recalledFact {
+		out := make([]recalledFact, len(ms))
+		for i, m := range ms {
+			out[i] = recalledFact{Fact: m.Content, Emotion: m.Metadata.Emotion(), Learnt: m.LastSeenAt.Format(time.DateOnly)}
+		}
+		return out
+	}
+	return recallResult{
+		Success: true, Academic: facts(r.Academic), Personal: facts(r.Personal),
+		Preferences: facts(r.Preferences), Context: facts(r.Context), EmotionalPatterns: facts(r.EmotionalPatterns),
+	}, nil
 }

@@ -7,7 +7,7 @@
 # Debian package. Authentication is `trust`: acceptable only because the
 # cluster is a throwaway for dev/tests bound to the loopback interface.
 #
-#   pg_ensure_installed          install PostgreSQL + contrib if missing; sets PG_BIN
+#   pg_ensure_installed          install PostgreSQL, contrib and pgvector if missing; sets PG_BIN
 #   pg_start_private DIR PORT    create (first time) and start; no-op if running
 #   pg_stop_private DIR          stop if running
 #   pg_url PORT DB               print the connection URL of a database
@@ -19,6 +19,8 @@
 _PG_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=scripts/lib/common.sh
 source "$_PG_LIB_DIR/common.sh"
+# shellcheck source=scripts/lib/pgvector.sh
+source "$_PG_LIB_DIR/pgvector.sh"
 
 # The OS account a root-run cluster runs as when the Debian `postgres` user
 # does not exist (PostgreSQL refuses to run as root).
@@ -59,6 +61,8 @@ pg_ensure_installed() {
   fi
   PG_BIN=$bin
   export PG_BIN
+  # The learner memories keep their embeddings in pgvector.
+  pgvector_ensure_installed || return 1
 }
 
 # _pg_bin_for DATA: the server binaries matching the cluster in DATA (its

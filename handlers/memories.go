@@ -1,0 +1,134 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"mentormemory/memory"
+)
+
+type addMemoryRequest struct {
+	LearnerID  optionalLearner   `json:"learner_id"`
+	Type       memory.MemoryType `json:"type"`
+	Content    string            `json:"content"`
+	Importance *float64          `json:"importance"`
+	Confidence *float64          `json:"confidence"`
+	Metadata   memory.Metadata   `json:"metadata"`
+}
+
+func (h *handler) addMemory(c echo.Context) error {
+	var req addMemoryRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	m := memory.NewMemory{
+		LearnerID:  req.LearnerID.id,
+		Type:       req.Type,
+		Content:    req.Content,
+		Importance: valueOr(req.Importance, memory.DefaultImportance),
+		Confidence: valueOr(req.Confidence, memory.DefaultAddedConfidence),
+		Metadata:   req.Metadata,
+	}
+	saved, err := h.svc.AddMemory(c.Request().Context(), m)
+	if err != nil {
+		return err
+	}
+	status, message := http.StatusCreated, "Memory stored"
+	if saved.Merged {
+		status, message = http.StatusOK, "Already known: the existing memory was reinforced"
+	}
+	return c.JSON(status, map[string]any{"success": true, "memory": saved.Memory, "merged": saved.Merged, "message": message})
+}
+
+func (h *handler) correctMemory(c echo.Context) error {
+	id, err := memory.ParseMemoryID(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	var patch memory.MemoryPatch
+	if err := decodeJSON(c, &patch); err != nil {
+		return err
+	}
+	updated, err := h.svc.CorrectMemory(c.Request().Context(), id, patch)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "memory": updated})
+}
+
+func (h *handler) forgetMemory(c echo.Context) error {
+	id, err := memory.ParseMemoryID(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if err := h.svc.ForgetMemory(c.Request().Context(), id); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "deleted": id})
+}
+
+// listMemories lists one learner's memories (learner_id=<uuid>), the
+// general ones (learner_id=null), or, without learner_id, all of them.
+func (h *handler) listMemories(c echo.Context) error {
+	learnerID, err := learnerParam(c)
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(c, "limit")
+	if err != nil {
+		return err
+	}
+	offset, err := intParam(c, "offset")
+	if err != nil {
+		return err
+	}
+	if c.QueryParams().Has("limit") && limit == 0 {
+		return memory.Errorf(memory.CodeInvalid, "limit must be between 1 and %d", memory.MaxMemoryList)
+	}
+	q := memory.ListQuery{
+		LearnerID: learnerID,
+		All:       !c.QueryParams().Has("learner_id"),
+		Filter:    filterParams(c),
+		Limit:     limit,
+		Offset:    offset,
+	}
+	memories, err := h.svc.ListMemories(c.Request().Context(), q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "count": len(memories), "memories": memories})
+}
+
+// memoryContext recalls what matters for the next reply to message.
+func (h *handler) memoryContext(c echo.Context) error {
+	learnerID, err := learnerParam(c)
+	if err != nil {
+		return err
+	}
+	recall, err := h.svc.RecallContext(c.Request().Context(), learnerID, c.QueryParam("message"), filterParams(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, struct {
+		Success bool `json:"success"`
+		memory.Recall
+	}{true, recall})
+}
+
+func filterParams(c echo.Context) memory.MemoryFilter {
+	return memory.MemoryFilter{
+		Type:     memory.MemoryType(c.QueryParam("type")),
+		Emotion:  c.QueryParam("emotion"),
+		Valence:  c.QueryParam("valence"),
+		Category: c.QueryParam("category"),
+		Topic:    c.QueryParam("topic"),
+	}
+}
+
+func valueOr(v *float64, def float64) float64 {
+	if v == nil {
+		return def
+	}
+	return *v
+}

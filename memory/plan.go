@@ -1,0 +1,148 @@
+package memory
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DeepRetrievalEvery makes every Nth exchange of a session run deep
+// retrieval, so long sessions refresh what the mentor has in mind even when
+// nothing else calls for it.
+const DeepRetrievalEvery = 5
+
+// Reasons recall gives for its depth.
+const (
+	ReasonEveryTurn    = "every turn"
+	ReasonTopicChanged = "topic changed"
+	ReasonEmotion      = "emotional cue"
+	ReasonRefersBack   = "refers back"
+	ReasonNthTurn      = "5th turn"
+	ReasonFirstMessage = "first message of the session"
+)
+
+// emotionCues maps words and phrases that show a feeling to the emotion
+// recorded in memory metadata. Matching is on whole words, in lower case.
+var emotionCues = map[string][]string{
+	"frustrated": {"frustrated", "frustrating", "frustration", "ugh", "annoyed", "annoying", "hate", "fed up", "give up", "so hard"},
+	"confused":   {"confused", "confusing", "don't get", "dont get", "don't understand", "dont understand", "get lost", "i'm lost", "im lost", "got lost", "makes no sense", "no idea", "where to start"},
+	"anxious":    {"anxious", "stressed", "stress", "nervous", "worried", "worry", "scared", "panic", "overwhelmed"},
+	"sad":        {"sad", "upset", "crying", "cried", "lonely"},
+	"tired":      {"tired", "exhausted", "sleepy", "worn out"},
+	"excited":    {"excited", "yay", "awesome", "love it", "so fun", "kind of fun", "proud"},
+	"bored":      {"bored", "boring", "zone out", "zoned out"},
+}
+
+// refersBack finds a message pointing at an earlier session.
+var refersBack = regexp.MustCompile(`\b(like (we|you) did|like last time|last time|last session|(we|you) (talked|spoke|discussed)|remember|(did|said|tried|talked about|learned|covered)( it| that| this)? before|earlier|as usual|the other day|you said|you suggested|we tried)\b`)
+
+var wordPattern = regexp.MustCompile(`[\p{L}\p{N}']+`)
+
+// RetrievalPlan is how deep recall goes for one message, and why.
+type RetrievalPlan struct {
+	Deep     bool
+	Reasons  []string
+	Emotions []string
+}
+
+// SessionState is what recall knows of the live session: how many
+// exchanges it had and the previous message.
+type SessionState struct {
+	Exchanges       int
+	PreviousMessage string
+}
+
+// PlanRetrieval decides between light and deep retrieval for the next
+// reply to message. Deep retrieval runs when the topic changed, the message
+// shows a feeling or refers back, or on every DeepRetrievalEvery-th turn.
+func PlanRetrieval(message string, session SessionState) RetrievalPlan {
+	lower := strings.ToLower(message)
+	plan := RetrievalPlan{Emotions: EmotionsIn(lower)}
+	turn := session.Exchanges + 1
+	if len(plan.Emotions) > 0 {
+		plan.Reasons = append(plan.Reasons, ReasonEmotion+": "+strings.Join(plan.Emotions, ", "))
+	}
+	if refersBack.MatchString(lower) {
+		plan.Reasons = append(plan.Reasons, ReasonRefersBack)
+	}
+	if session.PreviousMessage != "" && topicChanged(session.PreviousMessage, message) {
+		plan.Reasons = append(plan.Reasons, ReasonTopicChanged)
+	}
+	if turn == 1 {
+		plan.Reasons = append(plan.Reasons, ReasonFirstMessage)
+	}
+	if turn%DeepRetrievalEvery == 0 {
+		plan.Reasons = append(plan.Reasons, ReasonNthTurn)
+	}
+	plan.Deep = len(plan.Reasons) > 0
+	if !plan.Deep {
+		plan.Reasons = []string{ReasonEveryTurn}
+	}
+	return plan
+}
+
+// EmotionsIn returns the emotions whose cues appear in text, sorted.
+func EmotionsIn(text string) []string {
+	padded := " " + strings.Join(wordPattern.FindAllString(strings.ToLower(text), -1), " ") + " "
+	var found []string
+	for emotion, cues := range emotionCues {
+		for _, cue := range cues {
+			if strings.Contains(padded, " "+cue+" ") {
+				found = append(found, emotion)
+				break
+			}
+		}
+	}
+	slices.Sort(found)
+	return found
+}
+
+// topicChanged tells whether two messages share no content word, when the
+// new one has enough words to have a topic of its own.
+func topicChanged(previous, message string) bool {
+	before := ContentWords(previous)
+	now := ContentWords(message)
+	if len(now) < 2 || len(before) == 0 {
+		return false
+	}
+	for w := range now {
+		if before[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// ContentWords returns the words of text that carry its topic: lower case,
+// crudely singular, without stopwords or very short words.
+func ContentWords(text string) map[string]bool {
+	words := map[string]bool{}
+	for _, w := range wordPattern.FindAllString(strings.ToLower(text), -1) {
+		w = strings.Trim(w, "'")
+		if len(w) < 3 || stopwords[w] {
+			continue
+		}
+		if len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+			w = w[:len(w)-1]
+		}
+		words[w] = true
+	}
+	return words
+}
+
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`about after again all also and any are because been before but can
+		could did does doing don't dont for from get got had has have having her here him his how i'm into
+		its it's just know like lol make more most much need not now off okay once only other our out over
+		really said same she should some still such than that that's the their them then there these they
+		thing things think this those too very want was way well were what when where which while who why
+		will with would yeah yes you your you're kinda gonna wanna going today let's lets ok hey hi thanks`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// SessionIdleLimit ends a session nobody spoke in for this long.
+const SessionIdleLimit = 30 * time.Minute

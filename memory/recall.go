@@ -1,0 +1,69 @@
+package memory
+
+// Retrieval depths. Light retrieval runs on every turn; deep retrieval runs
+// when the conversation calls for more (see RecallPlan).
+const (
+	RetrievalLight = "light"
+	RetrievalDeep  = "deep"
+)
+
+// How many memories of each group recall returns.
+const (
+	RecallAcademic    = 5
+	RecallPersonal    = 3
+	RecallPreferences = 3
+	RecallContext     = 3
+	// RecallEmotional bounds the emotional patterns deep retrieval adds.
+	RecallEmotional = 3
+)
+
+// RecallQuery asks for the memories that matter for the next reply.
+type RecallQuery struct {
+	LearnerID *string
+	Message   string
+	Filter    MemoryFilter
+	// Deep widens the search: word similarity for misspellings, the
+	// facilitator's general memories, and emotional patterns.
+	Deep bool
+	// Emotions are the feelings the message shows; deep retrieval brings up
+	// memories of how the learner responds to them.
+	Emotions []string
+	// Embedding of Message, when an embedding model is configured.
+	Embedding *Embedding
+}
+
+// Recall is what the mentor should have in mind for the next reply.
+type Recall struct {
+	Academic    []RecalledMemory `json:"academic"`
+	Personal    []RecalledMemory `json:"personal"`
+	Preferences []RecalledMemory `json:"preferences"`
+	// Context holds the newest continuity memories, newest first.
+	Context []RecalledMemory `json:"context"`
+	// EmotionalPatterns are memories of how the learner felt and what
+	// helped, brought up by deep retrieval when the message shows a feeling.
+	EmotionalPatterns []RecalledMemory `json:"emotional_patterns"`
+	Retrieval         Retrieval        `json:"retrieval"`
+}
+
+// RecalledMemory is a memory with the score that ranked it.
+type RecalledMemory struct {
+	LearnerMemory
+	Score float64 `json:"score"`
+}
+
+// Retrieval says which retrieval ran and why.
+type Retrieval struct {
+	Mode    string   `json:"mode"`
+	Reasons []string `json:"reasons"`
+	// Semantic is true when meaning (embeddings) took part in the ranking.
+	Semantic bool `json:"semantic"`
+}
+
+// All returns every recalled memory, group by group.
+func (r Recall) All() []RecalledMemory {
+	var all []RecalledMemory
+	for _, group := range [][]RecalledMemory{r.Academic, r.Personal, r.Preferences, r.Context, r.EmotionalPatterns} {
+		all = append(all, group...)
+	}
+	return all
+}
