@@ -163,3 +163,12 @@ func number(v any) int {
 	f, _ := v.(float64)
 	return int(f)
 }
+
+// exec runs a statement as superuser, to set up what the API cannot (such
+// as time passing).
+func (e *env) exec(query string, args ...any) {
+	e.t.Helper()
+	if _, err := e.pool.Exec(context.Background(), query, args...); err != nil {
+		e.t.Fatal(err)
+	}
+}

@@ -72,6 +72,8 @@ func NewServer(d Deps) *echo.Echo {
 	e.GET("/api/memories/context", h.memoryContext, authed)
 	e.PATCH("/api/memories/:id", h.correctMemory, authed)
 	e.DELETE("/api/memories/:id", h.forgetMemory, authed)
+	e.POST("/api/sessions/end", h.endSession, authed)
+	e.GET("/api/opening-context", h.openingContext, authed)
 	e.GET("/api/tools", h.listTools, authed)
 	e.POST("/api/tools/call", h.callTool, authed)
 	e.POST("/api/counselor", h.counselorChat, authed)

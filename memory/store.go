@@ -44,6 +44,11 @@ type Store interface {
 	// LiveSession describes the conversation's live session; the zero state
 	// when none is live.
 	LiveSession(ctx context.Context, learnerID *string) (SessionState, error)
+	// EndSession ends the live session, stores the next session's opening
+	// and returns both; CodeNotFound when no session is live.
+	EndSession(ctx context.Context, learnerID *string, reason string) (Ended, error)
+	// Opening returns the stored opening of the next session, or nil.
+	Opening(ctx context.Context, learnerID *string) (*Opening, error)
 }
 
 // Appended is the outcome of AppendTurns.
@@ -52,6 +57,9 @@ type Appended struct {
 	Added        int  // turns stored by this call; resent turns are not counted
 	Archived     bool // a segment went to the archive
 	Job          *SummaryJob
+	// SessionID is the live session the new turns joined; "" when no turn
+	// was new.
+	SessionID string
 }
 
 // SummaryJob is the summarizer work an update leaves: nil when the summary

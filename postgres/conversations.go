@@ -107,6 +107,9 @@ func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memo
 			if fresh, err = insertTurns(ctx, tx, me, learnerID, fresh); err != nil {
 				return err
 			}
+			if out.SessionID, err = trackSession(ctx, tx, me, learnerID, learnerName, fresh); err != nil {
+				return err
+			}
 		}
 		job, err := summaryJob(ctx, tx, me, learnerID, learnerName, conv, regenerate)
 		if err != nil {

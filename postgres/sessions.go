@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -28,4 +30,162 @@ func (s *Store) LiveSession(ctx context.Context, learnerID *string) (memory.Sess
 		return err
 	})
 	return state, err
+}
+
+// trackSession folds newly stored turns into the conversation's live
+// session, starting one when none is live, and returns its id. A live
+// session idle past the limit is ended first, so its opening is ready.
+func trackSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName string, fresh []memory.Turn) (string, error) {
+	var id string
+	var closingJSON []byte
+	var idle bool
+	err := tx.QueryRow(ctx, `select id::text, closing, last_activity_at <= now() - make_interval(secs => $3)
+		from public.mentor_sessions where `+sameConversation+` and ended_at is null for update`,
+		me, learnerKey(learnerID), memory.SessionIdleLimit.Seconds()).Scan(&id, &closingJSON, &idle)
+	found := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return "", err
+	}
+	if found && idle {
+		if _, err := endSession(ctx, tx, me, learnerID, learnerName, id, memory.EndedIdle); err != nil {
+			return "", err
+		}
+		found = false
+	}
+	if !found {
+		if err := tx.QueryRow(ctx, `insert into public.mentor_sessions (facilitator_id, learner_id)
+			values ($1::uuid, $2::uuid) returning id::text, closing`, me, learnerID).Scan(&id, &closingJSON); err != nil {
+			return "", err
+		}
+	}
+	var closing memory.ClosingState
+	if err := json.Unmarshal(closingJSON, &closing); err != nil {
+		return "", err
+	}
+	closing.SessionID = id
+	closing = memory.AdvanceClosing(closing, fresh, learnerName)
+	lastMessage := ""
+	for _, t := range fresh {
+		if t.Role == memory.RoleUser {
+			lastMessage = t.Content
+		}
+	}
+	encoded, err := json.Marshal(closing)
+	if err != nil {
+		return "", err
+	}
+	_, err = tx.Exec(ctx, `update public.mentor_sessions
+		set exchanges = $3, last_message = coalesce(nullif($4, ''), last_message),
+			last_activity_at = now(), closing = $5::jsonb
+		where facilitator_id = $1::uuid and id = $2::uuid`,
+		me, id, closing.Exchanges, lastMessage, string(encoded))
+	return id, err
+}
+
+// EndSession ends the conversation's live session and answers from its
+// closing state; the next session's opening is stored before it returns.
+func (s *Store) EndSession(ctx context.Context, learnerID *string, reason string) (memory.Ended, error) {
+	var ended memory.Ended
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		learnerName, err := requireLearner(ctx, tx, me, learnerID)
+		if err != nil {
+			return err
+		}
+		var id string
+		err = tx.QueryRow(ctx, `select id::text from public.mentor_sessions
+			where `+sameConversation+` and ended_at is null for update`, me, learnerKey(learnerID)).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return memory.Errorf(memory.CodeNotFound, "No live session to end")
+		}
+		if err != nil {
+			return err
+		}
+		ended, err = endSession(ctx, tx, me, learnerID, learnerName, id, reason)
+		return err
+	})
+	return ended, err
+}
+
+func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName, id, reason string) (memory.Ended, error) {
+	ended := memory.Ended{SessionID: id, Reason: reason}
+	var closingJSON []byte
+	if err := tx.QueryRow(ctx, `update public.mentor_sessions set ended_at = now(), end_reason = $3
+		where facilitator_id = $1::uuid and id = $2::uuid returning closing, ended_at`,
+		me, id, reason).Scan(&closingJSON, &ended.EndedAt); err != nil {
+		return ended, err
+	}
+	if err := json.Unmarshal(closingJSON, &ended.Closing); err != nil {
+		return ended, err
+	}
+	ended.Closing.SessionID = id
+	opening, err := storeOpening(ctx, tx, me, learnerID, learnerName, ended.Closing, ended.EndedAt)
+	ended.Opening = opening.ForDay(ended.EndedAt)
+	return ended, err
+}
+
+// openingMemories bounds the memories an opening is built from.
+const openingMemories = 30
+
+// storeOpening builds the next session's opening from a closed session and
+// stores it, replacing the previous one.
+func storeOpening(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName string,
+	closing memory.ClosingState, now time.Time) (memory.Opening, error) {
+	var summary string
+	err := tx.QueryRow(ctx, `select coalesce(summary, '') from public.conversation_updates where `+sameConversation,
+		me, learnerKey(learnerID)).Scan(&summary)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return memory.Opening{}, err
+	}
+	rows, err := tx.Query(ctx, `select `+memoryColumns+` from public.learner_memories
+		where `+sameConversation+` and type in ('personal', 'context')
+		order by importance desc, last_seen_at desc limit $3`, me, learnerKey(learnerID), openingMemories)
+	if err != nil {
+		return memory.Opening{}, err
+	}
+	known, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.LearnerMemory, error) {
+		return scanMemory(row)
+	})
+	if err != nil {
+		return memory.Opening{}, err
+	}
+	opening := memory.BuildOpening(closing, summary, known, learnerName, now)
+	opening.LearnerID = learnerID
+	encoded, err := json.Marshal(opening)
+	if err != nil {
+		return opening, err
+	}
+	_, err = tx.Exec(ctx, `insert into public.session_openings (facilitator_id, learner_id, session_id, opening, computed_at)
+		values ($1::uuid, $2::uuid, $3::uuid, $4::jsonb, $5)
+		on conflict on constraint session_openings_one_per_learner
+		do update set session_id = excluded.session_id, opening = excluded.opening, computed_at = excluded.computed_at`,
+		me, learnerID, closing.SessionID, string(encoded), now)
+	return opening, err
+}
+
+// Opening returns the stored opening of the next session, or nil.
+func (s *Store) Opening(ctx context.Context, learnerID *string) (*memory.Opening, error) {
+	var opening *memory.Opening
+	err := s.read(ctx, func(b *pgx.Batch, me string) {
+		if learnerID != nil {
+			b.Queue(learnerNameSQL, me, *learnerID)
+		}
+		b.Queue(`select opening from public.session_openings where `+sameConversation, me, learnerKey(learnerID))
+	}, func(br pgx.BatchResults) error {
+		if learnerID != nil {
+			if _, err := learnerName(br.QueryRow()); err != nil {
+				return err
+			}
+		}
+		var raw []byte
+		err := br.QueryRow().Scan(&raw)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		opening = &memory.Opening{}
+		return json.Unmarshal(raw, opening)
+	})
+	return opening, err
 }

@@ -1,0 +1,46 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"mentormemory/memory"
+)
+
+func (h *handler) endSession(c echo.Context) error {
+	var req struct {
+		LearnerID optionalLearner `json:"learner_id"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	ended, err := h.svc.EndSession(c.Request().Context(), req.LearnerID.id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "session": ended})
+}
+
+// openingContext answers from the stored opening. The optional date
+// (YYYY-MM-DD, the facilitator's local date) picks what is relevant today;
+// it defaults to the server's date in UTC.
+func (h *handler) openingContext(c echo.Context) error {
+	learnerID, err := learnerParam(c)
+	if err != nil {
+		return err
+	}
+	day := time.Now().UTC()
+	if raw := strings.TrimSpace(c.QueryParam("date")); raw != "" {
+		if day, err = time.Parse(time.DateOnly, raw); err != nil {
+			return memory.Errorf(memory.CodeInvalid, "date must be YYYY-MM-DD")
+		}
+	}
+	opening, err := h.svc.OpeningContext(c.Request().Context(), learnerID, day)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "opening": opening})
+}

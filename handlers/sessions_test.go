@@ -1,0 +1,126 @@
+package handlers_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"mentormemory/apptest"
+	"mentormemory/memory"
+)
+
+// alexSession reads a sample tutoring session as conversation turns: the
+// student speaks as the user, the tutor as the assistant.
+func alexSession(t *testing.T, n string) []memory.Turn {
+	t.Helper()
+	raw, err := os.ReadFile("../../shared/samples/student-alex/session_" + n + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []struct{ Speaker, Text string }
+	if err := json.Unmarshal(raw, &lines); err != nil {
+		t.Fatal(err)
+	}
+	turns := make([]memory.Turn, len(lines))
+	for i, l := range lines {
+		turns[i] = memory.Turn{Role: memory.RoleAssistant, Content: l.Text}
+		if l.Speaker == "Student" {
+			turns[i].Role = memory.RoleUser
+		}
+	}
+	return turns
+}
+
+func strs(v any) []string {
+	var out []string
+	for _, s := range v.([]any) {
+		out = append(out, s.(string))
+	}
+	return out
+}
+
+func TestSessionClosingAndOpening(t *testing.T) {
+	e := newEnv(t, apptest.Options{})
+	u := e.newUser()
+	alex := e.newLearner(u, "Alex")
+	e.addMemory(u, alex, map[string]any{"type": "personal", "content": "Plays basketball; games are on Fridays"})
+	e.addMemory(u, alex, map[string]any{"type": "personal", "content": "Has a dog named Max"})
+
+	// No session has ended yet: no opening.
+	none := e.call(u.token, http.MethodGet, "/api/opening-context?learner_id="+alex, nil).wantStatus(http.StatusOK)
+	if none.body["opening"] != nil {
+		t.Fatalf("opening before any session: %s", none.raw)
+	}
+	e.call(u.token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).wantError(http.StatusNotFound, "No live session to end")
+
+	// The session is posted exchange by exchange, as the web client does.
+	turns := alexSession(t, "1")
+	for i := 0; i+1 < len(turns); i += 2 {
+		e.post(u, alex, turns[i], turns[i+1]).wantStatus(http.StatusOK)
+	}
+	ended := e.call(u.token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).wantStatus(http.StatusOK)
+	session := ended.body["session"].(map[string]any)
+	closing := session["closing"].(map[string]any)
+	if got := strings.Join(strs(closing["emotional_arc"]), " → "); got != "anxious → confused → frustrated → excited" {
+		t.Fatalf("emotional arc %q, want anxious → confused → frustrated → excited (%s)", got, ended.raw)
+	}
+	if !slices.Contains(strs(closing["key_moments"]), "Oh! So that's why the graph looks different!") {
+		t.Fatalf("breakthrough missing from key moments: %s", ended.raw)
+	}
+	hooks := strs(closing["next_session_hooks"])
+	if len(hooks) == 0 || !strings.Contains(hooks[0], "completing the square") {
+		t.Fatalf("next-session hook missing: %s", ended.raw)
+	}
+	if closing["exchanges"] != 9.0 || session["reason"] != "ended" || !strings.Contains(closing["goodbye_line"].(string), "Alex") {
+		t.Fatalf("closing state: %s", ended.raw)
+	}
+	e.call(u.token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).wantError(http.StatusNotFound, "No live session to end")
+
+	// The opening is stored; on a Friday it brings up the game.
+	friday := e.call(u.token, http.MethodGet, "/api/opening-context?learner_id="+alex+"&date=2026-11-27", nil).wantStatus(http.StatusOK)
+	opening := friday.body["opening"].(map[string]any)
+	if got := strs(opening["personal_relevance"]); len(got) != 1 || got[0] != "It's Friday: Plays basketball; games are on Fridays" {
+		t.Fatalf("Friday relevance %v (%s)", got, friday.raw)
+	}
+	if opening["last_emotional_state"] != "excited" || opening["from_session_id"] != session["session_id"] ||
+		!strings.Contains(opening["welcome_hook"].(string), "breakthrough") || opening["last_session_summary"] == "" {
+		t.Fatalf("opening: %s", friday.raw)
+	}
+	if _, leaked := opening["personal_by_weekday"]; leaked {
+		t.Fatalf("the weekday table is internal: %s", friday.raw)
+	}
+	monday := e.call(u.token, http.MethodGet, "/api/opening-context?learner_id="+alex+"&date=2026-11-23", nil).wantStatus(http.StatusOK)
+	if got := monday.body["opening"].(map[string]any)["personal_relevance"].([]any); len(got) != 0 {
+		t.Fatalf("nothing is special on Monday, got %v", got)
+	}
+	e.call(u.token, http.MethodGet, "/api/opening-context?learner_id="+alex+"&date=friday", nil).wantError(http.StatusBadRequest, "date must be YYYY-MM-DD")
+
+	// Another facilitator holding Alex's id sees nothing and ends nothing.
+	other := e.newUser()
+	e.call(other.token, http.MethodGet, "/api/opening-context?learner_id="+alex, nil).wantError(http.StatusNotFound, "Learner not found")
+	e.call(other.token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).wantError(http.StatusNotFound, "Learner not found")
+}
+
+func TestIdleSessionEndsBeforeTheNextOne(t *testing.T) {
+	e := newEnv(t, apptest.Options{})
+	u := e.newUser()
+	e.post(u, "", exchange("I'm worried about bedtime battles.", "Next time we'll plan a wind-down routine.")...).wantStatus(http.StatusOK)
+	// Forty idle minutes later...
+	e.exec(`update mentor_sessions set last_activity_at = now() - interval '40 minutes'`)
+	e.post(u, "", exchange("Different question: screen time?", "Try a shared family plan.")...).wantStatus(http.StatusOK)
+
+	if n := e.count(`select count(*) from mentor_sessions where end_reason = 'idle' and exchanges = 1`); n != 1 {
+		t.Fatalf("the idle session should have ended, with its one exchange")
+	}
+	if n := e.count(`select count(*) from mentor_sessions where ended_at is null and exchanges = 1`); n != 1 {
+		t.Fatalf("a new live session should hold the new exchange")
+	}
+	res := e.call(u.token, http.MethodGet, "/api/opening-context", nil).wantStatus(http.StatusOK)
+	threads := strs(res.body["opening"].(map[string]any)["unfinished_threads"])
+	if len(threads) != 1 || threads[0] != "Next time we'll plan a wind-down routine." {
+		t.Fatalf("the idle session's opening should carry its thread: %s", res.raw)
+	}
+}

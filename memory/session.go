@@ -1,0 +1,244 @@
+package memory
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// How much of each list the closing state keeps: the latest, and short.
+const (
+	closingArcMax     = 12
+	closingMomentsMax = 5
+	closingHooksMax   = 3
+	closingMemoryMax  = 10
+	quoteChars        = 160
+)
+
+// Why a session ended.
+const (
+	EndedByClient = "ended"
+	EndedIdle     = "idle"
+)
+
+// ClosingState is what the end of a live session will say, kept current
+// after every exchange so that ending answers at once.
+type ClosingState struct {
+	SessionID string `json:"session_id"`
+	Exchanges int    `json:"exchanges"`
+	// EmotionalArc is the feelings shown, in order, repeats folded.
+	EmotionalArc []string `json:"emotional_arc"`
+	// KeyMoments are the learner's breakthroughs and turning points, quoted.
+	KeyMoments []string `json:"key_moments"`
+	// NewMemories are the memories learnt in this session.
+	NewMemories []string `json:"new_memories"`
+	// NextSessionHooks are what the mentor promised or left for next time.
+	NextSessionHooks []string `json:"next_session_hooks"`
+	GoodbyeLine      string   `json:"goodbye_line"`
+}
+
+// Ended is the outcome of ending a session.
+type Ended struct {
+	SessionID string       `json:"session_id"`
+	Reason    string       `json:"reason"`
+	EndedAt   time.Time    `json:"ended_at"`
+	Closing   ClosingState `json:"closing"`
+	Opening   Opening      `json:"next_opening"`
+}
+
+// breakthrough finds the moments a learner gets it.
+var breakthrough = regexp.MustCompile(`(?i)(\boh!|\boh,? i (see|get it)|\bmakes sense|\bgot it\b|\bthat helps|\bhelps actually|\bi get it\b|\bso that's why|\bthat was (actually )?(kind of )?fun|\bit worked\b|\bi did it\b|!$)`)
+
+// nextTime finds what the mentor leaves for the next session.
+var nextTime = regexp.MustCompile(`(?i)\b(next time|next session|next week|tomorrow|we'll (start|try|do|look)|let's (start|pick up) .* next)\b`)
+
+var sentenceEnd = regexp.MustCompile(`[^.!?]+[.!?]*`)
+
+// AdvanceClosing folds a new exchange into the closing state.
+func AdvanceClosing(state ClosingState, exchange []Turn, learnerName string) ClosingState {
+	for _, t := range exchange {
+		if t.Role == RoleUser {
+			state.Exchanges++
+			emotions := EmotionsIn(t.Content)
+			// An exclamation in frustration is no breakthrough; a
+			// breakthrough with no other feeling named is excitement.
+			if breakthrough.MatchString(strings.TrimSpace(t.Content)) && !slices.ContainsFunc(emotions, negativeEmotion) {
+				state.KeyMoments = appendLatest(state.KeyMoments, quote(t.Content), closingMomentsMax)
+				if len(emotions) == 0 {
+					emotions = []string{"excited"}
+				}
+			}
+			for _, e := range emotions {
+				if len(state.EmotionalArc) == 0 || state.EmotionalArc[len(state.EmotionalArc)-1] != e {
+					state.EmotionalArc = append(state.EmotionalArc, e)
+				}
+			}
+			continue
+		}
+		for _, sentence := range sentenceEnd.FindAllString(t.Content, -1) {
+			if nextTime.MatchString(sentence) {
+				state.NextSessionHooks = appendLatest(state.NextSessionHooks, quote(sentence), closingHooksMax)
+			}
+		}
+	}
+	state.EmotionalArc = lastN(state.EmotionalArc, closingArcMax)
+	state.GoodbyeLine = goodbyeLine(state, learnerName)
+	return state
+}
+
+// AddLearnt records memories learnt in the session.
+func (c ClosingState) AddLearnt(contents ...string) ClosingState {
+	for _, content := range contents {
+		if !slices.Contains(c.NewMemories, content) {
+			c.NewMemories = appendLatest(c.NewMemories, content, closingMemoryMax)
+		}
+	}
+	return c
+}
+
+func goodbyeLine(state ClosingState, learnerName string) string {
+	who := "today"
+	if learnerName != "" {
+		who = "today with " + learnerName
+	}
+	line := "Good work " + who + "."
+	if n := len(state.EmotionalArc); n > 0 && positiveEmotion(state.EmotionalArc[n-1]) {
+		line = "Great session " + who + ": it ended on a high."
+	} else if len(state.KeyMoments) > 0 {
+		line = "Good work " + who + ": there was a real breakthrough."
+	}
+	if len(state.NextSessionHooks) > 0 {
+		line += " Next time: " + strings.TrimSuffix(state.NextSessionHooks[len(state.NextSessionHooks)-1], ".") + "."
+	}
+	return line
+}
+
+func positiveEmotion(e string) bool { return e == "excited" }
+
+func negativeEmotion(e string) bool { return !positiveEmotion(e) }
+
+// quote shortens what someone said to a one-line quote.
+func quote(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > quoteChars {
+		s = string([]rune(s)[:quoteChars-1]) + "…"
+	}
+	return s
+}
+
+func appendLatest(list []string, item string, keep int) []string {
+	if item == "" || slices.Contains(list, item) {
+		return list
+	}
+	return lastN(append(list, item), keep)
+}
+
+func lastN(list []string, n int) []string {
+	if len(list) <= n {
+		return list
+	}
+	return slices.Clone(list[len(list)-n:])
+}
+
+// Opening is the precomputed start of the next session with a learner: it
+// is built when a session ends, so the first message needs no model call.
+type Opening struct {
+	LearnerID  *string   `json:"learner_id"`
+	SessionID  string    `json:"from_session_id"`
+	ComputedAt time.Time `json:"computed_at"`
+	// WelcomeHook is one line to greet with, tied to the last session.
+	WelcomeHook        string   `json:"welcome_hook"`
+	LastSessionSummary string   `json:"last_session_summary"`
+	UnfinishedThreads  []string `json:"unfinished_threads"`
+	// PersonalByWeekday holds the personal memories that mention a day of
+	// the week, by lower-case weekday; PersonalRelevance is filled from it
+	// for the day the opening is read.
+	PersonalByWeekday  map[string][]string `json:"personal_by_weekday,omitempty"`
+	PersonalRelevance  []string            `json:"personal_relevance"`
+	LastEmotionalState string              `json:"last_emotional_state"`
+	SuggestedOpener    string              `json:"suggested_opener"`
+}
+
+var weekdayNames = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
+
+var weekdayPattern = regexp.MustCompile(`(?i)\b(sunday|monday|tuesday|wednesday|thursday|friday|saturday)s?\b`)
+
+// BuildOpening prepares the next session from how the last one closed, the
+// conversation's summary and what is known about the learner (personal and
+// context memories, best first).
+func BuildOpening(ended ClosingState, summary string, known []LearnerMemory, learnerName string, now time.Time) Opening {
+	o := Opening{
+		SessionID:          ended.SessionID,
+		ComputedAt:         now,
+		LastSessionSummary: summary,
+		UnfinishedThreads:  slices.Clone(ended.NextSessionHooks),
+		PersonalByWeekday:  map[string][]string{},
+	}
+	if n := len(ended.EmotionalArc); n > 0 {
+		o.LastEmotionalState = ended.EmotionalArc[n-1]
+	}
+	for _, m := range known {
+		switch m.Type {
+		case Context:
+			if next, _ := m.Metadata[MetaNextTopic].(string); next != "" || len(o.UnfinishedThreads) < closingHooksMax {
+				o.UnfinishedThreads = appendLatest(o.UnfinishedThreads, m.Content, closingHooksMax+2)
+			}
+		case Personal:
+			for _, day := range weekdayPattern.FindAllStringSubmatch(m.Content, -1) {
+				key := strings.ToLower(day[1])
+				if !slices.Contains(o.PersonalByWeekday[key], m.Content) {
+					o.PersonalByWeekday[key] = append(o.PersonalByWeekday[key], m.Content)
+				}
+			}
+		}
+	}
+	name := learnerName
+	if name == "" {
+		name = "there"
+	}
+	switch {
+	case len(ended.KeyMoments) > 0:
+		o.WelcomeHook = fmt.Sprintf("Last time %s had a breakthrough: %q", name, ended.KeyMoments[len(ended.KeyMoments)-1])
+	case len(o.UnfinishedThreads) > 0:
+		o.WelcomeHook = "Last time we left off with: " + o.UnfinishedThreads[0]
+	case summary != "":
+		o.WelcomeHook = "Picking up from last time."
+	}
+	o.SuggestedOpener = "Hi " + name + "! "
+	switch {
+	case o.LastEmotionalState != "" && !positiveEmotion(o.LastEmotionalState):
+		o.SuggestedOpener += "Last time was a bit " + o.LastEmotionalState + " at moments; how are you feeling today?"
+	case len(o.UnfinishedThreads) > 0:
+		o.SuggestedOpener += "Ready to pick up where we left off?"
+	default:
+		o.SuggestedOpener += "Good to see you again. What's on your mind today?"
+	}
+	return o
+}
+
+// ForDay fills in what is personally relevant on the given day ("it's
+// Friday: basketball game?") and leads the opener with it.
+func (o Opening) ForDay(day time.Time) Opening {
+	weekday := weekdayNames[day.Weekday()]
+	o.PersonalRelevance = []string{}
+	today := o.PersonalByWeekday[weekday]
+	for _, content := range today {
+		o.PersonalRelevance = append(o.PersonalRelevance, "It's "+capitalize(weekday)+": "+content)
+	}
+	o.PersonalByWeekday = nil
+	if len(o.PersonalRelevance) > 0 {
+		o.SuggestedOpener = strings.TrimSpace(o.SuggestedOpener + " (It's " + capitalize(weekday) + ": ask about " +
+			strings.TrimSuffix(today[0], ".") + ".)")
+	}
+	return o
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
