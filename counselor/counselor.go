@@ -73,6 +73,8 @@ type ToolCall struct {
 type Reply struct {
 	Reply     string     `json:"reply"`
 	ToolCalls []ToolCall `json:"tool_calls"`
+	// Retrieval says which memory retrieval ran for this reply, and why.
+	Retrieval memory.Retrieval `json:"retrieval"`
 }
 
 // Chat answers one message. It stores nothing: the client posts the
@@ -83,8 +85,17 @@ func (c *Counselor) Chat(ctx context.Context, req Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	known := promptMemory{conversation: conv}
+	if known.recall, err = c.svc.RecallContext(ctx, req.LearnerID, req.Message, memory.MemoryFilter{}); err != nil {
+		return Reply{}, err
+	}
+	if len(req.History) == 0 {
+		if known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().UTC()); err != nil {
+			return Reply{}, err
+		}
+	}
 	messages := []openai.ChatCompletionMessageParamUnion{
-		openai.SystemMessage(systemPrompt(req, conv)),
+		openai.SystemMessage(systemPrompt(req, known)),
 	}
 	for _, t := range req.History {
 		if t.Role == memory.RoleUser {
@@ -95,7 +106,7 @@ func (c *Counselor) Chat(ctx context.Context, req Request) (Reply, error) {
 	}
 	messages = append(messages, openai.UserMessage(req.Message))
 
-	reply := Reply{ToolCalls: []ToolCall{}}
+	reply := Reply{ToolCalls: []ToolCall{}, Retrieval: known.recall.Retrieval}
 	for round := 0; ; round++ {
 		params := openai.ChatCompletionNewParams{Model: c.model, Messages: messages, Tools: tools.Definitions()}
 		if round == c.maxRounds {

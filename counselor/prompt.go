@@ -2,6 +2,7 @@ package counselor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"mentormemory/memory"
@@ -11,12 +12,26 @@ const persona = `You are Mr. Mentor, a warm, practical mentor for parents and te
 ("facilitators") who support children's learning. Give concrete, kind, specific advice.
 You can look up earlier conversations with this facilitator through your tools:
 get_conversation_memory for the running summary, search_conversation_history to find
-something discussed before. Use them when the facilitator refers to the past. Weave
-what you remember in naturally; never recite dates or quote the record.`
+something discussed before, recall_learner_memories for what you know about a learner.
+Use them when the facilitator refers to the past.
 
-// systemPrompt is the persona, the learner in focus and, on the first
-// message of a session, the conversation memory.
-func systemPrompt(req Request, conv *memory.ConversationUpdate) string {
+What you remember, use the way a friend who knows the family would: naturally and
+only where it helps ("How's Max doing?", "Space examples worked well for him").
+Never recite the record, quote dates or say "I recall that on January 15th you said".
+Keep the emotional patterns in mind and let them shape your tone and pacing.`
+
+// promptMemory is what the mentor knows before answering.
+type promptMemory struct {
+	conversation *memory.ConversationUpdate
+	recall       memory.Recall
+	// opening is the precomputed opening; only on a session's first message.
+	opening *memory.Opening
+}
+
+// systemPrompt is the persona, the learner in focus, the relevant memories
+// and emotional patterns on every message, and on the first message of a
+// session the conversation memory and the prepared opening.
+func systemPrompt(req Request, known promptMemory) string {
 	var b strings.Builder
 	b.WriteString(persona)
 	if req.LearnerID != nil {
@@ -24,9 +39,74 @@ func systemPrompt(req Request, conv *memory.ConversationUpdate) string {
 	} else {
 		b.WriteString("\n\nThis session is a general conversation (learner_id null).")
 	}
-	if len(req.History) == 0 && conv != nil && conv.Summary != "" {
+	first := len(req.History) == 0
+	if conv := known.conversation; first && conv != nil && conv.Summary != "" {
 		fmt.Fprintf(&b, "\n\n=== CONVERSATION MEMORY ===\nPrevious Summary (%d turns):\n%s\nLast Update: %s\n=== END CONVERSATION MEMORY ===",
 			conv.TurnCount, conv.Summary, conv.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	}
+	if o := known.opening; first && o != nil {
+		b.WriteString("\n\n=== SESSION OPENING ===")
+		line(&b, "Welcome hook", o.WelcomeHook)
+		line(&b, "Last emotional state", o.LastEmotionalState)
+		list(&b, "Unfinished threads", o.UnfinishedThreads)
+		list(&b, "Relevant today", o.PersonalRelevance)
+		line(&b, "Suggested opener", o.SuggestedOpener)
+		b.WriteString("\n=== END SESSION OPENING ===")
+	}
+	r := known.recall
+	// A memory shown as an emotional pattern is not repeated above it.
+	patterns := map[string]bool{}
+	for _, m := range r.EmotionalPatterns {
+		patterns[m.ID] = true
+	}
+	groups := []struct {
+		label string
+		ms    []memory.RecalledMemory
+	}{{"Learning", r.Academic}, {"Personal", r.Personal}, {"Preferences", r.Preferences}, {"Where things stand", r.Context}}
+	var relevant strings.Builder
+	for _, g := range groups {
+		facts(&relevant, g.label, slices.DeleteFunc(slices.Clone(g.ms), func(m memory.RecalledMemory) bool { return patterns[m.ID] }))
+	}
+	if relevant.Len() > 0 {
+		b.WriteString("\n\n=== RELEVANT MEMORIES ===")
+		b.WriteString(relevant.String())
+		b.WriteString("\n=== END RELEVANT MEMORIES ===")
+	}
+	if len(r.EmotionalPatterns) > 0 {
+		b.WriteString("\n\n=== EMOTIONAL PATTERNS TO WATCH ===")
+		facts(&b, "", r.EmotionalPatterns)
+		b.WriteString("\n=== END EMOTIONAL PATTERNS ===")
+	}
 	return b.String()
+}
+
+func line(b *strings.Builder, label, value string) {
+	if value != "" {
+		fmt.Fprintf(b, "\n%s: %s", label, value)
+	}
+}
+
+func list(b *strings.Builder, label string, values []string) {
+	if len(values) > 0 {
+		fmt.Fprintf(b, "\n%s:", label)
+		for _, v := range values {
+			fmt.Fprintf(b, "\n- %s", v)
+		}
+	}
+}
+
+// facts writes memories as a labelled list, each with its feeling.
+func facts(b *strings.Builder, label string, ms []memory.RecalledMemory) {
+	if len(ms) == 0 {
+		return
+	}
+	if label != "" {
+		fmt.Fprintf(b, "\n%s:", label)
+	}
+	for _, m := range ms {
+		fmt.Fprintf(b, "\n- %s", m.Content)
+		if e := m.Metadata.Emotion(); e != "" {
+			fmt.Fprintf(b, " (felt %s)", e)
+		}
+	}
 }

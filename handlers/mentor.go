@@ -84,5 +84,7 @@ func (h *handler) counselorChat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "reply": reply.Reply, "tool_calls": reply.ToolCalls})
+	return c.JSON(http.StatusOK, map[string]any{
+		"success": true, "reply": reply.Reply, "tool_calls": reply.ToolCalls, "retrieval": reply.Retrieval,
+	})
 }

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -122,5 +123,46 @@ func TestIdleSessionEndsBeforeTheNextOne(t *testing.T) {
 	threads := strs(res.body["opening"].(map[string]any)["unfinished_threads"])
 	if len(threads) != 1 || threads[0] != "Next time we'll plan a wind-down routine." {
 		t.Fatalf("the idle session's opening should carry its thread: %s", res.raw)
+	}
+}
+
+func TestCounselorBringsMemoriesAndOpening(t *testing.T) {
+	model := &scriptedModel{respond: func(int, map[string]any) (int, any) { return 200, textReply("Let's do it.") }}
+	srv := httptest.NewServer(model)
+	defer srv.Close()
+	e := newEnv(t, apptest.Options{ModelURL: srv.URL})
+	u := e.newUser()
+	alex := e.newLearner(u, "Alex")
+	e.addMemory(u, alex, map[string]any{"type": "personal", "content": "Plays basketball; games are on Fridays"})
+	e.addMemory(u, alex, map[string]any{"type": "preference", "content": "When frustrated, pictures help more than letters",
+		"metadata": map[string]any{"category": "emotional_response", "trigger": "frustrated", "emotion": "frustrated"}})
+	e.post(u, alex, exchange("Alex finally got the discriminant!", "Next time we'll try word problems.")...).wantStatus(http.StatusOK)
+	e.call(u.token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).wantStatus(http.StatusOK)
+
+	// First message of the next session: opening and memories, deep retrieval.
+	res := e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{
+		"message": "Alex has a basketball game and is frustrated with word problems", "learner_id": alex,
+	}).wantStatus(http.StatusOK)
+	if res.body["retrieval"].(map[string]any)["mode"] != "deep" {
+		t.Fatalf("first message with an emotional cue should run deep retrieval: %s", res.raw)
+	}
+	system := messageContents(model.request(0), "system")[0]
+	for _, want := range []string{
+		"=== SESSION OPENING ===", "Unfinished threads:\n- Next time we'll try word problems.",
+		"=== RELEVANT MEMORIES ===\nPersonal:\n- Plays basketball; games are on Fridays\n=== END RELEVANT MEMORIES ===",
+		"=== EMOTIONAL PATTERNS TO WATCH ===", "- When frustrated, pictures help more than letters (felt frustrated)",
+		"Never recite the record", // the instruction to use memories naturally
+	} {
+		if !strings.Contains(system, want) {
+			t.Fatalf("system prompt lacks %q:\n%s", want, system)
+		}
+	}
+	// Later messages keep the memories but not the opening.
+	e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{
+		"message": "what about the game?", "learner_id": alex, "history": exchange("Hi", "Hello"),
+	}).wantStatus(http.StatusOK)
+	later := messageContents(model.request(1), "system")[0]
+	if strings.Contains(later, "SESSION OPENING") || !strings.Contains(later, "Plays basketball") {
+		t.Fatalf("later system prompt:\n%s", later)
 	}
 }
