@@ -12,16 +12,22 @@ import (
 	"mentormemory/auth"
 	"mentormemory/config"
 	"mentormemory/counselor"
+	"mentormemory/embedder"
+	"mentormemory/extractor"
 	"mentormemory/handlers"
 	"mentormemory/memory"
 	"mentormemory/postgres"
 	"mentormemory/summarizer"
+	"mentormemory/worker"
 )
 
 // App is the running service and what it holds open.
 type App struct {
-	Handler  *echo.Echo
-	Pool     *pgxpool.Pool
+	Handler *echo.Echo
+	Pool    *pgxpool.Pool
+	// Worker does the background work (memory extraction, ending idle
+	// sessions); the long-running server runs it, see worker.Run.
+	Worker   *worker.Worker
 	verifier *auth.Verifier
 }
 
@@ -42,15 +48,52 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		return nil, err
 	}
 	store := postgres.NewStore(pool, cfg.ArchiveTurns)
-	svc := memory.NewService(store, NewSummarizer(cfg), log)
+	extract := newExtractor(cfg)
+	if extract != nil {
+		store.WithExtraction()
+	}
+	embed := newEmbedder(cfg)
+	svc := memory.NewService(store, NewSummarizer(cfg), log).WithEmbedder(embed)
+	work := worker.New(store, worker.Config{Extractor: extract, Embedder: embed}, log)
+	svc.OnJobQueued(work.Wake)
 	return &App{
 		Handler: handlers.NewServer(handlers.Deps{
 			Service: svc, Verifier: verifier, DB: store, Counselor: newCounselor(cfg, svc), Log: log,
 			Web: webConfig(cfg),
 		}),
 		Pool:     pool,
+		Worker:   work,
 		verifier: verifier,
 	}, nil
+}
+
+// newExtractor returns the model that learns memories from exchanges, or
+// nil without a model key: extraction is then off, and memories come only
+// through the API.
+func newExtractor(cfg config.Config) memory.Extractor {
+	if cfg.OpenAIKey == "" {
+		return nil
+	}
+	return extractor.NewOpenAI(extractor.Config{
+		APIKey:  cfg.OpenAIKey,
+		BaseURL: cfg.OpenAIBaseURL,
+		Model:   cfg.OpenAIModel,
+		Timeout: cfg.OpenAITimeout,
+	})
+}
+
+// newEmbedder returns the embedding model, or nil when none is configured:
+// recall then ranks by words alone.
+func newEmbedder(cfg config.Config) memory.Embedder {
+	if cfg.EmbeddingModel == "" {
+		return nil
+	}
+	return embedder.NewOpenAI(embedder.Config{
+		APIKey:  cfg.EmbeddingKey,
+		BaseURL: cfg.EmbeddingBaseURL,
+		Model:   cfg.EmbeddingModel,
+		Timeout: cfg.OpenAITimeout,
+	})
 }
 
 // NewSummarizer picks the model-backed summarizer when a key is configured

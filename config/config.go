@@ -35,20 +35,30 @@ type Config struct {
 	OpenAIModel   string        // OPENAI_MODEL, default gpt-4o-mini
 	OpenAITimeout time.Duration // OPENAI_TIMEOUT, default 20s
 
+	// Embeddings let recall rank learner memories by meaning. Without
+	// OPENAI_EMBEDDING_MODEL recall works by words alone. The base URL and
+	// key default to the chat model's.
+	EmbeddingModel   string // OPENAI_EMBEDDING_MODEL, e.g. text-embedding-3-small
+	EmbeddingBaseURL string // OPENAI_EMBEDDING_BASE_URL
+	EmbeddingKey     string // OPENAI_EMBEDDING_API_KEY
+
 	ArchiveTurns int // MEMORY_ARCHIVE_TURNS, default 50
 }
 
 // FromEnv reads the configuration through getenv and validates it.
 func FromEnv(getenv func(string) string) (Config, error) {
 	cfg := Config{
-		DatabaseURL:     strings.TrimSpace(getenv("DATABASE_URL")),
-		JWTSecret:       getenv("SUPABASE_JWT_SECRET"),
-		SupabaseURL:     strings.TrimRight(strings.TrimSpace(getenv("SUPABASE_URL")), "/"),
-		JWTIssuer:       strings.TrimSpace(getenv("SUPABASE_JWT_ISSUER")),
-		SupabaseAnonKey: strings.TrimSpace(getenv("SUPABASE_ANON_KEY")),
-		OpenAIKey:       strings.TrimSpace(getenv("OPENAI_API_KEY")),
-		OpenAIBaseURL:   strings.TrimSpace(getenv("OPENAI_BASE_URL")),
-		OpenAIModel:     strings.TrimSpace(getenv("OPENAI_MODEL")),
+		DatabaseURL:      strings.TrimSpace(getenv("DATABASE_URL")),
+		JWTSecret:        getenv("SUPABASE_JWT_SECRET"),
+		SupabaseURL:      strings.TrimRight(strings.TrimSpace(getenv("SUPABASE_URL")), "/"),
+		JWTIssuer:        strings.TrimSpace(getenv("SUPABASE_JWT_ISSUER")),
+		SupabaseAnonKey:  strings.TrimSpace(getenv("SUPABASE_ANON_KEY")),
+		OpenAIKey:        strings.TrimSpace(getenv("OPENAI_API_KEY")),
+		OpenAIBaseURL:    strings.TrimSpace(getenv("OPENAI_BASE_URL")),
+		OpenAIModel:      strings.TrimSpace(getenv("OPENAI_MODEL")),
+		EmbeddingModel:   strings.TrimSpace(getenv("OPENAI_EMBEDDING_MODEL")),
+		EmbeddingBaseURL: strings.TrimSpace(getenv("OPENAI_EMBEDDING_BASE_URL")),
+		EmbeddingKey:     strings.TrimSpace(getenv("OPENAI_EMBEDDING_API_KEY")),
 	}
 	var errs []error
 	var err error
@@ -66,6 +76,12 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	if cfg.OpenAIModel == "" {
 		cfg.OpenAIModel = "gpt-4o-mini"
+	}
+	if cfg.EmbeddingBaseURL == "" {
+		cfg.EmbeddingBaseURL = cfg.OpenAIBaseURL
+	}
+	if cfg.EmbeddingKey == "" {
+		cfg.EmbeddingKey = cfg.OpenAIKey
 	}
 	errs = append(errs, cfg.validate()...)
 	return cfg, errors.Join(errs...)
@@ -106,6 +122,14 @@ func (c Config) validate() []error {
 	if c.OpenAIBaseURL != "" {
 		if err := checkHTTPURL(c.OpenAIBaseURL); err != nil {
 			errs = append(errs, fmt.Errorf("OPENAI_BASE_URL %w", err))
+		}
+	}
+	if c.EmbeddingModel != "" && c.EmbeddingKey == "" {
+		errs = append(errs, errors.New("OPENAI_EMBEDDING_MODEL needs OPENAI_EMBEDDING_API_KEY or OPENAI_API_KEY"))
+	}
+	if c.EmbeddingBaseURL != "" && c.EmbeddingBaseURL != c.OpenAIBaseURL {
+		if err := checkHTTPURL(c.EmbeddingBaseURL); err != nil {
+			errs = append(errs, fmt.Errorf("OPENAI_EMBEDDING_BASE_URL %w", err))
 		}
 	}
 	return errs

@@ -1,6 +1,9 @@
 package memory
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // ExtractionRequest is one exchange to learn from.
 type ExtractionRequest struct {
@@ -20,3 +23,27 @@ type Extractor interface {
 	Name() string
 	Extract(ctx context.Context, req ExtractionRequest) ([]NewMemory, error)
 }
+
+// ExtractionJob is a queued extraction: the turns of one exchange to learn
+// from. Lease identifies the worker's claim; only the holder of the current
+// lease can complete the job, so it is never applied twice.
+type ExtractionJob struct {
+	FacilitatorID string
+	ID            int64
+	LearnerID     *string
+	SessionID     string
+	FromTurnID    int64
+	ThroughTurnID int64
+	Attempts      int
+	Lease         string
+}
+
+// IdleSession is a live session nobody spoke in for SessionIdleLimit.
+type IdleSession struct {
+	FacilitatorID string
+	LearnerID     *string
+}
+
+// ErrLeaseLost means another worker took a job over: the work of the one
+// that lost it is dropped, so that the job takes effect once.
+var ErrLeaseLost = errors.New("job lease lost")

@@ -16,11 +16,20 @@ type Service struct {
 	store      Store
 	summarizer Summarizer
 	embedder   Embedder // nil: recall by words only
-	log        *slog.Logger
+	// jobQueued is told when an update queued background work.
+	jobQueued func()
+	log       *slog.Logger
 }
 
 func NewService(store Store, summarizer Summarizer, log *slog.Logger) *Service {
 	return &Service{store: store, summarizer: summarizer, log: log}
+}
+
+// OnJobQueued sets what to call when an update queued background work,
+// so a worker can start on it at once.
+func (s *Service) OnJobQueued(notify func()) *Service {
+	s.jobQueued = notify
+	return s
 }
 
 // SummarizerName tells clients which summarizer writes the summaries.
@@ -46,6 +55,9 @@ func (s *Service) Update(ctx context.Context, learnerID *string, turns []Turn, r
 	appended, err := s.store.AppendTurns(ctx, learnerID, turns, regenerate, inline)
 	if err != nil {
 		return UpdateResult{}, err
+	}
+	if appended.Queued && s.jobQueued != nil {
+		s.jobQueued()
 	}
 	result := UpdateResult{Conversation: appended.Conversation, Added: appended.Added, Archived: appended.Archived}
 	if appended.Job == nil {

@@ -60,6 +60,8 @@ type Appended struct {
 	// SessionID is the live session the new turns joined; "" when no turn
 	// was new.
 	SessionID string
+	// Queued is true when memory extraction was queued for the new turns.
+	Queued bool
 }
 
 // SummaryJob is the summarizer work an update leaves: nil when the summary

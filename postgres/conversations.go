@@ -104,11 +104,20 @@ func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memo
 			return err
 		}
 		if len(fresh) > 0 {
-			if fresh, err = insertTurns(ctx, tx, me, learnerID, fresh); err != nil {
+			var stored turnRange
+			if fresh, stored, err = insertTurns(ctx, tx, me, learnerID, fresh); err != nil {
 				return err
 			}
 			if out.SessionID, err = trackSession(ctx, tx, me, learnerID, learnerName, fresh); err != nil {
 				return err
+			}
+			// Queued with the turns, so an accepted exchange is learnt from
+			// even if the server stops right after answering.
+			if s.extraction && slices.ContainsFunc(fresh, func(t memory.Turn) bool { return t.Role == memory.RoleUser }) {
+				if err := enqueueExtraction(ctx, tx, me, learnerID, out.SessionID, stored); err != nil {
+					return err
+				}
+				out.Queued = true
 			}
 		}
 		job, err := summaryJob(ctx, tx, me, learnerID, learnerName, conv, regenerate)
@@ -249,8 +258,8 @@ func alreadySent(tail, posted []memory.Turn) int {
 }
 
 // insertTurns appends turns to the log and returns them with their
-// timestamps.
-func insertTurns(ctx context.Context, tx pgx.Tx, me string, learnerID *string, turns []memory.Turn) ([]memory.Turn, error) {
+// timestamps, and the log ids of the first and last of them.
+func insertTurns(ctx context.Context, tx pgx.Tx, me string, learnerID *string, turns []memory.Turn) ([]memory.Turn, turnRange, error) {
 	roles := make([]string, len(turns))
 	contents := make([]string, len(turns))
 	ids := make([]string, len(turns))
@@ -258,23 +267,27 @@ func insertTurns(ctx context.Context, tx pgx.Tx, me string, learnerID *string, t
 		roles[i], contents[i], ids[i] = t.Role, t.Content, t.ID
 	}
 	var createdAt time.Time
+	var stored turnRange
 	err := tx.QueryRow(ctx, `with added as (
 			insert into public.conversation_turns (facilitator_id, learner_id, role, content, client_turn_id)
 			select $1::uuid, $2::uuid, t.role, t.content, nullif(t.client_id, '')
 			from unnest($3::text[], $4::text[], $5::text[]) with ordinality as t(role, content, client_id, n)
 			order by t.n
-			returning created_at)
-		select max(created_at) from added`,
-		me, learnerID, roles, contents, ids).Scan(&createdAt)
+			returning id, created_at)
+		select max(created_at), min(id), max(id) from added`,
+		me, learnerID, roles, contents, ids).Scan(&createdAt, &stored.first, &stored.last)
 	if err != nil {
-		return nil, err
+		return nil, stored, err
 	}
-	stored := slices.Clone(turns)
-	for i := range stored {
-		stored[i].CreatedAt = createdAt
+	added := slices.Clone(turns)
+	for i := range added {
+		added[i].CreatedAt = createdAt
 	}
-	return stored, nil
+	return added, stored, nil
 }
+
+// turnRange is the log ids of a run of stored turns.
+type turnRange struct{ first, last int64 }
 
 // summaryJob says what the summarizer must do, or nil when the summary
 // already covers every stored turn. Without a summary (or when asked to

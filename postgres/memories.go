@@ -101,6 +101,9 @@ func saveMemory(ctx context.Context, tx pgx.Tx, me string, m memory.NewMemory) (
 	if _, err := requireLearner(ctx, tx, me, m.LearnerID); err != nil {
 		return memory.Saved{}, err
 	}
+	if m.Metadata == nil {
+		m.Metadata = memory.Metadata{}
+	}
 	metadata, err := json.Marshal(m.Metadata)
 	if err != nil {
 		return memory.Saved{}, err

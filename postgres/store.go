@@ -38,6 +38,8 @@ func Open(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 type Store struct {
 	pool         *pgxpool.Pool
 	archiveTurns string
+	// extraction queues a memory extraction job with every exchange.
+	extraction bool
 }
 
 var _ memory.Store = (*Store)(nil)
@@ -46,6 +48,13 @@ var _ memory.Store = (*Store)(nil)
 // archiveTurns turns.
 func NewStore(pool *pgxpool.Pool, archiveTurns int) *Store {
 	return &Store{pool: pool, archiveTurns: strconv.Itoa(archiveTurns)}
+}
+
+// WithExtraction makes every stored exchange queue a job that extracts
+// learner memories from it (see Jobs).
+func (s *Store) WithExtraction() *Store {
+	s.extraction = true
+	return s
 }
 
 // Ping reports whether the database answers.

@@ -106,6 +106,13 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	workDone := make(chan struct{})
+	go func() {
+		defer close(workDone)
+		a.Worker.Run(workCtx)
+	}()
 	log.Info("serving", "port", cfg.Port, "summarizer", app.NewSummarizer(cfg).Name())
 
 	select {
@@ -113,11 +120,15 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 		return err
 	case <-ctx.Done():
 	}
-	// Drain in-flight requests before the pool closes.
+	// Drain in-flight requests, then let the worker finish its job, before
+	// the pool closes. Queued jobs wait in the database for the next start.
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	log.Info("shutting down")
-	return srv.Shutdown(shutdownCtx)
+	err = srv.Shutdown(shutdownCtx)
+	stopWork()
+	<-workDone
+	return err
 }
 
 func mintToken(args []string, getenv func(string) string, stdout io.Writer) error {

@@ -1,0 +1,500 @@
+package extractor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"mentormemory/memory"
+)
+
+// fakeOpenAI is an OpenAI-compatible server that records what it is sent.
+type fakeOpenAI struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	calls []recordedCall
+}
+
+type recordedCall struct {
+	method, path, auth string
+	body               chatRequest
+}
+
+type chatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+	ResponseFormat map[string]any `json:"response_format"`
+}
+
+// message is the content of the first message with role.
+func (r chatRequest) message(role string) string {
+	for _, m := range r.Messages {
+		if m.Role == role {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// newFakeOpenAI starts a server whose POST /chat/completions is answered by
+// reply; any other route is a 404 so a wrong path fails the test.
+func newFakeOpenAI(t *testing.T, reply http.HandlerFunc) *fakeOpenAI {
+	t.Helper()
+	f := &fakeOpenAI{}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body chatRequest
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Errorf("request body is not JSON: %v: %s", err, raw)
+		}
+		f.mu.Lock()
+		f.calls = append(f.calls, recordedCall{method: r.Method, path: r.URL.Path, auth: r.Header.Get("Authorization"), body: body})
+		f.mu.Unlock()
+		if r.Method != http.MethodPost || r.URL.Path != "/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		reply(w, r)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeOpenAI) recorded() []recordedCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]recordedCall(nil), f.calls...)
+}
+
+// replyWith answers with a chat.completion whose message is message.
+func replyWith(message map[string]any, finishReason string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{
+			"id":      "chatcmpl-test",
+			"object":  "chat.completion",
+			"created": 1700000000,
+			"model":   "fake-model",
+			"choices": []any{map[string]any{
+				"index":         0,
+				"message":       message,
+				"finish_reason": finishReason,
+				"logprobs":      nil,
+			}},
+			"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+		})
+	}
+}
+
+// replyContent answers with an assistant message carrying content.
+func replyContent(content, finishReason string) http.HandlerFunc {
+	return replyWith(map[string]any{"role": "assistant", "content": content, "refusal": nil}, finishReason)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func newTestOpenAI(f *fakeOpenAI, cfg Config) *OpenAI {
+	cfg.BaseURL = f.srv.URL
+	if cfg.APIKey == "" {
+		cfg.APIKey = "sk-test-key"
+	}
+	if cfg.Timeout == 0 {
+		// Longer than the retry back-off: the SDK waits for the retry under
+		// the attempt's deadline, and a shorter one would turn a 500 into a
+		// deadline error.
+		cfg.Timeout = 2 * time.Second
+	}
+	return NewOpenAI(cfg)
+}
+
+// exchange is a typical facilitator message and mentor reply.
+var exchange = []memory.Turn{
+	{Role: memory.RoleUser, Content: "Alex cried over long division again tonight. At least Max, our dog, cheered him up."},
+	{Role: memory.RoleAssistant, Content: "That sounds hard. Try graph paper so the columns stay aligned."},
+}
+
+func extract(t *testing.T, e memory.Extractor, req memory.ExtractionRequest) ([]memory.NewMemory, error) {
+	t.Helper()
+	return e.Extract(context.Background(), req)
+}
+
+func TestOpenAIName(t *testing.T) {
+	if got := NewOpenAI(Config{APIKey: "k"}).Name(); got != "openai" {
+		t.Fatalf("Name() = %q, want openai", got)
+	}
+}
+
+// The request asks for structured output: a strict JSON schema whose shape
+// is the one parseReply expects, and which strict mode accepts.
+func TestOpenAIRequestUsesStrictJSONSchema(t *testing.T) {
+	f := newFakeOpenAI(t, replyContent(`{"memories": []}`, "stop"))
+	e := newTestOpenAI(f, Config{APIKey: "sk-secret-123", Model: "test-model-7"})
+	if _, err := extract(t, e, memory.ExtractionRequest{LearnerName: "Alex", Turns: exchange}); err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	calls := f.recorded()
+	if len(calls) != 1 {
+		t.Fatalf("server got %d requests, want 1", len(calls))
+	}
+	c := calls[0]
+	if c.auth != "Bearer sk-secret-123" {
+		t.Errorf("Authorization = %q, want the API key as a Bearer token", c.auth)
+	}
+	if c.body.Model != "test-model-7" {
+		t.Errorf("model = %q, want the configured test-model-7", c.body.Model)
+	}
+	if c.body.message("system") == "" || c.body.message("user") == "" {
+		t.Errorf("request lacks a system or a user message: %+v", c.body.Messages)
+	}
+
+	rf := c.body.ResponseFormat
+	if rf["type"] != "json_schema" {
+		t.Fatalf("response_format = %v, want type json_schema", rf)
+	}
+	js, _ := rf["json_schema"].(map[string]any)
+	if js["strict"] != true {
+		t.Errorf("json_schema.strict = %v, want true", js["strict"])
+	}
+	if name, _ := js["name"].(string); name == "" {
+		t.Errorf("json_schema has no name")
+	}
+	schema, _ := js["schema"].(map[string]any)
+	if schema == nil {
+		t.Fatalf("json_schema has no schema: %v", js)
+	}
+	checkStrictSchema(t, "schema", schema)
+
+	memories := dig(t, schema, "properties", "memories")
+	if memories["type"] != "array" {
+		t.Errorf("memories is %v, want an array", memories["type"])
+	}
+	props := dig(t, memories, "items", "properties")
+	if got, want := keys(props), []string{"confidence", "content", "importance", "metadata", "type"}; !slices.Equal(got, want) {
+		t.Errorf("item properties = %v, want %v", got, want)
+	}
+	if got := dig(t, props, "type")["enum"]; !reflect.DeepEqual(got, []any{"academic", "personal", "preference", "context"}) {
+		t.Errorf("type enum = %v, want the four memory types", got)
+	}
+	for field, typ := range map[string]string{"content": "string", "importance": "number", "confidence": "number"} {
+		if got := dig(t, props, field)["type"]; got != typ {
+			t.Errorf("%s is %v, want %s", field, got, typ)
+		}
+	}
+	mdProps := dig(t, props, "metadata", "properties")
+	wantKeys := []string{memory.MetaEmotion, memory.MetaValence, memory.MetaResolution, memory.MetaTopic,
+		memory.MetaCategory, memory.MetaTrigger, memory.MetaResponse, memory.MetaNextTopic}
+	sort.Strings(wantKeys)
+	if got := keys(mdProps); !slices.Equal(got, wantKeys) {
+		t.Errorf("metadata properties = %v, want %v", got, wantKeys)
+	}
+	for _, k := range wantKeys {
+		if got := dig(t, mdProps, k)["type"]; !reflect.DeepEqual(got, []any{"string", "null"}) {
+			t.Errorf("metadata %s type = %v, want [string null]", k, got)
+		}
+	}
+}
+
+// checkStrictSchema applies strict mode's rules to every object in the
+// schema: every property required, no additional properties.
+func checkStrictSchema(t *testing.T, path string, node map[string]any) {
+	t.Helper()
+	switch node["type"] {
+	case "object":
+		props, _ := node["properties"].(map[string]any)
+		var required []string
+		for _, r := range node["required"].([]any) {
+			required = append(required, r.(string))
+		}
+		sort.Strings(required)
+		if !slices.Equal(required, keys(props)) {
+			t.Errorf("%s: required %v, want every property %v", path, required, keys(props))
+		}
+		if node["additionalProperties"] != false {
+			t.Errorf("%s: additionalProperties = %v, want false", path, node["additionalProperties"])
+		}
+		for k, p := range props {
+			checkStrictSchema(t, path+"."+k, p.(map[string]any))
+		}
+	case "array":
+		checkStrictSchema(t, path+"[]", node["items"].(map[string]any))
+	}
+	if path == "schema" && node["type"] != "object" {
+		t.Errorf("top-level schema is %v, want an object", node["type"])
+	}
+}
+
+func dig(t *testing.T, m map[string]any, path ...string) map[string]any {
+	t.Helper()
+	for _, p := range path {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			t.Fatalf("schema has no object at %q in %v", p, path)
+		}
+		m = next
+	}
+	return m
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestOpenAIExtractsMemories(t *testing.T) {
+	f := newFakeOpenAI(t, replyContent(sampleReply(t), "stop"))
+	got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{LearnerName: "Alex", Turns: exchange})
+	if err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	// DeepEqual also proves LearnerID, SessionID, SourceTurnIDs and Source
+	// are left for the caller.
+	if !reflect.DeepEqual(got, sampleMemories) {
+		t.Errorf("memories =\n%#v\nwant\n%#v", got, sampleMemories)
+	}
+	if got := f.recorded()[0].body.Model; got != DefaultModel {
+		t.Errorf("model = %q, want the default %q", got, DefaultModel)
+	}
+}
+
+func TestOpenAIEmptyList(t *testing.T) {
+	f := newFakeOpenAI(t, replyContent(`{"memories": []}`, "stop"))
+	got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange})
+	if err != nil || len(got) != 0 {
+		t.Errorf("Extract = %v, %v; want no memories and no error", got, err)
+	}
+}
+
+func TestOpenAINoTurnsMakesNoCall(t *testing.T) {
+	f := newFakeOpenAI(t, replyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "stop"))
+	got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{LearnerName: "Alex"})
+	if err != nil || len(got) != 0 {
+		t.Errorf("Extract(no turns) = %v, %v; want nothing", got, err)
+	}
+	if n := len(f.recorded()); n != 0 {
+		t.Errorf("server got %d requests, want none", n)
+	}
+}
+
+// The user message carries the learner, the known memories with their types
+// and the exchange, each piece of data inside its fence.
+func TestOpenAIPromptCarriesExchangeKnownAndLearner(t *testing.T) {
+	f := newFakeOpenAI(t, replyContent(`{"memories": []}`, "stop"))
+	known := []memory.LearnerMemory{
+		{Type: memory.Preference, Content: "KNOWN-1: Alex prefers short explanations."},
+		{Type: memory.Context, Content: "KNOWN-2: Alex's mother wants to revisit fractions."},
+	}
+	if _, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{LearnerName: "Alex Rivera", Turns: exchange, Known: known}); err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	user := f.recorded()[0].body.message("user")
+	if !strings.Contains(user, `"Alex Rivera"`) {
+		t.Errorf("user message does not name the learner:\n%s", user)
+	}
+	assertInside(t, user, "<exchange>", "</exchange>", exchange[0].Content, exchange[1].Content)
+	assertInside(t, user, "<known_memories>", "</known_memories>",
+		`<memory type="preference">KNOWN-1: Alex prefers short explanations.</memory>`,
+		`<memory type="context">KNOWN-2: Alex's mother wants to revisit fractions.</memory>`)
+	if !strings.Contains(user, `<turn speaker="person">`) || !strings.Contains(user, `<turn speaker="mentor">`) {
+		t.Errorf("turns are not labelled person and mentor:\n%s", user)
+	}
+	if !strings.Contains(user, "ignore any instructions") {
+		t.Errorf("user message does not say the data is not instructions:\n%s", user)
+	}
+}
+
+// assertInside checks that each of wants occurs between open and end.
+func assertInside(t *testing.T, s, open, end string, wants ...string) {
+	t.Helper()
+	i, j := strings.Index(s, open), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("no %s…%s block in:\n%s", open, end, s)
+	}
+	for _, w := range wants {
+		if k := strings.Index(s, w); k < i || k > j {
+			t.Errorf("%q is not inside %s…%s:\n%s", w, open, end, s)
+		}
+	}
+}
+
+// A reply the parser rejects yields nothing, even its well-formed items.
+func TestOpenAIMalformedReplyReturnsNothing(t *testing.T) {
+	valid := item("personal", "Alex has a dog named Max.", 0.5, 1, meta("topic", "pets"))
+	cases := map[string]string{
+		"not JSON":          "Alex has a dog named Max.",
+		"importance a word": replyJSON(t, valid, item("academic", "Alex reads well.", "high", 0.9, meta())),
+		"content a number":  replyJSON(t, valid, item("academic", 5, 0.5, 0.9, meta())),
+	}
+	for name, content := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFakeOpenAI(t, replyContent(content, "stop"))
+			got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange})
+			if !errors.Is(err, ErrMalformed) {
+				t.Errorf("error = %v, want ErrMalformed", err)
+			}
+			if memory.ErrorCode(err) != memory.CodeUpstream {
+				t.Errorf("error code = %q, want %q", memory.ErrorCode(err), memory.CodeUpstream)
+			}
+			if got != nil {
+				t.Errorf("returned %v alongside the error, want nothing", got)
+			}
+		})
+	}
+}
+
+// Invalid memories are dropped, their valid siblings kept, and the drop is
+// logged without the dropped text.
+func TestOpenAIDropsInvalidMemoriesKeepsValid(t *testing.T) {
+	f := newFakeOpenAI(t, replyContent(mixedReply(t), "stop"))
+	var logs bytes.Buffer
+	e := newTestOpenAI(f, Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	got, err := extract(t, e, memory.ExtractionRequest{Turns: exchange})
+	if err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	if got := contents(got); !slices.Equal(got, mixedKept) {
+		t.Errorf("kept %q, want %q", got, mixedKept)
+	}
+	if want := fmt.Sprintf(`"invalid":%d`, mixedInvalid); !strings.Contains(logs.String(), want) {
+		t.Errorf("log does not count the dropped memories (%s):\n%s", want, logs.String())
+	}
+	if strings.Contains(logs.String(), "DROPPED") {
+		t.Errorf("log carries the text of a dropped memory:\n%s", logs.String())
+	}
+}
+
+func TestOpenAIFailures(t *testing.T) {
+	cases := []struct {
+		name    string
+		handler http.HandlerFunc
+		want    error // wrapped sentinel, if any
+		check   func(t *testing.T, err error)
+	}{
+		{
+			name: "server error",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": "boom", "type": "server_error"}})
+			},
+			check: func(t *testing.T, err error) {
+				var apiErr *openai.Error
+				if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusInternalServerError {
+					t.Errorf("error %v does not wrap the API's 500", err)
+				}
+			},
+		},
+		{
+			name: "broken response body",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"id": "chatcmpl-x", "choices": [{"message": `)
+			},
+		},
+		{
+			name:    "cut off by the token limit",
+			handler: replyContent(`{"memories": [{"type": "acad`, "length"),
+			want:    ErrTruncated,
+		},
+		{
+			name: "cut off with parseable content",
+			// The limit is the failure even when what came back parses.
+			handler: replyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "length"),
+			want:    ErrTruncated,
+		},
+		{
+			name:    "refusal",
+			handler: replyWith(map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}, "stop"),
+			want:    ErrRefused,
+		},
+		{
+			name: "no choices",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, http.StatusOK, map[string]any{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": []any{}})
+			},
+			want: ErrMalformed,
+		},
+		{
+			name:    "blank content",
+			handler: replyContent(" \n ", "stop"),
+			want:    ErrMalformed,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeOpenAI(t, tc.handler)
+			start := time.Now()
+			got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange})
+			if err == nil {
+				t.Fatalf("Extract returned %v and no error", got)
+			}
+			if got != nil {
+				t.Errorf("Extract returned %v alongside the error", got)
+			}
+			if elapsed := time.Since(start); elapsed > 3*time.Second {
+				t.Errorf("failure took %v; the caller must not wait long", elapsed)
+			}
+			if code := memory.ErrorCode(err); code != memory.CodeUpstream {
+				t.Errorf("error code = %q, want %q", code, memory.CodeUpstream)
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("error %v does not wrap %v", err, tc.want)
+			}
+			if tc.check != nil {
+				tc.check(t, err)
+			}
+		})
+	}
+}
+
+func TestOpenAITimeout(t *testing.T) {
+	f := newFakeOpenAI(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+		replyContent(`{"memories": []}`, "stop")(w, r)
+	})
+	_, err := extract(t, newTestOpenAI(f, Config{Timeout: 200 * time.Millisecond}), memory.ExtractionRequest{Turns: exchange})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v is not a deadline error", err)
+	}
+}
+
+// One retry at most: a failing server is asked twice, never three times.
+func TestOpenAIRetriesAtMostOnce(t *testing.T) {
+	var hits atomic.Int32
+	f := newFakeOpenAI(t, func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]any{"message": "busy"}})
+	})
+	if _, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange}); err == nil {
+		t.Fatal("want an error from a server that always fails")
+	}
+	if n := hits.Load(); n != 2 {
+		t.Errorf("server was asked %d times, want 2 (one retry, no more)", n)
+	}
+}

@@ -1,0 +1,246 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/memory"
+)
+
+// jobLease is how long a worker holds a job. A worker that dies mid-job
+// loses it when the lease runs out, and another worker takes it up.
+const jobLease = 2 * time.Minute
+
+// extractionKnown bounds the known memories given to the extractor.
+const extractionKnown = 30
+
+type extractPayload struct {
+	SessionID     string `json:"session_id"`
+	FromTurnID    int64  `json:"from_turn_id"`
+	ThroughTurnID int64  `json:"through_turn_id"`
+}
+
+// enqueueExtraction queues the extraction of one stored exchange. The
+// dedupe key names the turns, so the same exchange is never queued twice.
+func enqueueExtraction(ctx context.Context, tx pgx.Tx, me string, learnerID *string, sessionID string, turns turnRange) error {
+	payload, err := json.Marshal(extractPayload{SessionID: sessionID, FromTurnID: turns.first, ThroughTurnID: turns.last})
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key, payload)
+		values ($1::uuid, $2::uuid, 'extract', $3, $4::jsonb)
+		on conflict (facilitator_id, kind, dedupe_key) do nothing`,
+		me, learnerID, fmt.Sprintf("turns:%d-%d", turns.first, turns.last), string(payload))
+	return err
+}
+
+// ClaimJob leases the next due extraction job, or returns nil when none is
+// due. Jobs whose lease ran out are due again. It runs as the service, not
+// as a caller: jobs belong to every facilitator.
+func (s *Store) ClaimJob(ctx context.Context) (*memory.ExtractionJob, error) {
+	var job memory.ExtractionJob
+	var payload []byte
+	err := s.pool.QueryRow(ctx, `update public.memory_jobs j
+		set status = 'running', attempts = attempts + 1, lease_token = gen_random_uuid(),
+			leased_until = now() + make_interval(secs => $1)
+		from (select facilitator_id, id from public.memory_jobs
+			where kind = 'extract' and run_after <= now()
+				and (status = 'pending' or (status = 'running' and leased_until < now()))
+			order by run_after, id
+			limit 1
+			for update skip locked) due
+		where j.facilitator_id = due.facilitator_id and j.id = due.id
+		returning j.facilitator_id::text, j.id, j.learner_id::text, j.payload, j.attempts, j.lease_token::text`,
+		jobLease.Seconds()).Scan(&job.FacilitatorID, &job.ID, &job.LearnerID, &payload, &job.Attempts, &job.Lease)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, dbError(err)
+	}
+	var p extractPayload
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return nil, err
+	}
+	job.SessionID, job.FromTurnID, job.ThroughTurnID = p.SessionID, p.FromTurnID, p.ThroughTurnID
+	return &job, nil
+}
+
+// ExtractionInput reads, as the job's facilitator, the exchange to learn
+// from, the learner's name and what is already known about the learner.
+func (s *Store) ExtractionInput(ctx context.Context, job memory.ExtractionJob) (memory.ExtractionRequest, error) {
+	var req memory.ExtractionRequest
+	err := s.read(ctx, func(b *pgx.Batch, me string) {
+		b.Queue(`select coalesce((select name from public.learners where facilitator_id = $1::uuid and id = $2::uuid), '')`,
+			me, job.LearnerID)
+		b.Queue(`select role, content, coalesce(client_turn_id, ''), created_at from public.conversation_turns
+			where facilitator_id = $1::uuid and id between $2 and $3 order by id`, me, job.FromTurnID, job.ThroughTurnID)
+		b.Queue(`select `+memoryColumns+` from public.learner_memories where `+sameConversation+`
+			order by importance desc, last_seen_at desc limit $3`, me, learnerKey(job.LearnerID), extractionKnown)
+	}, func(br pgx.BatchResults) error {
+		if err := br.QueryRow().Scan(&req.LearnerName); err != nil {
+			return err
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		if req.Turns, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Turn, error) {
+			var t memory.Turn
+			return t, row.Scan(&t.Role, &t.Content, &t.ID, &t.CreatedAt)
+		}); err != nil {
+			return err
+		}
+		rows, err = br.Query()
+		if err != nil {
+			return err
+		}
+		req.Known, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.LearnerMemory, error) {
+			return scanMemory(row)
+		})
+		return err
+	})
+	return req, err
+}
+
+// CompleteExtraction stores what was learnt from the job's exchange, as the
+// job's facilitator, adds it to the session's closing state (and to the
+// next opening if the session has ended meanwhile), and marks the job done,
+// all in one transaction. If the worker's lease was lost, nothing is stored
+// and memory.ErrLeaseLost is returned.
+func (s *Store) CompleteExtraction(ctx context.Context, job memory.ExtractionJob, learnt []memory.NewMemory) ([]memory.Saved, error) {
+	var saved []memory.Saved
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		saved = saved[:0]
+		var learnerName string
+		if job.LearnerID != nil {
+			name, err := requireLearner(ctx, tx, me, job.LearnerID)
+			if memory.ErrorCode(err) == memory.CodeNotFound {
+				// The learner was deleted meanwhile: nothing to learn.
+				return markJobDone(ctx, tx, job)
+			}
+			if err != nil {
+				return err
+			}
+			learnerName = name
+		}
+		contents := make([]string, 0, len(learnt))
+		for _, m := range learnt {
+			m.LearnerID, m.Source = job.LearnerID, memory.SourceExtracted
+			m.SessionID = &job.SessionID
+			m.SourceTurnIDs = turnIDs(job)
+			one, err := saveMemory(ctx, tx, me, m)
+			if err != nil {
+				return err
+			}
+			saved = append(saved, one)
+			contents = append(contents, one.Memory.Content)
+		}
+		if len(contents) > 0 {
+			if err := addLearntToSession(ctx, tx, me, job, learnerName, contents); err != nil {
+				return err
+			}
+		}
+		return markJobDone(ctx, tx, job)
+	})
+	return saved, err
+}
+
+func turnIDs(job memory.ExtractionJob) []int64 {
+	var ids []int64
+	for id := job.FromTurnID; id <= job.ThroughTurnID && len(ids) < 100; id++ {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// addLearntToSession records learnt memories in the session's closing
+// state; when the session has ended already, the next opening is rebuilt
+// so it knows them too.
+func addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job memory.ExtractionJob, learnerName string, contents []string) error {
+	var closingJSON []byte
+	var ended *time.Time
+	err := tx.QueryRow(ctx, `select closing, ended_at from public.mentor_sessions
+		where facilitator_id = $1::uuid and id = $2::uuid for update`, me, job.SessionID).Scan(&closingJSON, &ended)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var closing memory.ClosingState
+	if err := json.Unmarshal(closingJSON, &closing); err != nil {
+		return err
+	}
+	closing.SessionID = job.SessionID
+	closing = closing.AddLearnt(contents...)
+	encoded, err := json.Marshal(closing)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `update public.mentor_sessions set closing = $3::jsonb
+		where facilitator_id = $1::uuid and id = $2::uuid`, me, job.SessionID, string(encoded)); err != nil {
+		return err
+	}
+	if ended == nil {
+		return nil
+	}
+	// Only if this session's opening is still the latest one.
+	var latest bool
+	if err := tx.QueryRow(ctx, `select exists (select 1 from public.session_openings
+		where facilitator_id = $1::uuid and session_id = $2::uuid)`, me, job.SessionID).Scan(&latest); err != nil || !latest {
+		return err
+	}
+	_, err = storeOpening(ctx, tx, me, job.LearnerID, learnerName, closing, *ended)
+	return err
+}
+
+// markJobDone finishes the job if this worker still holds its lease. Jobs
+// are the service's own bookkeeping, closed to callers, so the statement
+// runs as the service: the role is reset for the rest of the transaction.
+func markJobDone(ctx context.Context, tx pgx.Tx, job memory.ExtractionJob) error {
+	if _, err := tx.Exec(ctx, `reset role`); err != nil {
+		return err
+	}
+	tag, err := tx.Exec(ctx, `update public.memory_jobs
+		set status = 'done', finished_at = now(), lease_token = null, last_error = null
+		where facilitator_id = $1::uuid and id = $2 and status = 'running' and lease_token = $3::uuid`,
+		job.FacilitatorID, job.ID, job.Lease)
+	if err == nil && tag.RowsAffected() == 0 {
+		return memory.ErrLeaseLost
+	}
+	return err
+}
+
+// FailJob records a failed attempt: the job is retried at retryAt, or
+// marked failed for good when retryAt is nil.
+func (s *Store) FailJob(ctx context.Context, job memory.ExtractionJob, cause error, retryAt *time.Time) error {
+	_, err := s.pool.Exec(ctx, `update public.memory_jobs
+		set status = case when $4::timestamptz is null then 'failed' else 'pending' end,
+			run_after = coalesce($4, run_after), last_error = left($5, 500), lease_token = null,
+			finished_at = case when $4::timestamptz is null then now() end
+		where facilitator_id = $1::uuid and id = $2 and lease_token = $3::uuid`,
+		job.FacilitatorID, job.ID, job.Lease, retryAt, cause.Error())
+	return dbError(err)
+}
+
+// IdleSessions lists live sessions idle past the limit, across
+// facilitators, for the worker to end.
+func (s *Store) IdleSessions(ctx context.Context, limit int) ([]memory.IdleSession, error) {
+	rows, err := s.pool.Query(ctx, `select facilitator_id::text, learner_id::text from public.mentor_sessions
+		where ended_at is null and last_activity_at <= now() - make_interval(secs => $1)
+		order by last_activity_at limit $2`, memory.SessionIdleLimit.Seconds(), limit)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	idle, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.IdleSession, error) {
+		var s memory.IdleSession
+		return s, row.Scan(&s.FacilitatorID, &s.LearnerID)
+	})
+	return idle, dbError(err)
+}

@@ -1,0 +1,238 @@
+// Package worker runs the memory's background work: it extracts learner
+// memories from queued exchanges and ends sessions left idle. Jobs live in
+// Postgres, so they survive a restart; each is leased, retried with backoff,
+// and completed in the same transaction as its effects, so none takes
+// effect twice.
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"mentormemory/memory"
+)
+
+// Defaults for Config.
+const (
+	DefaultPoll        = 2 * time.Second
+	DefaultIdleSweep   = time.Minute
+	DefaultMaxAttempts = 5
+	DefaultJobTimeout  = time.Minute
+	firstRetry         = 5 * time.Second
+	maxRetry           = 10 * time.Minute
+	idleSessionsBatch  = 50
+)
+
+// Store is what the worker needs of the database.
+type Store interface {
+	ClaimJob(ctx context.Context) (*memory.ExtractionJob, error)
+	ExtractionInput(ctx context.Context, job memory.ExtractionJob) (memory.ExtractionRequest, error)
+	CompleteExtraction(ctx context.Context, job memory.ExtractionJob, learnt []memory.NewMemory) ([]memory.Saved, error)
+	FailJob(ctx context.Context, job memory.ExtractionJob, cause error, retryAt *time.Time) error
+	IdleSessions(ctx context.Context, limit int) ([]memory.IdleSession, error)
+	EndSession(ctx context.Context, learnerID *string, reason string) (memory.Ended, error)
+}
+
+type Config struct {
+	// Extractor finds memories in exchanges; nil leaves jobs queued (the
+	// store then queues none).
+	Extractor memory.Extractor
+	// Embedder embeds extracted memories; nil stores them without.
+	Embedder    memory.Embedder
+	Poll        time.Duration // how often to look for due jobs when not woken
+	IdleSweep   time.Duration // how often to end idle sessions
+	MaxAttempts int           // attempts before a job is marked failed
+	JobTimeout  time.Duration // bound on one job's model calls
+}
+
+type Worker struct {
+	store Store
+	cfg   Config
+	log   *slog.Logger
+	wake  chan struct{}
+	// running is held while a job runs, so Run's caller can wait for it.
+	running sync.WaitGroup
+}
+
+func New(store Store, cfg Config, log *slog.Logger) *Worker {
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultPoll
+	}
+	if cfg.IdleSweep <= 0 {
+		cfg.IdleSweep = DefaultIdleSweep
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
+	}
+	if cfg.JobTimeout <= 0 {
+		cfg.JobTimeout = DefaultJobTimeout
+	}
+	return &Worker{store: store, cfg: cfg, log: log, wake: make(chan struct{}, 1)}
+}
+
+// Wake tells the worker a job was queued, so it runs now instead of at the
+// next poll. It never blocks.
+func (w *Worker) Wake() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run works until ctx is done. The job in progress is finished first: its
+// work is not cut off by the shutdown, only bounded by JobTimeout.
+func (w *Worker) Run(ctx context.Context) {
+	poll := time.NewTicker(w.cfg.Poll)
+	defer poll.Stop()
+	sweep := time.NewTicker(w.cfg.IdleSweep)
+	defer sweep.Stop()
+	for {
+		for w.cfg.Extractor != nil && ctx.Err() == nil {
+			ran, err := w.RunOnce(context.WithoutCancel(ctx))
+			if err != nil {
+				w.log.Error("memory job failed", "err", err)
+			}
+			if !ran || err != nil {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.wake:
+		case <-poll.C:
+		case <-sweep.C:
+			if _, err := w.EndIdleSessions(ctx); err != nil {
+				w.log.Error("ending idle sessions failed", "err", err)
+			}
+		}
+	}
+}
+
+// RunOnce claims one due job and runs it. It reports whether there was a
+// job; the error is about the queue itself, as a failed job is retried.
+func (w *Worker) RunOnce(ctx context.Context) (bool, error) {
+	if w.cfg.Extractor == nil {
+		return false, nil
+	}
+	job, err := w.store.ClaimJob(ctx)
+	if err != nil || job == nil {
+		return false, err
+	}
+	w.running.Add(1)
+	defer w.running.Done()
+	ctx = memory.WithCaller(ctx, caller(job.FacilitatorID))
+	if err := w.extract(ctx, *job); err != nil {
+		if errors.Is(err, memory.ErrLeaseLost) {
+			w.log.Warn("memory job taken over by another worker", "job", job.ID)
+			return true, nil
+		}
+		retryAt := w.retryAt(job.Attempts)
+		w.log.Warn("memory extraction failed", "job", job.ID, "attempt", job.Attempts, "retry", retryAt != nil, "err", err)
+		return true, w.store.FailJob(context.WithoutCancel(ctx), *job, err, retryAt)
+	}
+	return true, nil
+}
+
+func (w *Worker) extract(ctx context.Context, job memory.ExtractionJob) error {
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.JobTimeout)
+	defer cancel()
+	req, err := w.store.ExtractionInput(ctx, job)
+	if err != nil {
+		return err
+	}
+	var learnt []memory.NewMemory
+	if len(req.Turns) > 0 {
+		found, err := w.cfg.Extractor.Extract(ctx, req)
+		if err != nil {
+			return err
+		}
+		learnt = w.clean(ctx, found)
+	}
+	saved, err := w.store.CompleteExtraction(ctx, job, learnt)
+	if err != nil {
+		return err
+	}
+	if len(saved) > 0 {
+		w.log.Info("memories learnt", "job", job.ID, "count", len(saved))
+	}
+	return nil
+}
+
+// clean keeps the memories that pass validation and embeds them; an
+// embedding failure only costs recall by meaning.
+func (w *Worker) clean(ctx context.Context, found []memory.NewMemory) []memory.NewMemory {
+	var valid []memory.NewMemory
+	for _, m := range found {
+		if v, err := memory.ValidateNewMemory(m); err == nil {
+			valid = append(valid, v)
+		}
+	}
+	if w.cfg.Embedder == nil || len(valid) == 0 {
+		return valid
+	}
+	texts := make([]string, len(valid))
+	for i, m := range valid {
+		texts[i] = m.Content
+	}
+	vectors, err := w.cfg.Embedder.Embed(ctx, texts)
+	if err != nil || len(vectors) != len(valid) {
+		w.log.Warn("embedding learnt memories failed; stored without", "err", err)
+		return valid
+	}
+	for i := range valid {
+		valid[i].Embedding = &memory.Embedding{Model: w.cfg.Embedder.Model(), Vector: vectors[i]}
+	}
+	return valid
+}
+
+// retryAt backs off exponentially from firstRetry up to maxRetry; nil
+// once the attempts are used up.
+func (w *Worker) retryAt(attempts int) *time.Time {
+	if attempts >= w.cfg.MaxAttempts {
+		return nil
+	}
+	delay := firstRetry << (attempts - 1)
+	if delay > maxRetry || delay <= 0 {
+		delay = maxRetry
+	}
+	at := time.Now().Add(delay)
+	return &at
+}
+
+// EndIdleSessions ends the sessions nobody spoke in for the idle limit,
+// each as its facilitator, so their openings are ready. It returns how
+// many it ended.
+func (w *Worker) EndIdleSessions(ctx context.Context) (int, error) {
+	idle, err := w.store.IdleSessions(ctx, idleSessionsBatch)
+	if err != nil {
+		return 0, err
+	}
+	ended := 0
+	for _, s := range idle {
+		_, err := w.store.EndSession(memory.WithCaller(ctx, caller(s.FacilitatorID)), s.LearnerID, memory.EndedIdle)
+		switch {
+		case err == nil:
+			ended++
+		case memory.ErrorCode(err) == memory.CodeNotFound:
+			// Ended or resumed meanwhile.
+		default:
+			return ended, err
+		}
+	}
+	return ended, nil
+}
+
+// Wait blocks until the job in progress, if any, is finished.
+func (w *Worker) Wait() { w.running.Wait() }
+
+// caller is the identity the worker acts as for a facilitator's data, so
+// row-level security applies to background work as to requests.
+func caller(facilitatorID string) memory.Caller {
+	claims, _ := json.Marshal(map[string]string{"sub": facilitatorID, "role": "authenticated", "aud": "authenticated"})
+	return memory.Caller{UserID: facilitatorID, Claims: claims}
+}

@@ -1,0 +1,291 @@
+package worker_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/extractor"
+	"mentormemory/memory"
+	"mentormemory/pgtest"
+	"mentormemory/postgres"
+	"mentormemory/summarizer"
+	"mentormemory/worker"
+)
+
+// fakeModel is an OpenAI-compatible chat server whose replies the test
+// scripts; it counts the calls.
+type fakeModel struct {
+	mu    sync.Mutex
+	calls int
+	reply func(call int) (status int, content string)
+}
+
+func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	f.mu.Lock()
+	f.calls++
+	n := f.calls
+	f.mu.Unlock()
+	status, content := f.reply(n)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if status != http.StatusOK {
+		fmt.Fprint(w, `{"error":{"message":"overloaded"}}`)
+		return
+	}
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "c1", "object": "chat.completion", "created": 1, "model": "test",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}}},
+	})
+}
+
+func (f *fakeModel) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
+// memoriesReply is a structured-output reply holding the given memories.
+func memoriesReply(contents ...string) string {
+	items := []map[string]any{}
+	for _, c := range contents {
+		items = append(items, map[string]any{
+			"type": "personal", "content": c, "importance": 0.6, "confidence": 0.7,
+			"metadata": map[string]any{"emotion": nil, "valence": nil, "resolution": nil, "topic": "pets",
+				"category": nil, "trigger": nil, "response": nil, "next_topic": nil},
+		})
+	}
+	out, _ := json.Marshal(map[string]any{"memories": items})
+	return string(out)
+}
+
+type env struct {
+	t      *testing.T
+	pool   *pgxpool.Pool
+	store  *postgres.Store
+	svc    *memory.Service
+	model  *fakeModel
+	worker *worker.Worker
+	ctx    context.Context // as the facilitator
+	alex   *string
+}
+
+func newEnv(t *testing.T, cfg worker.Config) *env {
+	t.Helper()
+	pool := pgtest.NewPool(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	e := &env{t: t, pool: pool, model: &fakeModel{reply: func(int) (int, string) { return 200, memoriesReply() }}}
+	srv := httptest.NewServer(e.model)
+	t.Cleanup(srv.Close)
+	e.store = postgres.NewStore(pool, 50).WithExtraction()
+	e.svc = memory.NewService(e.store, summarizer.NewOffline(), log)
+	cfg.Extractor = extractor.NewOpenAI(extractor.Config{APIKey: "test", BaseURL: srv.URL, Timeout: 5 * time.Second})
+	e.worker = worker.New(e.store, cfg, log)
+
+	id := uuid.NewString()
+	e.exec(`insert into auth.users (id) values ($1::uuid)`, id)
+	claims, _ := json.Marshal(map[string]string{"sub": id, "role": "authenticated", "aud": "authenticated"})
+	e.ctx = memory.WithCaller(context.Background(), memory.Caller{UserID: id, Claims: claims})
+	learner, err := e.svc.AddLearner(e.ctx, "Alex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.alex = &learner.ID
+	return e
+}
+
+func (e *env) exec(query string, args ...any) {
+	e.t.Helper()
+	if _, err := e.pool.Exec(context.Background(), query, args...); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) count(query string, args ...any) int {
+	e.t.Helper()
+	var n int
+	if err := e.pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+func (e *env) post(user, assistant string) {
+	e.t.Helper()
+	turns := []memory.Turn{{Role: memory.RoleUser, Content: user}, {Role: memory.RoleAssistant, Content: assistant}}
+	if _, err := e.svc.Update(e.ctx, e.alex, turns, false); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) runOnce() bool {
+	e.t.Helper()
+	ran, err := e.worker.RunOnce(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return ran
+}
+
+func TestExtractionLearnsOnceFromEachExchange(t *testing.T) {
+	e := newEnv(t, worker.Config{})
+	e.model.reply = func(int) (int, string) { return 200, memoriesReply("Alex has a dog named Max") }
+	e.post("gotta go feed my dog Max", "Say hi to Max!")
+	// A resend of the same exchange queues nothing more.
+	e.post("gotta go feed my dog Max", "Say hi to Max!")
+	if n := e.count(`select count(*) from memory_jobs where status = 'pending'`); n != 1 {
+		t.Fatalf("want 1 queued job, got %d", n)
+	}
+
+	if !e.runOnce() {
+		t.Fatal("the queued job did not run")
+	}
+	if e.runOnce() {
+		t.Fatal("a finished job ran again")
+	}
+	if e.model.count() != 1 {
+		t.Fatalf("model called %d times, want 1", e.model.count())
+	}
+	list, err := e.svc.ListMemories(e.ctx, memory.ListQuery{LearnerID: e.alex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 {
+		t.Fatalf("want 1 memory, got %+v", list)
+	}
+	m := list[0]
+	if m.Content != "Alex has a dog named Max" || m.Source != memory.SourceExtracted || m.SessionID == nil ||
+		len(m.SourceTurnIDs) != 2 || m.Metadata["topic"] != "pets" {
+		t.Fatalf("memory %+v", m)
+	}
+	if n := e.count(`select count(*) from memory_jobs where status = 'done' and attempts = 1 and lease_token is null`); n != 1 {
+		t.Fatal("the job is not marked done")
+	}
+	// The session's closing state lists what was learnt.
+	ended, err := e.svc.EndSession(e.ctx, e.alex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ended.Closing.NewMemories) != 1 || ended.Closing.NewMemories[0] != "Alex has a dog named Max" {
+		t.Fatalf("closing new memories %v", ended.Closing.NewMemories)
+	}
+
+	// The same fact learnt again in another exchange reinforces the memory.
+	e.post("Max the dog chewed my homework", "Oh no, Max!")
+	e.runOnce()
+	list, _ = e.svc.ListMemories(e.ctx, memory.ListQuery{LearnerID: e.alex})
+	if len(list) != 1 || list[0].Mentions != 2 || list[0].Confidence <= 0.7 || len(list[0].SourceTurnIDs) != 4 {
+		t.Fatalf("the repeat should merge: %+v", list)
+	}
+}
+
+func TestExtractionRetriesWithBackoffThenFails(t *testing.T) {
+	e := newEnv(t, worker.Config{MaxAttempts: 2})
+	e.model.reply = func(int) (int, string) { return 500, "" }
+	e.post("I'm stressed about Friday's test", "We'll prepare step by step.")
+
+	e.runOnce()
+	var status, lastError string
+	var attempts int
+	var wait time.Duration
+	row := e.pool.QueryRow(context.Background(), `select status, attempts, coalesce(last_error, ''),
+		extract(epoch from run_after - now())::float8 * interval '1 second' from memory_jobs`)
+	if err := row.Scan(&status, &attempts, &lastError, &wait); err != nil {
+		t.Fatal(err)
+	}
+	if status != "pending" || attempts != 1 || lastError == "" || wait < 3*time.Second {
+		t.Fatalf("after a failure: status %s, attempts %d, error %q, retry in %v; want pending, 1, an error, ~5s", status, attempts, lastError, wait)
+	}
+	if e.runOnce() {
+		t.Fatal("the job ran again before its backoff")
+	}
+	// Time passes; the model still fails, and the attempts are used up.
+	e.exec(`update memory_jobs set run_after = now()`)
+	e.runOnce()
+	if n := e.count(`select count(*) from memory_jobs where status = 'failed' and attempts = 2 and finished_at is not null`); n != 1 {
+		t.Fatal("the job should be failed for good after its attempts")
+	}
+	if n := e.count(`select count(*) from learner_memories`); n != 0 {
+		t.Fatalf("a failed extraction stored %d memories", n)
+	}
+	// The turns themselves are safe.
+	if n := e.count(`select count(*) from conversation_turns`); n != 2 {
+		t.Fatalf("turns lost: %d", n)
+	}
+}
+
+func TestMalformedExtractionStoresNothing(t *testing.T) {
+	e := newEnv(t, worker.Config{})
+	e.model.reply = func(n int) (int, string) {
+		if n == 1 {
+			return 200, `{"memories": [{"type": "personal", "content": 5}]}`
+		}
+		return 200, memoriesReply("Alex likes space")
+	}
+	e.post("I like space stuff", "Space examples next time.")
+	e.runOnce()
+	if n := e.count(`select count(*) from learner_memories`); n != 0 {
+		t.Fatalf("malformed reply stored %d memories", n)
+	}
+	if n := e.count(`select count(*) from memory_jobs where status = 'pending' and last_error like '%schema%'`); n != 1 {
+		t.Fatal("a malformed reply should leave the job to retry")
+	}
+	e.exec(`update memory_jobs set run_after = now()`)
+	e.runOnce()
+	if n := e.count(`select count(*) from learner_memories where content = 'Alex likes space'`); n != 1 {
+		t.Fatal("the retry should store the memory")
+	}
+}
+
+func TestLostLeaseTakesNoEffect(t *testing.T) {
+	e := newEnv(t, worker.Config{})
+	e.post("my dog Max is sick", "I'm sorry to hear that.")
+	slow, err := e.store.ClaimJob(context.Background())
+	if err != nil || slow == nil {
+		t.Fatalf("claim: %v %v", slow, err)
+	}
+	// The first worker stalls past its lease; another takes the job over.
+	e.exec(`update memory_jobs set leased_until = now() - interval '1 second'`)
+	e.model.reply = func(int) (int, string) { return 200, memoriesReply("Alex's dog Max is sick") }
+	if !e.runOnce() {
+		t.Fatal("an expired lease should make the job due again")
+	}
+	_, err = e.store.CompleteExtraction(e.ctxFor(), *slow, []memory.NewMemory{{Type: memory.Personal, Content: "Alex's dog Max is sick", Importance: 0.5, Confidence: 0.5}})
+	if !errors.Is(err, memory.ErrLeaseLost) {
+		t.Fatalf("the stalled worker should lose its lease, got %v", err)
+	}
+	if n := e.count(`select count(*) from learner_memories where mentions = 1`); n != 1 {
+		t.Fatal("the job took effect twice")
+	}
+}
+
+func (e *env) ctxFor() context.Context { return e.ctx }
+
+func TestIdleSessionsAreEnded(t *testing.T) {
+	e := newEnv(t, worker.Config{})
+	e.post("Next time: fractions?", "Yes, next time we'll start fractions.")
+	if n, err := e.worker.EndIdleSessions(context.Background()); err != nil || n != 0 {
+		t.Fatalf("an active session was ended: %d %v", n, err)
+	}
+	e.exec(`update mentor_sessions set last_activity_at = now() - interval '31 minutes'`)
+	if n, err := e.worker.EndIdleSessions(context.Background()); err != nil || n != 1 {
+		t.Fatalf("ended %d idle sessions (%v), want 1", n, err)
+	}
+	opening, err := e.svc.OpeningContext(e.ctx, e.alex, time.Now())
+	if err != nil || opening == nil || len(opening.UnfinishedThreads) == 0 {
+		t.Fatalf("the idle session's opening: %+v %v", opening, err)
+	}
+}
