@@ -48,11 +48,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		return nil, err
 	}
 	store := postgres.NewStore(pool, cfg.ArchiveTurns)
-	extract := newExtractor(cfg)
+	extract := NewExtractor(cfg)
 	if extract != nil {
 		store.WithExtraction()
 	}
-	embed := newEmbedder(cfg)
+	embed := NewEmbedder(cfg)
 	svc := memory.NewService(store, NewSummarizer(cfg), log).WithEmbedder(embed)
 	work := worker.New(store, worker.Config{Extractor: extract, Embedder: embed}, log)
 	svc.OnJobQueued(work.Wake)
@@ -67,10 +67,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	}, nil
 }
 
-// newExtractor returns the model that learns memories from exchanges, or
+// NewExtractor returns the model that learns memories from exchanges, or
 // nil without a model key: extraction is then off, and memories come only
 // through the API.
-func newExtractor(cfg config.Config) memory.Extractor {
+func NewExtractor(cfg config.Config) memory.Extractor {
 	if cfg.OpenAIKey == "" {
 		return nil
 	}
@@ -82,9 +82,9 @@ func newExtractor(cfg config.Config) memory.Extractor {
 	})
 }
 
-// newEmbedder returns the embedding model, or nil when none is configured:
+// NewEmbedder returns the embedding model, or nil when none is configured:
 // recall then ranks by words alone.
-func newEmbedder(cfg config.Config) memory.Embedder {
+func NewEmbedder(cfg config.Config) memory.Embedder {
 	if cfg.EmbeddingModel == "" {
 		return nil
 	}

@@ -72,6 +72,11 @@ func LoadFixture(path string) (*Fixture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load fixture: %w", err)
 	}
+	return ParseFixture(raw, path)
+}
+
+// ParseFixture reads a fixture from its JSON; path names it in errors.
+func ParseFixture(raw []byte, path string) (*Fixture, error) {
 	var file fixtureFile
 	if err := json.Unmarshal(raw, &file); err != nil {
 		return nil, fmt.Errorf("load fixture %s: %w", path, err)

@@ -47,7 +47,7 @@ type RetrievalPlan struct {
 }
 
 // SessionState is what recall knows of the live session: how many
-// exchanges it had and the previous message.
+// exchanges it had and the text of the previous exchange.
 type SessionState struct {
 	Exchanges       int
 	PreviousMessage string

@@ -111,7 +111,11 @@ func goodbyeLine(state ClosingState, learnerName string) string {
 		line = "Good work " + who + ": there was a real breakthrough."
 	}
 	if len(state.NextSessionHooks) > 0 {
-		line += " Next time: " + strings.TrimSuffix(state.NextSessionHooks[len(state.NextSessionHooks)-1], ".") + "."
+		hook := strings.TrimSuffix(state.NextSessionHooks[len(state.NextSessionHooks)-1], ".") + "."
+		if !strings.HasPrefix(strings.ToLower(hook), "next time") {
+			hook = "Next time: " + hook
+		}
+		line += " " + hook
 	}
 	return line
 }
@@ -183,7 +187,9 @@ func BuildOpening(ended ClosingState, summary string, known []LearnerMemory, lea
 	for _, m := range known {
 		switch m.Type {
 		case Context:
-			if next, _ := m.Metadata[MetaNextTopic].(string); next != "" || len(o.UnfinishedThreads) < closingHooksMax {
+			// Continuity from earlier sessions was either picked up in
+			// the one that ended or superseded by it.
+			if m.SessionID != nil && *m.SessionID == ended.SessionID {
 				o.UnfinishedThreads = appendLatest(o.UnfinishedThreads, m.Content, closingHooksMax+2)
 			}
 		case Personal:

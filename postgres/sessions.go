@@ -64,12 +64,10 @@ func trackSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, 
 	}
 	closing.SessionID = id
 	closing = memory.AdvanceClosing(closing, fresh, learnerName)
-	lastMessage := ""
-	for _, t := range fresh {
-		if t.Role == memory.RoleUser {
-			lastMessage = t.Content
-		}
-	}
+	// The whole exchange, the mentor's reply included, is what the next
+	// message is compared with to tell a change of topic: a reply to the
+	// mentor uses the mentor's words.
+	lastMessage := joinContents(fresh)
 	encoded, err := json.Marshal(closing)
 	if err != nil {
 		return "", err

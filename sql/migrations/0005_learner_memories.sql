@@ -70,7 +70,7 @@ create table public.mentor_sessions (
   ended_at timestamptz,
   end_reason text check (end_reason in ('ended', 'idle')),
   exchanges integer not null default 0 check (exchanges >= 0),
-  -- The latest facilitator message, to tell when the topic changes.
+  -- The latest exchange, to tell when the topic changes.
   last_message text not null default '',
   closing jsonb not null default '{}' check (jsonb_typeof(closing) = 'object'),
   primary key (facilitator_id, id),
