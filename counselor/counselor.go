@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
+	"mentormemory/llm"
 	"mentormemory/memory"
 	"mentormemory/tools"
 )
@@ -39,22 +39,13 @@ type Counselor struct {
 }
 
 func New(cfg Config, svc *memory.Service) *Counselor {
-	opts := []option.RequestOption{
-		option.WithAPIKey(cfg.APIKey),
-		option.WithRequestTimeout(cfg.Timeout),
-		option.WithMaxRetries(1),
-	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
 	rounds := cfg.MaxToolRounds
 	if rounds <= 0 {
 		rounds = DefaultMaxToolRounds
 	}
-	return &Counselor{client: openai.NewClient(opts...), model: cfg.Model, maxRounds: rounds, svc: svc, tools: tools.NewExecutor(svc)}
+	return &Counselor{client: llm.NewClient(llm.ClientConfig{
+		APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Timeout: cfg.Timeout, HTTPClient: cfg.HTTPClient, MaxRetries: 1,
+	}), model: cfg.Model, maxRounds: rounds, svc: svc, tools: tools.NewExecutor(svc)}
 }
 
 // Request is one message from the facilitator, with the session so far.

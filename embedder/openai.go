@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
+	"mentormemory/llm"
 	"mentormemory/memory"
 )
 
@@ -22,14 +22,6 @@ import (
 const (
 	DefaultModel   = openai.EmbeddingModelTextEmbedding3Small
 	DefaultTimeout = 10 * time.Second
-)
-
-// Embedding sits on the request path and recall falls back to words when
-// it fails, so a slow server must not hold the caller: one retry at most
-// and no long back-off, whatever the server asks for.
-const (
-	maxRetries    = 1
-	maxRetryDelay = time.Second
 )
 
 // batchSize bounds the inputs of one request: the API caps inputs and
@@ -71,19 +63,10 @@ func NewOpenAI(cfg Config) *OpenAI {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	opts := []option.RequestOption{
-		option.WithAPIKey(cfg.APIKey),
-		option.WithRequestTimeout(timeout),
-		option.WithMaxRetries(maxRetries),
-		option.WithMaxRetryDelay(maxRetryDelay),
-	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &OpenAI{client: openai.NewClient(opts...), model: model}
+	return &OpenAI{client: llm.NewClient(llm.ClientConfig{
+		APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Timeout: timeout, HTTPClient: cfg.HTTPClient,
+		MaxRetries: llm.BackgroundRetries, MaxRetryDelay: llm.BackgroundMaxDelay,
+	}), model: model}
 }
 
 var _ memory.Embedder = (*OpenAI)(nil)

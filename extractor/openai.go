@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
+	"mentormemory/llm"
 	"mentormemory/memory"
 )
 
@@ -19,15 +19,6 @@ import (
 const (
 	DefaultModel   = "gpt-4o-mini"
 	DefaultTimeout = 20 * time.Second
-)
-
-// Extraction runs after the exchange is stored, and a failure only costs
-// the memories of one exchange, so the caller must never wait long: one
-// retry at most (a dropped connection or a 5xx is often transient), and no
-// long back-off even if the server asks for one.
-const (
-	maxRetries    = 1
-	maxRetryDelay = time.Second
 )
 
 // Errors a model reply can fail with besides ErrMalformed and transport and
@@ -66,23 +57,14 @@ func NewOpenAI(cfg Config) *OpenAI {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	opts := []option.RequestOption{
-		option.WithAPIKey(cfg.APIKey),
-		option.WithRequestTimeout(timeout),
-		option.WithMaxRetries(maxRetries),
-		option.WithMaxRetryDelay(maxRetryDelay),
-	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &OpenAI{client: openai.NewClient(opts...), model: model, logger: logger}
+	return &OpenAI{client: llm.NewClient(llm.ClientConfig{
+		APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Timeout: timeout, HTTPClient: cfg.HTTPClient,
+		MaxRetries: llm.BackgroundRetries, MaxRetryDelay: llm.BackgroundMaxDelay,
+	}), model: model, logger: logger}
 }
 
 var _ memory.Extractor = (*OpenAI)(nil)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"mentormemory/llm"
 	"mentormemory/memory"
 )
 
@@ -122,19 +123,11 @@ func userPrompt(req memory.ExtractionRequest) string {
 // learnerContext names the learner. The name is data too: it is reduced to
 // a single quoted line so it cannot carry instructions of its own.
 func learnerContext(name string) string {
-	name = strings.Map(func(r rune) rune {
-		if strings.ContainsRune("\"<>`", r) {
-			return -1
-		}
-		return r
-	}, collapseSpace(name))
-	if name == "" {
+	quoted := llm.QuotedName(name, memory.MaxLearnerNameChar)
+	if quoted == "" {
 		return "This is a general conversation, not about one particular learner: the memories are about the facilitator's situation."
 	}
-	if r := []rune(name); len(r) > memory.MaxLearnerNameChar {
-		name = string(r[:memory.MaxLearnerNameChar])
-	}
-	return fmt.Sprintf("The exchange is about the learner named %q; use this name in the memories.", name)
+	return "The exchange is about the learner named " + quoted + "; use this name in the memories."
 }
 
 // renderTurns writes each turn in its own tag, oldest first.

@@ -42,18 +42,10 @@ func scanConversation(row pgx.Row) (conversationRow, error) {
 
 func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory.ConversationUpdate, error) {
 	var conv *memory.ConversationUpdate
-	err := s.read(ctx, func(b *pgx.Batch, me string) {
-		if learnerID != nil {
-			b.Queue(learnerNameSQL, me, *learnerID)
-		}
+	err := s.read(ctx, learnerID, func(b *pgx.Batch, me string) {
 		b.Queue(`select `+conversationColumns+` from public.conversation_updates where `+sameConversation,
 			me, learnerKey(learnerID))
 	}, func(br pgx.BatchResults) error {
-		if learnerID != nil {
-			if _, err := learnerName(br.QueryRow()); err != nil {
-				return err
-			}
-		}
 		c, err := scanConversation(br.QueryRow())
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil

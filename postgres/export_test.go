@@ -16,7 +16,7 @@ func (s *Store) Identity(ctx context.Context) (write, read [2]string, err error)
 	if err != nil {
 		return
 	}
-	err = s.read(ctx, func(b *pgx.Batch, _ string) { b.Queue(who) },
+	err = s.read(ctx, nil, func(b *pgx.Batch, _ string) { b.Queue(who) },
 		func(br pgx.BatchResults) error { return br.QueryRow().Scan(&read[0], &read[1]) })
 	return
 }

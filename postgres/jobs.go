@@ -75,7 +75,7 @@ func (s *Store) ClaimJob(ctx context.Context) (*memory.ExtractionJob, error) {
 // from, the learner's name and what is already known about the learner.
 func (s *Store) ExtractionInput(ctx context.Context, job memory.ExtractionJob) (memory.ExtractionRequest, error) {
 	var req memory.ExtractionRequest
-	err := s.read(ctx, func(b *pgx.Batch, me string) {
+	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
 		b.Queue(`select coalesce((select name from public.learners where facilitator_id = $1::uuid and id = $2::uuid), '')`,
 			me, job.LearnerID)
 		b.Queue(`select role, content, coalesce(client_turn_id, ''), created_at from public.conversation_turns

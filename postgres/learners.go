@@ -10,7 +10,7 @@ import (
 
 func (s *Store) ListLearners(ctx context.Context) ([]memory.Learner, error) {
 	learners := []memory.Learner{}
-	err := s.read(ctx, func(b *pgx.Batch, me string) {
+	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
 		b.Queue(`select id::text, name, created_at from public.learners
 			where facilitator_id = $1::uuid order by created_at, name`, me)
 	}, func(br pgx.BatchResults) error {

@@ -215,10 +215,7 @@ func filterArgs(f memory.MemoryFilter) []any {
 // learner, the general ones (learner nil with all false), or every one.
 func (s *Store) ListMemories(ctx context.Context, q memory.ListQuery) ([]memory.LearnerMemory, error) {
 	memories := []memory.LearnerMemory{}
-	err := s.read(ctx, func(b *pgx.Batch, me string) {
-		if q.LearnerID != nil {
-			b.Queue(learnerNameSQL, me, *q.LearnerID)
-		}
+	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		args := append([]any{me, learnerKey(q.LearnerID)}, filterArgs(q.Filter)...)
 		args = append(args, q.All, q.Limit, q.Offset)
 		b.Queue(`select `+memoryColumns+` from public.learner_memories
@@ -228,11 +225,6 @@ func (s *Store) ListMemories(ctx context.Context, q memory.ListQuery) ([]memory.
 			order by created_at desc, id
 			limit $9 offset $10`, args...)
 	}, func(br pgx.BatchResults) error {
-		if q.LearnerID != nil {
-			if _, err := learnerName(br.QueryRow()); err != nil {
-				return err
-			}
-		}
 		rows, err := br.Query()
 		if err != nil {
 			return err

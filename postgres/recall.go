@@ -116,20 +116,12 @@ func (s *Store) Recall(ctx context.Context, q memory.RecallQuery) (memory.Recall
 	}
 	weights := []float64{weightRelevance, weightImportance, weightConfidence, weightRecency,
 		meaningShare, wordsSquash, recencyHalfLife, topicBoost}
-	err := s.read(ctx, func(b *pgx.Batch, me string) {
-		if q.LearnerID != nil {
-			b.Queue(learnerNameSQL, me, *q.LearnerID)
-		}
+	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		args := append([]any{me, learnerKey(q.LearnerID)}, filterArgs(q.Filter)...)
 		args = append(args, q.Message, q.Deep, emotions, vector, model, weights,
 			memory.RecallAcademic, memory.RecallPersonal, memory.RecallEmotional)
 		b.Queue(recallSQL, args...)
 	}, func(br pgx.BatchResults) error {
-		if q.LearnerID != nil {
-			if _, err := learnerName(br.QueryRow()); err != nil {
-				return err
-			}
-		}
 		rows, err := br.Query()
 		if err != nil {
 			return err

@@ -158,18 +158,10 @@ order by r.score desc, r.date desc, r.id`
 
 func (s *Store) Search(ctx context.Context, q memory.SearchQuery) ([]memory.SearchResult, error) {
 	results := []memory.SearchResult{}
-	err := s.read(ctx, func(b *pgx.Batch, me string) {
-		if q.LearnerID != nil {
-			b.Queue(learnerNameSQL, me, *q.LearnerID)
-		}
+	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		b.Queue(searchSQL, me, q.Text, correctionWeight, q.LearnerID, q.IncludeArchive, q.Limit,
 			summaryWeight, bm25K1, bm25B, maxQueryTerms)
 	}, func(br pgx.BatchResults) error {
-		if q.LearnerID != nil {
-			if _, err := learnerName(br.QueryRow()); err != nil {
-				return err
-			}
-		}
 		rows, err := br.Query()
 		if err != nil {
 			return err

@@ -19,7 +19,7 @@ const liveSessionSQL = `select id::text, exchanges, last_message from public.men
 
 func (s *Store) LiveSession(ctx context.Context, learnerID *string) (memory.SessionState, error) {
 	var state memory.SessionState
-	err := s.read(ctx, func(b *pgx.Batch, me string) {
+	err := s.read(ctx, learnerID, func(b *pgx.Batch, me string) {
 		b.Queue(liveSessionSQL, me, learnerKey(learnerID), memory.SessionIdleLimit.Seconds())
 	}, func(br pgx.BatchResults) error {
 		var id string
@@ -163,17 +163,9 @@ func storeOpening(ctx context.Context, tx pgx.Tx, me string, learnerID *string, 
 // Opening returns the stored opening of the next session, or nil.
 func (s *Store) Opening(ctx context.Context, learnerID *string) (*memory.Opening, error) {
 	var opening *memory.Opening
-	err := s.read(ctx, func(b *pgx.Batch, me string) {
-		if learnerID != nil {
-			b.Queue(learnerNameSQL, me, *learnerID)
-		}
+	err := s.read(ctx, learnerID, func(b *pgx.Batch, me string) {
 		b.Queue(`select opening from public.session_openings where `+sameConversation, me, learnerKey(learnerID))
 	}, func(br pgx.BatchResults) error {
-		if learnerID != nil {
-			if _, err := learnerName(br.QueryRow()); err != nil {
-				return err
-			}
-		}
 		var raw []byte
 		err := br.QueryRow().Scan(&raw)
 		if errors.Is(err, pgx.ErrNoRows) {

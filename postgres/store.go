@@ -99,19 +99,30 @@ const actAsCaller = `select
 // read runs read-only queries as the caller in a single round trip: the
 // settings and the queries queued by queue go as one batch, which Postgres
 // runs as one implicit transaction, so the settings hold for every query
-// and end with it. collect reads the queries' results in order.
-func (s *Store) read(ctx context.Context, queue func(b *pgx.Batch, me string), collect func(br pgx.BatchResults) error) error {
+// and end with it. collect reads the queries' results in order. When a
+// learner is named, the batch first checks that it is one of the caller's,
+// and the read fails with not-found otherwise.
+func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.Batch, me string), collect func(br pgx.BatchResults) error) error {
 	caller, ok := memory.CallerFrom(ctx)
 	if !ok {
 		return memory.Errorf(memory.CodeUnauthenticated, "Authentication required")
 	}
 	b := &pgx.Batch{}
 	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns)
+	if learnerID != nil {
+		b.Queue(learnerNameSQL, caller.UserID, *learnerID)
+	}
 	queue(b, caller.UserID)
 	br := s.pool.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {
 		br.Close()
 		return dbError(err)
+	}
+	if learnerID != nil {
+		if _, err := learnerName(br.QueryRow()); err != nil {
+			br.Close()
+			return dbError(err)
+		}
 	}
 	if err := collect(br); err != nil {
 		br.Close()

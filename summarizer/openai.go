@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
+	"mentormemory/llm"
 	"mentormemory/memory"
 )
 
@@ -18,15 +18,6 @@ import (
 const (
 	DefaultModel   = "gpt-4o-mini"
 	DefaultTimeout = 20 * time.Second
-)
-
-// The turns are already stored when a summary is requested, and a failure
-// only marks the summary stale, so the caller must never wait long: one
-// retry at most (a dropped connection or a 5xx is often transient), and no
-// long back-off even if the server asks for one.
-const (
-	maxRetries    = 1
-	maxRetryDelay = time.Second
 )
 
 // Errors a model reply can fail with, besides transport and API errors.
@@ -62,19 +53,10 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	opts := []option.RequestOption{
-		option.WithAPIKey(cfg.APIKey),
-		option.WithRequestTimeout(timeout),
-		option.WithMaxRetries(maxRetries),
-		option.WithMaxRetryDelay(maxRetryDelay),
-	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &OpenAI{client: openai.NewClient(opts...), model: model}
+	return &OpenAI{client: llm.NewClient(llm.ClientConfig{
+		APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Timeout: timeout, HTTPClient: cfg.HTTPClient,
+		MaxRetries: llm.BackgroundRetries, MaxRetryDelay: llm.BackgroundMaxDelay,
+	}), model: model}
 }
 
 var _ memory.Summarizer = (*OpenAI)(nil)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"mentormemory/llm"
 	"mentormemory/memory"
 )
 
@@ -75,19 +76,11 @@ const coverage = `- topics discussed;
 // learnerContext names the learner. The name is data too: it is reduced to
 // a single quoted line so it cannot carry instructions of its own.
 func learnerContext(name string) string {
-	name = strings.Map(func(r rune) rune {
-		if strings.ContainsRune("\"<>`", r) {
-			return -1
-		}
-		return r
-	}, collapseSpace(name))
-	if name == "" {
+	quoted := llm.QuotedName(name, 80)
+	if quoted == "" {
 		return "This is a general conversation, not about one particular learner."
 	}
-	if len([]rune(name)) > 80 {
-		name = string([]rune(name)[:80])
-	}
-	return fmt.Sprintf("The conversation is about the learner named %q.", name)
+	return "The conversation is about the learner named " + quoted + "."
 }
 
 // renderTurns writes each turn in its own tag, naming the speaker by role in
