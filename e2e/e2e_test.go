@@ -36,21 +36,13 @@ func TestChatMemorySearchAndClear(t *testing.T) {
 	pool, url := serve(t, modelSrv.URL, handlers.WebConfig{DevMode: true, DevTokenSecret: secret})
 	b := startBrowser(t, "chat")
 
-	// Sign in with the demo button.
-	b.step("open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("dev-signin")))
-	b.screenshot("signin", false)
-	b.step("sign in as the demo facilitator", chromedp.Click(chromedp.ID("dev-signin")), chromedp.WaitVisible(chromedp.ID("workspace")))
-	b.waitFor("the learners", `document.querySelectorAll('#learner option').length === 3`)
+	signInAsDemo(b, url)
 	if who := b.text(`document.getElementById('whoami').textContent`); who != "Signed in as dana@example.com (demo)" {
 		t.Fatalf("signed in as %q", who)
 	}
 
 	// Pick Emma; the memory panel follows.
-	b.step("pick Emma", chromedp.Evaluate[chromedp.Void](`(() => {
-		const select = document.getElementById('learner');
-		select.value = [...select.options].find((o) => o.textContent === 'Emma').value;
-		select.dispatchEvent(new Event('change', { bubbles: true }));
-	})()`))
+	pickLearner(b, "Emma")
 	b.waitFor("Emma's empty memory", `document.getElementById('memory-scope').textContent.includes('Emma') &&
 		document.getElementById('memory-summary').textContent.startsWith('No memory yet')`)
 

@@ -30,6 +30,10 @@ const (
 // model is an OpenAI-compatible chat server whose reply names the longest
 // word of the last user message, so each answer is recognisably its own.
 type model struct {
+	// signOff, when set, ends every reply, as a mentor leaving something
+	// for the next session does.
+	signOff string
+
 	mu       sync.Mutex
 	requests []map[string]any
 }
@@ -50,6 +54,9 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	reply := fmt.Sprintf("Thank you for telling me about %s. One small, calm step tonight will help; tell me how it goes.", distinctiveWord(last))
+	if m.signOff != "" {
+		reply += " " + m.signOff
+	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"id": "chatcmpl-e2e", "object": "chat.completion", "created": time.Now().Unix(), "model": "e2e-model",

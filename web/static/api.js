@@ -54,6 +54,7 @@ export function createClient(getToken, onUnauthorized) {
   return {
     get: (path) => call('GET', path),
     post: (path, body) => call('POST', path, body),
+    patch: (path, body) => call('PATCH', path, body),
     del: (path) => call('DELETE', path),
   };
 }

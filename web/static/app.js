@@ -1,8 +1,10 @@
 // Mr. Mentor's web client: sign-in, the learner selector, the chat and the
-// memory panel. Plain ES modules; all text reaches the page through
-// textContent or text nodes, never innerHTML.
+// memory panel (what Mr. Mentor knows is in knowledge.js). Plain ES modules;
+// all text reaches the page through textContent or text nodes, never innerHTML.
 
 import { ApiError, createClient, request } from './api.js';
+import { badge, timeElement } from './dom.js';
+import { createKnowledge } from './knowledge.js';
 import {
   REFRESH_MARGIN_SECONDS, clearSession, devSignIn, expired, loadSession, nowSeconds, pastedSession,
   saveSession, supabaseRefresh, supabaseSignIn,
@@ -40,6 +42,7 @@ const el = {
   chatForm: $('chat-form'),
   message: $('message'),
   send: $('send'),
+  endSession: $('end-session'),
   memoryScope: $('memory-scope'),
   memoryTurns: $('memory-turns'),
   memoryUpdated: $('memory-updated'),
@@ -64,6 +67,7 @@ const state = {
   epoch: 0, // bumped when a chat session ends; late answers of an older one are dropped
   account: 0, // bumped at sign-out: queued saves of the previous user are dropped
   sending: false,
+  ending: false,
   // Background saves run one after another, so turns reach the log in the
   // order they were said, and a clear runs after the saves queued before it.
   memoryQueue: Promise.resolve(),
@@ -78,6 +82,8 @@ const state = {
 const api = createClient(freshToken, (message) => {
   signOut(`The server did not accept your sign-in (${message}). Please sign in again.`);
 });
+
+const knowledge = createKnowledge(api, (id) => (id ? learnerName(id) || 'this learner' : ''));
 
 // ---------------------------------------------------------------- session
 
@@ -183,6 +189,7 @@ function signOut(message = '') {
   el.searchStatus.textContent = '';
   state.lastSearch = null;
   el.memoryStatus.textContent = '';
+  knowledge.reset();
   renderAccount();
   showSignin(message);
 }
@@ -259,6 +266,7 @@ function selectLearner(id) {
   el.memoryStatus.textContent = '';
   startChatSession();
   loadMemory();
+  knowledge.show(id);
 }
 
 async function addLearner(event) {
@@ -347,13 +355,12 @@ function appendNotice(text, kind = '') {
 
 async function send() {
   const text = el.message.value.trim();
-  if (!text || state.sending) return;
+  if (!text || state.sending || state.ending) return;
   const epoch = state.epoch;
   const learnerId = state.learnerId;
   const history = state.history.slice(-MAX_HISTORY);
   state.sending = true;
-  el.send.disabled = true;
-  el.learner.disabled = true; // a reply belongs to the learner it was asked about
+  setChatBusy(true); // a reply belongs to the learner it was asked about
   const asked = appendMessage('user', text);
   el.message.value = '';
   const pending = appendNotice('Mr. Mentor is thinking…');
@@ -384,9 +391,103 @@ async function send() {
   } finally {
     pending.remove();
     state.sending = false;
-    el.send.disabled = false;
-    el.learner.disabled = false;
+    setChatBusy(false);
   }
+}
+
+// setChatBusy holds the learner, sending and ending while a message or the
+// end of the session is on its way.
+function setChatBusy(busy) {
+  el.send.disabled = busy;
+  el.learner.disabled = busy;
+  el.endSession.disabled = busy;
+}
+
+// endSession ends the live session with this learner. It runs after the
+// saves still queued, so the last exchange belongs to the session it ends.
+async function endSession() {
+  if (state.sending || state.ending) return;
+  const learnerId = state.learnerId;
+  const account = state.account;
+  state.ending = true;
+  setChatBusy(true);
+  const pending = appendNotice('Ending the session…');
+  pending.classList.add('pending');
+  const run = state.memoryQueue.then(() => {
+    if (account !== state.account) throw new ApiError(401, 'Signed out');
+    return api.post('/api/sessions/end', { learner_id: learnerId || null });
+  });
+  state.memoryQueue = run.catch(() => {});
+  try {
+    const data = await run;
+    if (account !== state.account) return;
+    appendClosing(data.session?.closing || {});
+    // The next message starts a new session, which opens from this one.
+    state.history = [];
+  } catch (err) {
+    if (account !== state.account || err.status === 401) return;
+    if (err.status === 404) {
+      appendNotice(`There is no session to end yet: one starts when you talk with Mr. Mentor${learnerId ? ` about ${scopeName(learnerId)}` : ''}.`);
+    } else {
+      appendNotice(`The session could not be ended: ${err.message}`, 'error');
+    }
+  } finally {
+    pending.remove();
+    state.ending = false;
+    setChatBusy(false);
+  }
+}
+
+function textList(items) {
+  return Array.isArray(items) ? items.filter((x) => typeof x === 'string' && x.trim()) : [];
+}
+
+// appendClosing shows how the session closed: the goodbye line, how it
+// felt, what was learnt and what to pick up next time.
+function appendClosing(closing) {
+  const li = document.createElement('li');
+  li.className = 'notice closing';
+  const title = document.createElement('p');
+  title.className = 'closing-title';
+  title.textContent = 'Session ended';
+  const goodbye = document.createElement('p');
+  goodbye.className = 'goodbye';
+  goodbye.textContent = closing.goodbye_line || 'Good work today.';
+  li.append(title, goodbye);
+  const arc = textList(closing.emotional_arc);
+  if (arc.length > 0) {
+    const felt = document.createElement('p');
+    const heading = document.createElement('span');
+    heading.className = 'closing-heading';
+    heading.textContent = 'How it felt: ';
+    felt.append(heading, arc.join(' → '));
+    li.append(felt);
+  }
+  const learnt = textList(closing.new_memories);
+  if (learnt.length > 0) li.append(closingPart('Learnt this session', learnt));
+  const hooks = textList(closing.next_session_hooks);
+  if (hooks.length > 0) li.append(closingPart('For next time', hooks, 'hooks'));
+  const next = document.createElement('p');
+  next.textContent = 'Your next message starts a new session; Mr. Mentor picks up from here.';
+  li.append(next);
+  el.messages.append(li);
+  scrollToEnd();
+}
+
+function closingPart(heading, items, kind = '') {
+  const box = document.createElement('div');
+  box.className = `closing-part ${kind}`.trim();
+  const title = document.createElement('p');
+  title.className = 'closing-heading';
+  title.textContent = heading;
+  const list = document.createElement('ul');
+  for (const item of items) {
+    const entry = document.createElement('li');
+    entry.textContent = item;
+    list.append(entry);
+  }
+  box.append(title, list);
+  return box;
 }
 
 // newTurnId names a turn so a resent save is recognised. randomUUID needs a
@@ -419,6 +520,7 @@ async function saveTurns(account, learnerId, body, retries) {
       // The answer holds the updated memory: no need to read it again.
       state.memoryRequest++;
       renderMemory(data.conversation_update);
+      knowledge.afterExchange();
       if (data.archived) {
         setMemoryStatus('The earlier part of this conversation was archived; it stays searchable.', 'ok');
       }
@@ -455,15 +557,6 @@ async function loadMemory() {
       setMemoryStatus(`Could not load the memory: ${err.message}`, 'error');
     }
   }
-}
-
-function timeElement(iso) {
-  const t = document.createElement('time');
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return document.createTextNode('—');
-  t.dateTime = iso;
-  t.textContent = d.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
-  return t;
 }
 
 function renderMemory(conv) {
@@ -560,13 +653,6 @@ async function search(q, archive) {
   }
 }
 
-function badge(text, kind = '') {
-  const b = document.createElement('span');
-  b.className = `badge ${kind}`.trim();
-  b.textContent = text;
-  return b;
-}
-
 function resultItem(r) {
   const li = document.createElement('li');
   li.className = 'result';
@@ -623,6 +709,7 @@ function wire() {
     if (el.clearDialog.returnValue === 'confirm') clearMemory();
   });
   el.searchForm.addEventListener('submit', submitSearch);
+  el.endSession.addEventListener('click', endSession);
 }
 
 async function start() {

@@ -1,0 +1,261 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/auth"
+	"mentormemory/handlers"
+	"mentormemory/pgtest"
+)
+
+// TestKnowledgeCorrectForgetAndEndSession is what Mr. Mentor knows about a
+// learner, in the facilitator's hands: adding a memory (and repeating it,
+// which reinforces it), correcting its text, forgetting it through the
+// dialog, a memory learnt in the background showing up after an exchange,
+// and ending the session with its goodbye and what to pick up next time.
+// Every change is checked in the database or through the API too.
+func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
+	chromiumPath(t)
+	pgtest.URL(t)
+
+	fake := &model{signOff: "Next time we'll try fraction strips with her."}
+	modelSrv := httptest.NewServer(fake)
+	t.Cleanup(modelSrv.Close)
+	pool, url := serve(t, modelSrv.URL, handlers.WebConfig{DevMode: true, DevTokenSecret: secret})
+	b := startBrowser(t, "knowledge")
+
+	signInAsDemo(b, url)
+	pickLearner(b, "Emma")
+	b.waitFor("Emma's empty list", `document.getElementById('knowledge-list').textContent.startsWith('Nothing remembered about Emma yet')`)
+
+	// Add two memories through the form.
+	const horses, pizza = "Emma loves drawing horses on Sundays.", "Fractions click when they are pizza slices."
+	b.step("open the add form", chromedp.Click(chromedp.CSS("#remember-box summary")), chromedp.WaitVisible(chromedp.ID("remember-text")))
+	remember := func(kind, text string) {
+		b.t.Helper()
+		b.step("remember "+text, chromedp.SetValue(chromedp.ID("remember-type"), kind), setField("remember-text", text),
+			chromedp.Click(chromedp.CSS("#remember-form button[type=submit]")))
+	}
+	remember("academic", pizza)
+	b.waitFor("the first memory", `knownItems().length === 1 && document.getElementById('knowledge-status').textContent.startsWith('Remembered')`)
+	remember("personal", horses)
+	b.waitFor("the second memory, under Personal", fmt.Sprintf(`(() => {
+		const item = knownItem(%q);
+		return knownItems().length === 2 && item && item.closest('.known-group').querySelector('h4').textContent.startsWith('Personal') &&
+			item.querySelector('.source').textContent === 'added by you' &&
+			document.getElementById('remember-text').value === '';
+	})()`, horses))
+	stored := storedMemories(t, pool, emmaID)
+	if len(stored) != 2 || stored[1] != (storedMemory{stored[1].id, "personal", horses, "added", 1}) {
+		t.Fatalf("database after adding: %+v", stored)
+	}
+	horsesID := stored[1].id
+
+	// Saying it again reinforces the memory instead of repeating it.
+	remember("personal", horses)
+	b.waitFor("the reinforced memory", fmt.Sprintf(`(() => {
+		const item = knownItem(%q);
+		return knownItems().length === 2 && item && item.classList.contains('fresh') &&
+			item.querySelector('.source').textContent === 'added by you · mentioned 2 times' &&
+			document.getElementById('knowledge-status').textContent.startsWith('Already known: reinforced');
+	})()`, horses))
+	if stored := storedMemories(t, pool, emmaID); len(stored) != 2 || stored[1].mentions != 2 {
+		t.Fatalf("database after repeating: %+v, want 2 memories, the repeated one with 2 mentions", stored)
+	}
+	b.screenshot("added", true)
+
+	// Correct the text; Escape first abandons a correction.
+	correct := fmt.Sprintf(`[data-id=%q] [data-action=correct]`, horsesID)
+	editText := "#edit-text-" + horsesID
+	b.step("open the correction", chromedp.Click(chromedp.CSS(correct)))
+	b.waitFor("the text field, focused", fmt.Sprintf(`document.activeElement === document.querySelector(%q) && document.activeElement.value === %q`, editText, horses))
+	b.step("abandon it with Escape", chromedp.KeyEvent(kb.Escape))
+	b.waitFor("the memory unchanged, focus back on Correct", fmt.Sprintf(`!document.querySelector(%q) && document.activeElement === document.querySelector(%q)`, editText, correct))
+	const corrected = "Emma loves drawing horses and dogs, mostly on Saturdays."
+	b.step("correct it", chromedp.Click(chromedp.CSS(correct)), chromedp.WaitVisible(chromedp.CSS(editText)),
+		setField("edit-text-"+horsesID, corrected))
+	b.screenshot("correcting", true)
+	b.step("save the correction", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-id=%q] [data-action=save]`, horsesID))))
+	b.waitFor("the corrected text", fmt.Sprintf(`(() => {
+		const item = knownItem(%q);
+		return item && !knownItem(%q) && document.getElementById('knowledge-status').textContent.startsWith('Corrected') &&
+			document.activeElement === item.querySelector('[data-action=correct]');
+	})()`, corrected, horses))
+	if stored := storedMemories(t, pool, emmaID); len(stored) != 2 || stored[1].id != horsesID || stored[1].content != corrected {
+		t.Fatalf("database after correcting: %+v", stored)
+	}
+
+	// Forget it: Cancel keeps it, Forget erases it.
+	forget := fmt.Sprintf(`[data-id=%q] [data-action=forget]`, horsesID)
+	b.step("ask to forget", chromedp.Click(chromedp.CSS(forget)))
+	b.waitFor("the dialog, focus on Cancel", fmt.Sprintf(`document.getElementById('forget-dialog').open &&
+		document.activeElement.id === 'cancel-forget' && document.getElementById('forget-text').textContent === %q`, corrected))
+	b.screenshot("forget-confirmation", false)
+	b.step("cancel", chromedp.Click(chromedp.ID("cancel-forget")))
+	b.waitFor("the memory kept, focus back on Forget", fmt.Sprintf(`!document.getElementById('forget-dialog').open &&
+		knownItem(%q) && document.activeElement === document.querySelector(%q)`, corrected, forget))
+	b.step("ask again and confirm", chromedp.Click(chromedp.CSS(forget)), chromedp.WaitVisible(chromedp.ID("confirm-forget")),
+		chromedp.Click(chromedp.ID("confirm-forget")))
+	b.waitFor("the memory gone", fmt.Sprintf(`!document.getElementById('forget-dialog').open && !knownItem(%q) &&
+		knownItems().length === 1 && document.getElementById('knowledge-status').textContent.startsWith('Forgotten')`, corrected))
+	if stored := storedMemories(t, pool, emmaID); len(stored) != 1 || stored[0].content != pizza {
+		t.Fatalf("database after forgetting: %+v, want only %q", stored, pizza)
+	}
+	if listed := listMemories(t, url, emmaID); len(listed) != 1 || listed[0].Content != pizza {
+		t.Fatalf("the API lists %+v after forgetting, want only %q", listed, pizza)
+	}
+	b.screenshot("forgotten", true)
+
+	// Before any exchange there is no session to end: said politely.
+	b.step("end a session that has not started", chromedp.Click(chromedp.ID("end-session")))
+	b.waitFor("the polite notice", `[...document.querySelectorAll('#messages .notice')].some((n) =>
+		n.textContent === 'There is no session to end yet: one starts when you talk with Mr. Mentor about Emma.' &&
+		!n.classList.contains('error'))`)
+
+	// A memory learnt in the background (as the extraction worker stores
+	// it) shows up once the next exchange is saved.
+	const learnt = "Emma gets frustrated when fractions have different denominators."
+	if _, err := pool.Exec(context.Background(), `insert into public.learner_memories
+		(facilitator_id, learner_id, type, content, importance, confidence, metadata, source)
+		values ($1, $2, 'academic', $3, 0.7, 0.8, '{"emotion": "frustrated", "topic": "fractions"}', 'extracted')`,
+		handlers.DemoFacilitatorID, emmaID, learnt); err != nil {
+		t.Fatal(err)
+	}
+	b.step("send a message", chromedp.SendKeys(chromedp.ID("message"), "Oh! So that's why the pizza slices worked!"), pressEnter())
+	b.waitFor("the reply, saved", `document.querySelectorAll('#messages .msg.assistant').length === 1 &&
+		document.getElementById('memory-turns').textContent === '2'`)
+	b.waitFor("the learnt memory, with its feeling and source", fmt.Sprintf(`(() => {
+		const item = knownItem(%q);
+		return item && item.querySelector('.badge.feeling').textContent === 'Feeling: frustrated' &&
+			item.querySelector('.source').textContent === 'learnt in conversation' &&
+			document.getElementById('knowledge-status').textContent === 'Mr. Mentor learnt something new about Emma.';
+	})()`, learnt))
+
+	// End the session: the goodbye line and the hook for next time.
+	b.step("end the session", chromedp.Click(chromedp.ID("end-session")))
+	b.waitFor("the goodbye", `(() => {
+		const closing = document.querySelector('#messages .notice.closing');
+		return closing && closing.querySelector('.goodbye').textContent ===
+				"Great session today with Emma: it ended on a high. Next time we'll try fraction strips with her." &&
+			[...closing.querySelectorAll('.hooks li')].map((li) => li.textContent).join('|') === "Next time we'll try fraction strips with her." &&
+			!document.getElementById('end-session').disabled;
+	})()`)
+	var ended int
+	var reason string
+	if err := pool.QueryRow(context.Background(), `select count(*), coalesce(max(end_reason), '') from public.mentor_sessions
+		where learner_id = $1 and ended_at is not null`, emmaID).Scan(&ended, &reason); err != nil {
+		t.Fatal(err)
+	}
+	if ended != 1 || reason != "ended" {
+		t.Fatalf("database: %d ended sessions (reason %q), want 1 ended by the client", ended, reason)
+	}
+	b.screenshot("session-ended", true)
+
+	// At 375 px everything fits, correction form included.
+	b.step("narrow the viewport", chromedp.EmulateViewport(375, 812))
+	b.waitFor("no sideways scrolling", `document.documentElement.scrollWidth <= 375`)
+	b.screenshot("mobile-375", true)
+	pizzaID := storedMemories(t, pool, emmaID)[0].id
+	b.step("correct on a phone", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-id=%q] [data-action=correct]`, pizzaID))),
+		chromedp.WaitVisible(chromedp.CSS("#edit-text-"+pizzaID)))
+	b.waitFor("the form within the width", `document.documentElement.scrollWidth <= 375 &&
+		document.querySelector('.known-edit').getBoundingClientRect().right <= 375`)
+	b.step("show the form", chromedp.Evaluate[chromedp.Void](`document.querySelector('.known-edit').scrollIntoView({ block: 'center' })`))
+	b.screenshot("mobile-375-correcting", false)
+
+	b.noConsoleProblems("/api/sessions/end") // the 404 asked for on purpose
+}
+
+// signInAsDemo opens the page and signs in with the demo button.
+func signInAsDemo(b *browser, url string) {
+	b.t.Helper()
+	b.step("open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("dev-signin")))
+	b.screenshot("signin", false)
+	b.step("sign in as the demo facilitator", chromedp.Click(chromedp.ID("dev-signin")), chromedp.WaitVisible(chromedp.ID("workspace")))
+	b.waitFor("the learners", `document.querySelectorAll('#learner option').length === 3`)
+	// Finding the memories on screen by their text, for the checks.
+	b.step("add the test's helpers", chromedp.Evaluate[chromedp.Void](`
+		window.knownItems = () => [...document.querySelectorAll('#knowledge-list li.known')];
+		window.knownItem = (text) => knownItems().find((li) => li.querySelector('.known-text')?.textContent === text);`))
+}
+
+// pickLearner selects a learner by name, as a change of the select does.
+func pickLearner(b *browser, name string) {
+	b.t.Helper()
+	b.step("pick "+name, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+		const select = document.getElementById('learner');
+		select.value = [...select.options].find((o) => o.textContent === %q).value;
+		select.dispatchEvent(new Event('change', { bubbles: true }));
+	})()`, name)))
+}
+
+type storedMemory struct {
+	id, kind, content, source string
+	mentions                  int
+}
+
+// storedMemories reads a learner's memories from the database, oldest first.
+func storedMemories(t *testing.T, pool *pgxpool.Pool, learnerID string) []storedMemory {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `select id::text, type, content, source, mentions
+		from public.learner_memories where learner_id = $1 order by created_at, id`, learnerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []storedMemory
+	for rows.Next() {
+		var m storedMemory
+		if err := rows.Scan(&m.id, &m.kind, &m.content, &m.source, &m.mentions); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+type listedMemory struct {
+	ID, Type, Content, Source string
+	Mentions                  int
+}
+
+// listMemories reads a learner's memories through the API, as the demo
+// facilitator.
+func listMemories(t *testing.T, url, learnerID string) []listedMemory {
+	t.Helper()
+	token, err := auth.MintHS256(secret, handlers.DemoFacilitatorID, "dana@example.com", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodGet, url+"/api/memories?learner_id="+learnerID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Success  bool
+		Memories []listedMemory
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || !body.Success {
+		t.Fatalf("GET /api/memories: HTTP %d, %v", resp.StatusCode, err)
+	}
+	return body.Memories
+}

@@ -1,0 +1,20 @@
+// Small DOM builders shared by the chat and the memory panel. Text goes in
+// through textContent, so data never becomes markup.
+
+export function badge(text, kind = '') {
+  const b = document.createElement('span');
+  b.className = `badge ${kind}`.trim();
+  b.textContent = text;
+  return b;
+}
+
+// timeElement shows an ISO time in the reader's locale, or a dash when the
+// server sent none.
+export function timeElement(iso) {
+  const t = document.createElement('time');
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return document.createTextNode('—');
+  t.dateTime = iso;
+  t.textContent = d.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+  return t;
+}

@@ -1,0 +1,518 @@
+// "What Mr. Mentor knows": the learner memories of the selected
+// conversation, grouped by type. Each can be corrected in place (PATCH) or
+// forgotten after a confirmation (DELETE), and the facilitator can add one
+// (POST, which reinforces a memory already known instead of repeating it).
+
+import { badge } from './dom.js';
+
+// The memory types in the order shown, with the names facilitators see.
+export const MEMORY_TYPES = [
+  { type: 'academic', label: 'Learning' },
+  { type: 'personal', label: 'Personal' },
+  { type: 'preference', label: 'Preferences' },
+  { type: 'context', label: 'Where things stand' },
+];
+
+// The most the server lists at once; a learner has a few hundred at most.
+const LIST_LIMIT = 200;
+// Extraction runs in the background after an exchange is stored, so the
+// list is read once more a little later to show what was learnt.
+const LEARNT_LATER_MS = 20000;
+// How much of a memory a status line quotes; the quote ends the line, as
+// memories end with their own full stop.
+const QUOTE_CHARS = 80;
+
+const $ = (id) => document.getElementById(id);
+
+function quote(text) {
+  const s = String(text).replace(/\s+/g, ' ').trim();
+  return `“${s.length > QUOTE_CHARS ? `${s.slice(0, QUOTE_CHARS - 1)}…` : s}”`;
+}
+
+function typeLabel(type) {
+  return MEMORY_TYPES.find((t) => t.type === type)?.label || type;
+}
+
+function sourceText(m) {
+  const parts = [m.source === 'added' ? 'added by you' : 'learnt in conversation'];
+  if (m.mentions > 1) parts.push(`mentioned ${m.mentions} times`);
+  return parts.join(' · ');
+}
+
+function metaText(m, key) {
+  const v = m.metadata && m.metadata[key];
+  return typeof v === 'string' ? v.trim() : '';
+}
+
+// createKnowledge wires the panel. nameOf(learnerId) is the learner's name,
+// '' for the general conversation.
+export function createKnowledge(api, nameOf) {
+  const el = {
+    hint: $('knowledge-hint'),
+    refresh: $('knowledge-refresh'),
+    status: $('knowledge-status'),
+    list: $('knowledge-list'),
+    rememberBox: $('remember-box'),
+    rememberForm: $('remember-form'),
+    rememberType: $('remember-type'),
+    rememberText: $('remember-text'),
+    rememberError: $('remember-error'),
+    forgetDialog: $('forget-dialog'),
+    forgetText: $('forget-text'),
+  };
+  const s = {
+    learnerId: '', // whose memories these are; '' is the general conversation
+    memories: [], // as the server listed them, newest first
+    shown: '', // what the list on screen was drawn from, to skip redrawing it
+    loaded: false,
+    request: 0, // the newest read; older answers are ignored
+    editingId: '',
+    editNode: null, // the open correction, kept across redraws with its draft
+    forgetting: null, // the memory the dialog asks about
+    fresh: '', // the memory just added or reinforced, highlighted
+    laterTimer: 0,
+  };
+
+  function setStatus(text, kind = '') {
+    el.status.textContent = text;
+    el.status.className = `memory-status ${kind}`.trim();
+  }
+
+  function scopeText(learnerId = s.learnerId) {
+    const name = nameOf(learnerId);
+    return learnerId ? `about ${name || 'this learner'}` : 'in general';
+  }
+
+  function listPath(learnerId) {
+    const query = new URLSearchParams({ learner_id: learnerId || 'null', limit: String(LIST_LIMIT) });
+    return `/api/memories?${query}`;
+  }
+
+  // ------------------------------------------------------------ reading
+
+  // show switches to another conversation's memories.
+  function show(learnerId) {
+    clearTimeout(s.laterTimer);
+    s.request++;
+    s.learnerId = learnerId;
+    s.memories = [];
+    s.loaded = false;
+    s.editingId = '';
+    s.editNode = null;
+    s.fresh = '';
+    setStatus('');
+    el.rememberError.hidden = true;
+    el.hint.textContent = learnerId
+      ? `What he has learnt about ${nameOf(learnerId) || 'this learner'} and what you told him. Correct or forget anything.`
+      : 'What he has learnt in general conversations and what you told him. Correct or forget anything.';
+    render();
+    load();
+  }
+
+  // load reads the list again. announce says so in the status line (the
+  // Refresh button); otherwise only newly learnt memories are announced.
+  async function load({ announce = false } = {}) {
+    const learnerId = s.learnerId;
+    const n = ++s.request;
+    el.refresh.disabled = true;
+    el.list.setAttribute('aria-busy', 'true');
+    try {
+      const data = await api.get(listPath(learnerId));
+      if (n !== s.request) return;
+      const memories = Array.isArray(data.memories) ? data.memories : [];
+      const before = new Set(s.memories.map((m) => m.id));
+      const learnt = s.loaded ? memories.filter((m) => !before.has(m.id) && m.source !== 'added') : [];
+      s.memories = memories;
+      s.loaded = true;
+      render();
+      if (announce) {
+        const count = memories.length;
+        setStatus(`Up to date: ${count === 0 ? 'nothing' : count === 1 ? 'one thing' : `${count} things`} known ${scopeText()}.`, 'ok');
+      } else if (learnt.length > 0) {
+        setStatus(`Mr. Mentor learnt ${learnt.length === 1 ? 'something new' : `${learnt.length} new things`} ${scopeText()}.`, 'ok');
+      }
+    } catch (err) {
+      if (n !== s.request || err.status === 401) return;
+      if (!s.loaded) el.list.replaceChildren();
+      setStatus(`Could not load what Mr. Mentor knows: ${err.message}`, 'error');
+    } finally {
+      if (n === s.request) {
+        el.refresh.disabled = false;
+        el.list.removeAttribute('aria-busy');
+      }
+    }
+  }
+
+  // afterExchange reads the list now and once more when the background
+  // extraction has probably run.
+  function afterExchange() {
+    load();
+    clearTimeout(s.laterTimer);
+    s.laterTimer = setTimeout(() => load(), LEARNT_LATER_MS);
+  }
+
+  // reset forgets everything on screen: the user signed out.
+  function reset() {
+    clearTimeout(s.laterTimer);
+    s.request++;
+    s.learnerId = '';
+    s.memories = [];
+    s.shown = '';
+    s.loaded = false;
+    s.editingId = '';
+    s.editNode = null;
+    s.fresh = '';
+    s.forgetting = null;
+    if (el.forgetDialog.open) el.forgetDialog.close();
+    el.list.replaceChildren();
+    el.list.removeAttribute('aria-busy');
+    el.refresh.disabled = false;
+    el.rememberText.value = '';
+    el.rememberError.hidden = true;
+    el.rememberBox.open = false;
+    setStatus('');
+  }
+
+  // ---------------------------------------------------------- drawing
+
+  function ordered() {
+    return MEMORY_TYPES.flatMap(({ type }) => s.memories.filter((m) => m.type === type));
+  }
+
+  function placeholder(text) {
+    const p = document.createElement('p');
+    p.className = 'summary empty';
+    p.textContent = text;
+    return p;
+  }
+
+  // render draws the list. A redraw keeps the keyboard focus where it was,
+  // on the same control of the same memory, and an open correction as typed.
+  function render() {
+    if (s.editingId && !s.memories.some((m) => m.id === s.editingId)) {
+      s.editingId = ''; // forgotten elsewhere meanwhile
+      s.editNode = null;
+    }
+    const drawn = JSON.stringify([s.learnerId, s.loaded, s.editingId, s.fresh, s.memories]);
+    if (drawn === s.shown) return;
+    s.shown = drawn;
+    const focus = focusedControl();
+    if (!s.loaded) {
+      el.list.replaceChildren(placeholder('Loading…'));
+    } else if (s.memories.length === 0) {
+      el.list.replaceChildren(placeholder(`Nothing remembered ${scopeText()} yet. Mr. Mentor learns as you talk, and you can add something below.`));
+    } else {
+      el.list.replaceChildren(...MEMORY_TYPES.map(group).filter(Boolean));
+    }
+    restoreFocus(focus);
+  }
+
+  function group({ type, label }) {
+    const items = s.memories.filter((m) => m.type === type);
+    if (items.length === 0) return null;
+    const box = document.createElement('div');
+    box.className = 'known-group';
+    const heading = document.createElement('h4');
+    heading.textContent = label;
+    const count = document.createElement('span');
+    count.className = 'count';
+    count.textContent = ` (${items.length})`;
+    heading.append(count);
+    const list = document.createElement('ul');
+    list.className = 'known-list';
+    list.append(...items.map((m) => (m.id === s.editingId ? s.editNode : item(m))));
+    box.append(heading, list);
+    return box;
+  }
+
+  function actionButton(text, action, describedBy, kind = '') {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = `quiet ${kind}`.trim();
+    b.textContent = text;
+    b.dataset.action = action;
+    b.setAttribute('aria-describedby', describedBy);
+    return b;
+  }
+
+  function item(m) {
+    const li = document.createElement('li');
+    li.className = m.id === s.fresh ? 'known fresh' : 'known';
+    li.dataset.id = m.id;
+    const text = document.createElement('p');
+    text.className = 'known-text';
+    text.id = `known-${m.id}`;
+    text.textContent = m.content;
+    const meta = document.createElement('div');
+    meta.className = 'meta';
+    const emotion = metaText(m, 'emotion');
+    if (emotion) meta.append(badge(`Feeling: ${emotion}`, 'feeling'));
+    const topic = metaText(m, 'topic');
+    if (topic) meta.append(badge(`Topic: ${topic}`));
+    const source = document.createElement('span');
+    source.className = 'source';
+    source.textContent = sourceText(m);
+    meta.append(source);
+    const actions = document.createElement('div');
+    actions.className = 'known-actions';
+    actions.append(actionButton('Correct', 'correct', text.id), actionButton('Forget', 'forget', text.id, 'danger'));
+    li.append(text, meta, actions);
+    return li;
+  }
+
+  function labelFor(id, text) {
+    const label = document.createElement('label');
+    label.htmlFor = id;
+    label.textContent = text;
+    return label;
+  }
+
+  function editItem(m) {
+    const li = document.createElement('li');
+    li.className = 'known editing';
+    li.dataset.id = m.id;
+    const form = document.createElement('form');
+    form.className = 'known-edit';
+    const area = document.createElement('textarea');
+    area.id = `edit-text-${m.id}`;
+    area.rows = 3;
+    area.maxLength = 1000;
+    area.required = true;
+    area.value = m.content;
+    area.dataset.action = 'edit-text';
+    const select = document.createElement('select');
+    select.id = `edit-type-${m.id}`;
+    select.append(...MEMORY_TYPES.map(({ type, label }) => new Option(label, type)));
+    select.value = m.type;
+    select.dataset.action = 'edit-type';
+    const error = document.createElement('p');
+    error.className = 'error';
+    error.setAttribute('role', 'alert');
+    error.hidden = true;
+    const save = document.createElement('button');
+    save.type = 'submit';
+    save.className = 'primary';
+    save.textContent = 'Save';
+    save.dataset.action = 'save';
+    const cancel = document.createElement('button');
+    cancel.type = 'button';
+    cancel.textContent = 'Cancel';
+    cancel.dataset.action = 'cancel';
+    const actions = document.createElement('div');
+    actions.className = 'known-actions';
+    actions.append(save, cancel);
+    form.append(labelFor(area.id, 'Corrected text'), area, labelFor(select.id, 'Kind'), select, actions, error);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      saveEdit(m.id, { area, select, error, buttons: [save, cancel] });
+    });
+    cancel.addEventListener('click', () => closeEdit());
+    form.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        closeEdit();
+      }
+    });
+    li.append(form);
+    return li;
+  }
+
+  // focusedControl notes which control of which memory has the focus.
+  function focusedControl() {
+    const active = document.activeElement;
+    if (!active || !el.list.contains(active)) return null;
+    return { node: active, id: active.closest('[data-id]')?.dataset.id, action: active.dataset.action };
+  }
+
+  function restoreFocus(focus) {
+    if (!focus || document.activeElement === focus.node) return;
+    if (focus.node.isConnected) {
+      focus.node.focus();
+    } else if (focus.id && focus.action) {
+      focusControl(focus.id, focus.action);
+    }
+  }
+
+  function control(id, action) {
+    return [...el.list.querySelectorAll('[data-id]')].find((li) => li.dataset.id === id)
+      ?.querySelector(`[data-action="${action}"]`) || null;
+  }
+
+  function focusControl(id, action) {
+    const target = control(id, action);
+    if (target) target.focus();
+    return Boolean(target);
+  }
+
+  // ----------------------------------------------------------- correct
+
+  function startEdit(id) {
+    const m = s.memories.find((x) => x.id === id);
+    if (!m) return;
+    s.editingId = id;
+    s.editNode = editItem(m);
+    render();
+    const area = control(id, 'edit-text');
+    area.focus();
+    area.setSelectionRange(area.value.length, area.value.length);
+  }
+
+  function closeEdit() {
+    const id = s.editingId;
+    s.editingId = '';
+    s.editNode = null;
+    render();
+    focusControl(id, 'correct');
+  }
+
+  async function saveEdit(id, { area, select, error, buttons }) {
+    const m = s.memories.find((x) => x.id === id);
+    const content = area.value.trim();
+    error.hidden = true;
+    if (!m) return;
+    if (!content) {
+      error.textContent = 'Write the corrected text, or use Forget to erase it.';
+      error.hidden = false;
+      area.focus();
+      return;
+    }
+    const patch = {};
+    if (content !== m.content) patch.content = content;
+    if (select.value !== m.type) patch.type = select.value;
+    if (Object.keys(patch).length === 0) {
+      closeEdit();
+      return;
+    }
+    const learnerId = s.learnerId;
+    buttons.forEach((b) => { b.disabled = true; });
+    try {
+      const data = await api.patch(`/api/memories/${encodeURIComponent(id)}`, patch);
+      if (learnerId !== s.learnerId || s.editingId !== id) return;
+      s.memories = s.memories.map((x) => (x.id === id ? data.memory : x));
+      const moved = data.memory.type !== m.type ? `, now under ${typeLabel(data.memory.type)}.` : '';
+      setStatus(`Corrected: ${quote(data.memory.content)}${moved}`, 'ok');
+      closeEdit();
+    } catch (err) {
+      if (err.status === 401 || learnerId !== s.learnerId) return;
+      if (err.status === 404) {
+        setStatus('That memory was already forgotten.', 'error');
+        closeEdit();
+        load();
+        return;
+      }
+      error.textContent = `Could not save the correction: ${err.message}`;
+      error.hidden = false;
+    } finally {
+      buttons.forEach((b) => { b.disabled = false; });
+    }
+  }
+
+  // ------------------------------------------------------------ forget
+
+  function askForget(id) {
+    const m = s.memories.find((x) => x.id === id);
+    if (!m) return;
+    s.forgetting = m;
+    el.forgetText.textContent = m.content;
+    el.forgetDialog.returnValue = '';
+    el.forgetDialog.showModal(); // focus goes to Cancel (autofocus): the safe choice
+  }
+
+  function forgetDialogClosed() {
+    const m = s.forgetting;
+    s.forgetting = null;
+    if (!m) return;
+    if (el.forgetDialog.returnValue === 'confirm') {
+      forget(m);
+    } else {
+      focusControl(m.id, 'forget');
+    }
+  }
+
+  async function forget(m) {
+    const learnerId = s.learnerId;
+    const button = control(m.id, 'forget');
+    if (button) button.disabled = true;
+    setStatus('Forgetting…');
+    try {
+      await api.del(`/api/memories/${encodeURIComponent(m.id)}`);
+      if (learnerId !== s.learnerId) return;
+      removeAndRefocus(m);
+      setStatus(`Forgotten: ${quote(m.content)}`, 'ok');
+    } catch (err) {
+      if (err.status === 401 || learnerId !== s.learnerId) return;
+      if (err.status === 404) {
+        removeAndRefocus(m);
+        setStatus('That memory was already forgotten.', 'ok');
+        return;
+      }
+      if (button) button.disabled = false;
+      setStatus(`Could not forget it: ${err.message}`, 'error');
+      focusControl(m.id, 'forget');
+    }
+  }
+
+  // removeAndRefocus takes a memory off the list and moves the focus to
+  // the next one shown (or the one before), else to the add form.
+  function removeAndRefocus(m) {
+    const order = ordered();
+    const at = order.findIndex((x) => x.id === m.id);
+    const next = order[at + 1] || order[at - 1];
+    s.memories = s.memories.filter((x) => x.id !== m.id);
+    if (s.editingId === m.id) {
+      s.editingId = '';
+      s.editNode = null;
+    }
+    render();
+    if (!(next && focusControl(next.id, 'forget'))) el.rememberBox.querySelector('summary').focus();
+  }
+
+  // --------------------------------------------------------------- add
+
+  async function add(event) {
+    event.preventDefault();
+    const content = el.rememberText.value.trim();
+    if (!content) return;
+    const learnerId = s.learnerId;
+    const button = el.rememberForm.querySelector('button[type="submit"]');
+    button.disabled = true;
+    el.rememberError.hidden = true;
+    try {
+      const data = await api.post('/api/memories', { learner_id: learnerId || null, type: el.rememberType.value, content });
+      if (learnerId !== s.learnerId) return;
+      el.rememberText.value = '';
+      s.fresh = data.memory?.id || '';
+      setStatus(
+        data.merged
+          ? `Already known: reinforced ${quote(data.memory.content)}`
+          : `Remembered: ${quote(content)}`,
+        'ok',
+      );
+      await load();
+    } catch (err) {
+      if (err.status === 401 || learnerId !== s.learnerId) return;
+      el.rememberError.textContent = `Could not remember that: ${err.message}`;
+      el.rememberError.hidden = false;
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  // ------------------------------------------------------------ wiring
+
+  el.list.addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-action]');
+    const id = button?.closest('[data-id]')?.dataset.id;
+    if (!id) return;
+    if (button.dataset.action === 'correct') startEdit(id);
+    if (button.dataset.action === 'forget') askForget(id);
+  });
+  el.refresh.addEventListener('click', () => {
+    setStatus('');
+    load({ announce: true });
+  });
+  el.rememberForm.addEventListener('submit', add);
+  el.forgetDialog.addEventListener('close', forgetDialogClosed);
+
+  return { show, load, afterExchange, reset };
+}
