@@ -41,7 +41,9 @@ func decodeJSON(c echo.Context, dst any) error {
 		}
 		return memory.Errorf(memory.CodeInvalid, "Malformed JSON")
 	}
-	if dec.More() {
+	// Only white space may follow the object. (Decoder.More would miss a
+	// stray '}' or ']'.)
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
 		return memory.Errorf(memory.CodeInvalid, "Malformed JSON: unexpected data after the object")
 	}
 	return nil

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Check and test everything: gofmt, go vet, go test -race (the browser
-# end-to-end test included: Chromium is installed if missing).
+# end-to-end test included: Chromium is installed if missing), then each
+# fuzz target for FUZZ_TIME (default 8s).
 #
 # Database: with DATABASE_URL unset, a private cluster is started in
 # ./.data/test-postgres on 127.0.0.1:54330 (PostgreSQL installed if missing)
@@ -10,7 +11,8 @@
 # database is an error; elsewhere the database tests are left to skip.
 #
 # Arguments go to `go test`: flags only (`-run TestX -v`) test ./...;
-# a package first (`./memory -run TestX`) tests just what is given.
+# a package first (`./memory -run TestX`) tests just what is given, and
+# fuzzes nothing.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,6 +25,7 @@ source scripts/lib/chromium.sh
 TEST_PG_DIR=$ROOT/.data/test-postgres
 TEST_PG_PORT=${TEST_PG_PORT:-54330}
 CI=${CI:-}
+FUZZ_TIME=${FUZZ_TIME:-8s}
 
 start_test_db() {
   pg_ensure_installed || return 1
@@ -94,6 +97,24 @@ run_tests() {
   fi
 }
 
+# Each fuzz target (func FuzzX in a *_fuzz_test.go file) runs on its own, as
+# go test -fuzz requires. New inputs stay in Go's cache; a failing one is
+# written to the package's testdata/fuzz/FuzzX/ and fails the run. Shrinking
+# inputs is capped so that the time goes to fuzzing.
+run_fuzz() {
+  section "go test -fuzz ($FUZZ_TIME per target)"
+  if [[ $# -gt 0 && $1 != -* ]]; then
+    log "skipped: packages were given"
+    return 0
+  fi
+  local file target
+  while IFS=: read -r file target; do
+    log "$target in $(dirname "$file")"
+    go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZ_TIME" -fuzzminimizetime 1s "$(dirname "$file")" </dev/null
+  done < <(find . \( -name .git -o -name .data -o -name node_modules -o -name test-artifacts \) -prune \
+    -o -name '*_fuzz_test.go' -type f -exec grep -Ho '^func Fuzz[A-Za-z0-9_]*' {} + | sed 's/:func /:/' | sort)
+}
+
 main() {
   ensure_go || exit 1
   ensure_cc || die "go test -race needs a C compiler"
@@ -103,6 +124,7 @@ main() {
   section "go vet"
   go vet ./...
   run_tests "$@"
+  run_fuzz "$@"
   section "OK"
 }
 

@@ -1,0 +1,273 @@
+package tools_test
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"mentormemory/memory"
+	"mentormemory/tools"
+)
+
+// recordingStore answers the reads the tools make with nothing and records
+// what reached it. Any other method panics on the nil Store, which the fuzz
+// test reports: a tool call must not write.
+type recordingStore struct {
+	memory.Store
+	calls    []string
+	learners []*string
+	search   memory.SearchQuery
+	recall   memory.RecallQuery
+}
+
+func (s *recordingStore) GetConversation(_ context.Context, learnerID *string) (*memory.ConversationUpdate, error) {
+	s.calls = append(s.calls, "GetConversation")
+	s.learners = append(s.learners, learnerID)
+	return nil, nil
+}
+
+func (s *recordingStore) Search(_ context.Context, q memory.SearchQuery) ([]memory.SearchResult, error) {
+	s.calls = append(s.calls, "Search")
+	s.search = q
+	return nil, nil
+}
+
+func (s *recordingStore) LiveSession(_ context.Context, learnerID *string) (memory.SessionState, error) {
+	s.calls = append(s.calls, "LiveSession")
+	s.learners = append(s.learners, learnerID)
+	return memory.SessionState{}, nil
+}
+
+func (s *recordingStore) Recall(_ context.Context, q memory.RecallQuery) (memory.Recall, error) {
+	s.calls = append(s.calls, "Recall")
+	s.recall = q
+	return memory.Recall{}, nil
+}
+
+// toolSchema is the part of a tool's JSON schema the arguments are checked
+// against.
+type toolSchema struct {
+	Properties map[string]struct {
+		Type any   `json:"type"` // a type or a list of types
+		Enum []any `json:"enum"`
+	} `json:"properties"`
+	Required             []string `json:"required"`
+	AdditionalProperties bool     `json:"additionalProperties"`
+}
+
+// schemas reads the schemas the model is offered, and checks that they are
+// strict: every property required, no other allowed.
+func schemas(f *testing.F) map[string]toolSchema {
+	all := map[string]toolSchema{}
+	for _, d := range tools.Definitions() {
+		fn := d.OfFunction.Function
+		b, err := json.Marshal(fn.Parameters)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var s toolSchema
+		if err := json.Unmarshal(b, &s); err != nil {
+			f.Fatal(err)
+		}
+		if s.AdditionalProperties || len(s.Required) != len(s.Properties) {
+			f.Fatalf("%s: schema is not strict", fn.Name)
+		}
+		all[fn.Name] = s
+	}
+	return all
+}
+
+// FuzzToolArguments calls each tool with any arguments through the real
+// executor and service over a store that only records. A call is either
+// refused with a CodeInvalid error before reaching the store, or its
+// arguments have exactly the schema's properties and types and reach the
+// store cleaned; and arguments that follow the schema strictly and keep
+// within the limits are never refused.
+func FuzzToolArguments(f *testing.F) {
+	byName := schemas(f)
+	log := slog.New(slog.DiscardHandler)
+	f.Fuzz(func(t *testing.T, name, arguments string) {
+		store := &recordingStore{}
+		result, err := tools.NewExecutor(memory.NewService(store, nil, log)).Call(context.Background(), name, arguments)
+		schema, known := byName[name]
+		fields, schemaErr := checkSchema(arguments, schema)
+
+		if err != nil {
+			e, ok := err.(*memory.Error)
+			if !ok || e.Code != memory.CodeInvalid || e.Message == "" || !utf8.ValidString(e.Message) {
+				t.Fatalf("want a CodeInvalid *memory.Error with a message, got %T %v", err, err)
+			}
+			if len(store.calls) > 0 {
+				t.Fatalf("refused (%v) after calling the store: %v", err, store.calls)
+			}
+			if known && schemaErr == "" && !duplicateKeys(arguments) && withinLimits(fields) && inEnum(fields) {
+				t.Fatalf("%s(%s) refused: %v", name, arguments, err)
+			}
+			return
+		}
+		if !known {
+			t.Fatalf("unknown tool %q ran", name)
+		}
+		if schemaErr != "" || !withinLimits(fields) {
+			t.Fatalf("%s(%s) ran: %s", name, arguments, cmp.Or(schemaErr, "out of limits"))
+		}
+		if _, err := json.Marshal(result); err != nil {
+			t.Fatalf("result %#v: %v", result, err)
+		}
+		requireStoreCalls(t, name, fields, store)
+	})
+}
+
+// checkSchema decodes arguments and says how they break the schema's
+// properties and types ("" when they follow them).
+func checkSchema(arguments string, schema toolSchema) (map[string]any, string) {
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(arguments), &fields); err != nil || fields == nil {
+		return nil, "not a JSON object"
+	}
+	for key, value := range fields {
+		property, ok := schema.Properties[key]
+		if !ok {
+			return nil, "unknown property " + key
+		}
+		types, ok := property.Type.([]any)
+		if !ok {
+			types = []any{property.Type}
+		}
+		if !slices.Contains(types, any(jsonType(value))) {
+			return nil, key + " is a " + jsonType(value)
+		}
+	}
+	for _, key := range schema.Required {
+		if _, ok := fields[key]; !ok {
+			return nil, "missing " + key
+		}
+	}
+	return fields, ""
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case []any:
+		return "array"
+	default:
+		return "object"
+	}
+}
+
+// duplicateKeys tells whether the arguments name a property twice, which
+// encoding/json resolves differently for a map and a struct.
+func duplicateKeys(arguments string) bool {
+	dec := json.NewDecoder(strings.NewReader(arguments))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok {
+			return false
+		}
+		if seen[key] {
+			return true
+		}
+		seen[key] = true
+		var value json.RawMessage
+		if dec.Decode(&value) != nil {
+			return false
+		}
+	}
+	return false
+}
+
+// withinLimits tells whether arguments that follow the schema's properties
+// and types also keep to the service's limits.
+func withinLimits(fields map[string]any) bool {
+	text := func(key string) string { s, _ := fields[key].(string); return s }
+	fits := func(s string, max int) bool {
+		return utf8.RuneCountInString(s) <= max && !strings.ContainsRune(s, 0)
+	}
+	if _, ok := fields["learner_id"].(string); ok && !learnerIDOK(text("learner_id")) {
+		return false
+	}
+	if _, ok := fields["search"]; ok {
+		if s := strings.TrimSpace(text("search")); s == "" || !fits(s, memory.MaxSearchChars) {
+			return false
+		}
+	}
+	return fits(strings.TrimSpace(text("about")), memory.MaxRecallMessageChar) &&
+		fits(strings.TrimSpace(text("emotion")), memory.MaxMetadataValueChar)
+}
+
+// inEnum tells whether the type is one the schema lists. The executor is
+// more lenient: it also takes "" for null and any case and spacing.
+func inEnum(fields map[string]any) bool {
+	typ, ok := fields["type"].(string)
+	return !ok || slices.Contains(memory.MemoryTypes, memory.MemoryType(typ))
+}
+
+// learnerIDOK: a uuid in its 36-character form, or "" or "null" for the
+// general conversation.
+func learnerIDOK(raw string) bool {
+	raw = strings.TrimSpace(raw)
+	_, err := uuid.Parse(raw)
+	return raw == "" || raw == "null" || len(raw) == 36 && err == nil
+}
+
+// requireStoreCalls checks that a call that ran asked the store for exactly
+// what its arguments say, cleaned.
+func requireStoreCalls(t *testing.T, name string, fields map[string]any, store *recordingStore) {
+	t.Helper()
+	text := func(key string) string { s, _ := fields[key].(string); return s }
+	var learner *string
+	if raw, ok := fields["learner_id"].(string); ok {
+		learner, _ = memory.ParseLearnerID(raw)
+		if learner != nil && uuid.MustParse(*learner).String() != *learner {
+			t.Fatalf("learner_id %q is not in canonical form", *learner)
+		}
+	}
+	sameLearner := func(got *string) bool {
+		return (got == nil) == (learner == nil) && (got == nil || *got == *learner)
+	}
+
+	switch name {
+	case tools.GetConversationMemory:
+		if !slices.Equal(store.calls, []string{"GetConversation"}) || !sameLearner(store.learners[0]) {
+			t.Fatalf("store calls %v for learner %v", store.calls, store.learners)
+		}
+	case tools.SearchConversationHistory:
+		q := store.search
+		if !slices.Equal(store.calls, []string{"Search"}) || q.LearnerID != nil ||
+			q.Text != strings.TrimSpace(text("search")) || q.Text == "" ||
+			q.IncludeArchive != (fields["include_archive"] != false) || q.Limit < 1 || q.Limit > memory.MaxSearchLimit {
+			t.Fatalf("store calls %v, search %+v, arguments %v", store.calls, q, fields)
+		}
+	case tools.RecallLearnerMemories:
+		q := store.recall
+		wantType := memory.MemoryType(strings.ToLower(strings.TrimSpace(text("type"))))
+		if !slices.Equal(store.calls, []string{"LiveSession", "Recall"}) ||
+			!sameLearner(store.learners[0]) || !sameLearner(q.LearnerID) ||
+			q.Message != strings.TrimSpace(text("about")) ||
+			q.Filter.Type != wantType || (wantType != "" && !slices.Contains(memory.MemoryTypes, wantType)) ||
+			q.Filter.Emotion != strings.ToLower(strings.TrimSpace(text("emotion"))) ||
+			!slices.Equal(q.Emotions, memory.EmotionsIn(q.Message)) {
+			t.Fatalf("store calls %v, recall %+v, arguments %v", store.calls, q, fields)
+		}
+	}
+}
