@@ -144,41 +144,7 @@ func load(ctx context.Context, databaseURL string, s shape, workers, batchSize i
 		s, s.Facilitators, s.Archives, s.TurnsPerArchive, workers)
 
 	l := &loader{pool: pool, shape: s, now: time.Now().UTC().Truncate(time.Second), summarizer: summarizer.NewOffline()}
-	batches := make(chan []int)
-	errc := make(chan error, workers)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for b := range batches {
-				if err := l.loadBatch(ctx, b); err != nil {
-					errc <- err
-					cancel()
-					return
-				}
-			}
-		})
-	}
-feed:
-	for start := 0; start < s.Facilitators; start += batchSize {
-		b := make([]int, 0, batchSize)
-		for i := start; i < min(start+batchSize, s.Facilitators); i++ {
-			b = append(b, i)
-		}
-		select {
-		case batches <- b:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(batches)
-	wg.Wait()
-	close(errc)
-	if err := <-errc; err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := inBatches(ctx, s.Facilitators, batchSize, workers, l.loadBatch); err != nil {
 		return err
 	}
 	copied := time.Since(started)
@@ -216,6 +182,46 @@ feed:
 	}
 	logf("loaded in %.1f s", total.Seconds())
 	return nil
+}
+
+// inBatches calls load with the indexes 0 to n-1, batchSize at a time, from
+// workers goroutines, and stops at the first error.
+func inBatches(ctx context.Context, n, batchSize, workers int, load func(context.Context, []int) error) error {
+	batches := make(chan []int)
+	errc := make(chan error, workers)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for b := range batches {
+				if err := load(ctx, b); err != nil {
+					errc <- err
+					cancel()
+					return
+				}
+			}
+		})
+	}
+feed:
+	for start := 0; start < n; start += batchSize {
+		b := make([]int, 0, batchSize)
+		for i := start; i < min(start+batchSize, n); i++ {
+			b = append(b, i)
+		}
+		select {
+		case batches <- b:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(batches)
+	wg.Wait()
+	close(errc)
+	if err := <-errc; err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // dropOtherShapes deletes the benchmark users of a differently shaped data

@@ -3,13 +3,16 @@
 // loopback and measures its routes' latency under concurrent load.
 //
 //	bench load -db URL [-facilitators 1000] [-archives 100] [-turns 10] [-active-turns 10] [-workers 3]
+//	           [-memories 500] [-memory-learners 1000]
 //	bench run  -db URL [-concurrency 8] [-duration 20s] [-requests 5000] [-warmup 3s] [-out FILE]
-//	           [-routes get,search] [-cpuprofile FILE]
+//	           [-routes get,search,recall-light] [-cpuprofile FILE]
 //
 // load skips what is loaded already, so a second run reuses the data; run
-// needs the data loaded. scripts/bench starts a private cluster and runs
-// both. -db must connect as a superuser (or a role that bypasses RLS): the
-// loader writes every facilitator's rows directly.
+// needs the data loaded. The learner memories (-memories per learner, 0 for
+// none) are a data set of their own, loaded after the conversations.
+// scripts/bench starts a private cluster and runs both. -db must connect as
+// a superuser (or a role that bypasses RLS): the loader writes every
+// facilitator's rows directly.
 package main
 
 import (
@@ -19,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -48,6 +52,9 @@ func run(ctx context.Context, args []string) error {
 		flags.Uint64Var(&s.Seed, "seed", 1, "seed of the generated data")
 		workers := flags.Int("workers", 3, "concurrent loading connections")
 		batch := flags.Int("batch", 20, "facilitators per batch (one transaction each)")
+		m := memoryShape{}
+		flags.IntVar(&m.PerLearner, "memories", 500, "learner memories per learner (0: no memory data)")
+		flags.IntVar(&m.Learners, "memory-learners", 1000, "learners with memories: the first learner of each of the first N facilitators")
 		if err := flags.Parse(args); err != nil {
 			return err
 		}
@@ -57,7 +64,17 @@ func run(ctx context.Context, args []string) error {
 		if err := s.validate(); err != nil {
 			return err
 		}
-		return load(ctx, *db, s, max(1, *workers), max(1, *batch))
+		m.conversations = s
+		if m.PerLearner > 0 {
+			if err := m.validate(); err != nil {
+				return err
+			}
+		}
+		if err := load(ctx, *db, s, max(1, *workers), max(1, *batch)); err != nil || m.PerLearner == 0 {
+			return err
+		}
+		// 50 learners (25,000 memories) per transaction.
+		return loadMemories(ctx, *db, m, max(1, *workers), 50)
 	case "run":
 		var c runConfig
 		flags.IntVar(&c.Concurrency, "concurrency", 8, "requests in flight at once")
@@ -69,7 +86,7 @@ func run(ctx context.Context, args []string) error {
 		flags.StringVar(&c.Out, "out", ".data/bench-results.md", "Markdown results file")
 		flags.StringVar(&c.ServerLog, "server-log", ".data/bench-server.log", "the app's request log")
 		flags.Uint64Var(&c.Seed, "seed", 1, "seed of the request mix")
-		flags.StringVar(&c.Routes, "routes", "", "measure only these routes: comma-separated get, get-learner, search, post, post-archive")
+		flags.StringVar(&c.Routes, "routes", "", "measure only these routes: comma-separated "+strings.Join(routeKeys, ", "))
 		flags.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of this process (app and clients) to this file")
 		if err := flags.Parse(args); err != nil {
 			return err

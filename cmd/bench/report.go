@@ -42,6 +42,7 @@ type environment struct {
 	loadedAt    time.Time
 	loadShape   string
 	resumed     bool
+	memoryLoad  string // the memory data set's line, or ""
 	users       int
 	loadAverage string
 }
@@ -91,6 +92,11 @@ func describe(ctx context.Context, admin, appPool *pgxpool.Pool, cfg config.Conf
 		Scan(&archivedTurns); err != nil {
 		return nil, err
 	}
+	var memoryLearners, embedded int64
+	if err := admin.QueryRow(ctx, `select count(distinct learner_id), count(embedding) from public.learner_memories`).
+		Scan(&memoryLearners, &embedded); err != nil {
+		return nil, err
+	}
 	for _, t := range []struct{ name, note string }{
 		{"auth.users", ""},
 		{"public.learners", ""},
@@ -98,6 +104,9 @@ func describe(ctx context.Context, admin, appPool *pgxpool.Pool, cfg config.Conf
 		{"public.conversation_turns", ""},
 		{"public.conversation_history_archive", ""},
 		{"public.search_vocabulary", "filled by the collect_words trigger"},
+		{"public.learner_memories", fmt.Sprintf("%s learners, %s with an embedding", thousands(memoryLearners), thousands(embedded))},
+		{"public.mentor_sessions", ""},
+		{"public.session_openings", ""},
 	} {
 		ts := tableSize{name: t.name, note: t.note}
 		if err := admin.QueryRow(ctx, `select count(*), pg_size_pretty(pg_total_relation_size($1::regclass)) from `+t.name,
@@ -111,8 +120,19 @@ func describe(ctx context.Context, admin, appPool *pgxpool.Pool, cfg config.Conf
 	}
 
 	err := admin.QueryRow(ctx, `select shape, load_seconds, loaded_at, resumed from bench.loads
-		order by loaded_at desc limit 1`).Scan(&e.loadShape, &e.loadSeconds, &e.loadedAt, &e.resumed)
+		where shape not like $1 || '%' order by loaded_at desc limit 1`, memoryShapePrefix).
+		Scan(&e.loadShape, &e.loadSeconds, &e.loadedAt, &e.resumed)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, err
+	}
+	var memoryName string
+	var memorySeconds float64
+	err = admin.QueryRow(ctx, `select shape, load_seconds from bench.loads
+		where shape like $1 || '%' order by loaded_at desc limit 1`, memoryShapePrefix).Scan(&memoryName, &memorySeconds)
+	switch {
+	case err == nil:
+		e.memoryLoad = fmt.Sprintf("memory data set %s loaded in %.1f s", memoryName, memorySeconds)
+	case !errors.Is(err, pgx.ErrNoRows):
 		return nil, err
 	}
 	return e, nil
@@ -167,6 +187,9 @@ func (e *environment) loadLine() string {
 	s := fmt.Sprintf("data set %s loaded in %.1f s on %s", e.loadShape, e.loadSeconds, e.loadedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	if e.resumed {
 		s += " (a resumed load: the time covers only the last part)"
+	}
+	if e.memoryLoad != "" {
+		s += "; " + e.memoryLoad
 	}
 	return s
 }
@@ -324,6 +347,10 @@ func resultNotes(results []*result) []string {
 		if strings.HasPrefix(r.route.name, "POST") && r.count > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %d of %d posts archived a segment; %d summaries stale.",
 				r.route.name, o.archived, r.count, o.stale))
+		}
+		if strings.HasPrefix(r.route.key, "recall-") && r.count > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %.1f memories recalled per answer on average, %.1f of them emotional patterns.",
+				r.route.name, float64(o.recalled)/float64(r.count), float64(o.emotional)/float64(r.count)))
 		}
 		if r.errors > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %d errors, the first: %s", r.route.name, r.errors, r.firstErr))

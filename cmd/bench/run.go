@@ -66,6 +66,10 @@ type facilitator struct {
 	names    []string
 }
 
+// routeKeys are the routes -routes can choose, in the order they are
+// measured.
+var routeKeys = []string{"get", "get-learner", "search", "post", "post-archive", "recall-light", "recall-deep", "opening"}
+
 // route is one kind of request. request builds it from the worker's random
 // stream and the request's sequence number (1-based); check reads the
 // answer, returning an error for a wrong one.
@@ -90,6 +94,8 @@ type outcome struct {
 	searchEmpty   int
 	archived      int
 	stale         int
+	recalled      int // memories in recall answers
+	emotional     int // of them, emotional patterns
 }
 
 type result struct {
@@ -220,11 +226,21 @@ func runBench(ctx context.Context, c runConfig) error {
 		}})
 	}
 
+	learners, err := benchMemoryLearners(ctx, admin, facilitators)
+	if err != nil {
+		return err
+	}
+	if len(learners) == 0 && c.Routes == "" {
+		logf("no learner memories loaded (bench load -memories): recall and opening are left out")
+	} else {
+		routes = append(routes, memoryRoutes(ctx, admin, base, learners)...)
+	}
+
 	if c.Routes != "" {
 		keep := strings.Split(c.Routes, ",")
 		routes = slices.DeleteFunc(routes, func(rt *route) bool { return !slices.Contains(keep, rt.key) })
 		if len(routes) == 0 {
-			return fmt.Errorf("-routes %q selects nothing (get, get-learner, search, post, post-archive)", c.Routes)
+			return fmt.Errorf("-routes %q selects nothing (%s)", c.Routes, strings.Join(routeKeys, ", "))
 		}
 	}
 	if c.CPUProfile != "" {

@@ -362,6 +362,12 @@ func (g *textGen) typos(s string) string {
 // fill replaces each {slot} of a template. Topic slots keep the topic two
 // times in three.
 func (g *textGen) fill(tmpl string, t *topic, child string, age int) string {
+	return fillSlots(tmpl, func(slot string) string { return g.slot(slot, t, child, age) })
+}
+
+// fillSlots replaces each {slot} of a template with its value and
+// capitalizes the sentence.
+func fillSlots(tmpl string, value func(slot string) string) string {
 	var b strings.Builder
 	for {
 		open := strings.IndexByte(tmpl, '{')
@@ -371,7 +377,7 @@ func (g *textGen) fill(tmpl string, t *topic, child string, age int) string {
 		}
 		end := strings.IndexByte(tmpl[open:], '}') + open
 		b.WriteString(tmpl[:open])
-		b.WriteString(g.slot(tmpl[open+1:end], t, child, age))
+		b.WriteString(value(tmpl[open+1 : end]))
 		tmpl = tmpl[end+1:]
 	}
 	return capitalize(b.String())
