@@ -32,52 +32,105 @@ const (
 	topicBoost       = 0.15
 )
 
-// recallSQL ranks one learner's memories for a message and returns the best
-// of each group. $1 facilitator, $2 learner key, $3..$7 the filter (see
-// memoryFilterSQL), $8 message, $9 deep, $10 emotions, $11 embedding,
-// $12 embedding model, $13 the weights (relevance, importance, confidence,
-// recency, meaning share, words squash, recency half-life, topic boost),
-// $14..$16 the group sizes (academic; personal, preference and context;
-// emotional patterns).
-const recallSQL = `
-with params as (
+// inRecallScope matches the memories recall may return: the caller's ($1),
+// of the learner keys in $2 (the learner, and in deep retrieval also the
+// general memories), passing the filter ($3..$7).
+const inRecallScope = `facilitator_id = $1::uuid
+	and coalesce(learner_id, '` + nilLearner + `'::uuid) = any($2::uuid[])
+	and ` + memoryFilterSQL
+
+// Light retrieval ranks only the memories the indexes point at: those the
+// message's words are in (the query is a scalar subquery, computed once and
+// usable by the words index, where a join with params would be neither), the most important few of each type, and the
+// newest continuity. Deep retrieval ranks every memory in scope, so a
+// memory can also come up through recency, a topic or its meaning alone.
+// $17 is how many of each type light retrieval takes by importance.
+const (
+	lightCandidates = `select id from public.learner_memories
+		where ` + inRecallScope + `
+			-- Light retrieval has one learner key; said as a plain equality,
+			-- the words index can use it.
+			and coalesce(learner_id, '` + nilLearner + `'::uuid) = ($2::uuid[])[1]
+			and search_vector @@ (select any_word from params)
+	union
+	select best.id from unnest(array['academic', 'personal', 'preference', 'context']) as t(kind)
+	cross join lateral (
+		select id from public.learner_memories
+		where ` + inRecallScope + ` and type = t.kind
+		order by importance desc, last_seen_at desc
+		limit $17::int) best
+	union
+	select newest.id from (
+		select id from public.learner_memories
+		where ` + inRecallScope + ` and type = 'context'
+		order by created_at desc
+		limit $15::int) newest`
+	deepCandidates = `select id from public.learner_memories where ` + inRecallScope
+)
+
+// recallSQL ranks the candidate memories for a message and returns the best
+// of each group. $1..$7 as in inRecallScope, $8 message, $9 deep,
+// $10 emotions, $11 embedding, $12 embedding model, $13 the weights
+// (relevance, importance, confidence, recency, meaning share, words squash,
+// recency half-life, topic boost), $14..$16 the group sizes (academic;
+// personal, preference and context; emotional patterns), and for light
+// retrieval $17 (see lightCandidates).
+func recallSQL(candidateIDs string) string {
+	return `
+with message as (
+	-- The message's stems without the learner's name: most memories name
+	-- the learner, so the name says nothing about which of them matters.
+	select array(select distinct l from unnest(tsvector_to_array(ts_delete(to_tsvector('english', $8),
+		tsvector_to_array(to_tsvector('english', coalesce((select name from public.learners
+			where facilitator_id = $1::uuid and id = any($2::uuid[]) limit 1), '')))))) l) as stems
+),
+params as (
 	select $13::float8[] as w,
 		$11::text::extensions.vector as vec,
-		array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', $8))) l) as stems,
-		nullif(replace(plainto_tsquery('english', $8)::text, ' & ', ' | '), '')::tsquery as any_word
+		stems,
+		-- Any of the stems, each quoted as a lexeme so that no character in
+		-- it is read as tsquery syntax; null when there is none.
+		(select string_agg('''' || replace(replace(l, '\', '\\'), '''', '''''') || '''', ' | ')
+			from unnest(stems) l)::tsquery as any_word
+	from message
 ),
 candidates as materialized (
-	select m.*
-	from public.learner_memories m
-	where m.facilitator_id = $1::uuid
-		and (coalesce(m.learner_id, '` + nilLearner + `'::uuid) = $2::uuid
-			-- Deep retrieval also weighs what is known of the family in general.
-			or ($9 and m.learner_id is null))
-		and ` + memoryFilterSQL + `
+	select m.id, m.learner_id, m.type, m.content, m.importance, m.confidence, m.metadata, m.source,
+		m.session_id, m.source_turn_ids, m.mentions, m.created_at, m.updated_at, m.last_seen_at, m.search_vector,
+		case when m.embedding_model = $12 and p.vec is not null
+			then greatest(0, 1 - (m.embedding operator(extensions.<=>) p.vec)) end as meaning_score
+	from public.learner_memories m, params p
+	where m.facilitator_id = $1::uuid and m.id in (` + candidateIDs + `)
 ),
-hits as (
-	select c.id, l.stem
-	from candidates c, params p, unnest(tsvector_to_array(c.search_vector)) l(stem)
-	where l.stem = any(p.stems)
+-- Word statistics are over every memory in scope, so a word's weight does
+-- not depend on the depth of retrieval: the number of memories, and for each
+-- of the message's stems how many hold it. Every memory holding one is a
+-- candidate, light or deep, so the candidates are enough to count them.
+word_stats as materialized (
+	select (select count(*) from public.learner_memories where ` + inRecallScope + `)::float8 as n,
+		coalesce((select jsonb_object_agg(stem, holders) from (
+			select l.stem, count(*) as holders
+			from candidates c, params p, unnest(tsvector_to_array(c.search_vector)) l(stem)
+			where c.search_vector @@ p.any_word and l.stem = any(p.stems)
+			group by l.stem) f), '{}') as holders
 ),
-document_frequency as (
-	select stem, count(*) as n from hits group by stem
-),
-words as (
-	select h.id, sum(ln(1 + (select count(*) from candidates)::float8 / df.n)) as raw
-	from hits h join document_frequency df using (stem)
-	group by h.id
+-- Each memory's word score is read off its own stems, with no join: the
+-- planner cannot size these sets, and a join it misjudges rescans them.
+weighed as (
+	select c.*,
+		coalesce((select sum(ln(1 + ws.n / (ws.holders->>l.stem)::float8))
+			from unnest(tsvector_to_array(c.search_vector)) l(stem)
+			where ws.holders ? l.stem), 0) as raw_words
+	from candidates c cross join word_stats ws
 ),
 scored as (
 	select c.*,
-		coalesce(w.raw / (w.raw + p.w[6]), 0) as word_score,
-		case when c.embedding_model = $12 and p.vec is not null
-			then greatest(0, 1 - (c.embedding operator(extensions.<=>) p.vec)) end as meaning_score,
+		c.raw_words / (c.raw_words + p.w[6]) as word_score,
 		power(0.5, extract(epoch from now() - c.last_seen_at) / 86400.0 / p.w[7]) as recency,
 		$9 and p.any_word is not null
 			and to_tsvector('english', coalesce(c.metadata->>'topic', '') || ' ' || coalesce(c.metadata->>'next_topic', '')) @@ p.any_word
 			as topical
-	from candidates c cross join params p left join words w on w.id = c.id
+	from weighed c cross join params p
 ),
 ranked as (
 	select s.*,
@@ -101,6 +154,17 @@ union all
 	order by score desc, id
 	limit $16::int)
 order by score desc`
+}
+
+// The two statements, built once.
+var (
+	lightRecallSQL = recallSQL(lightCandidates)
+	deepRecallSQL  = recallSQL(deepCandidates)
+)
+
+// lightPerType is how many memories of each type light retrieval ranks
+// besides those its words find: enough to fill every group twice over.
+const lightPerType = 2 * memory.RecallAcademic
 
 // Recall returns the memories that matter for the next reply, grouped.
 func (s *Store) Recall(ctx context.Context, q memory.RecallQuery) (memory.Recall, error) {
@@ -116,11 +180,23 @@ func (s *Store) Recall(ctx context.Context, q memory.RecallQuery) (memory.Recall
 	}
 	weights := []float64{weightRelevance, weightImportance, weightConfidence, weightRecency,
 		meaningShare, wordsSquash, recencyHalfLife, topicBoost}
+	keys := []string{learnerKey(q.LearnerID)}
+	statement := lightRecallSQL
+	if q.Deep {
+		statement = deepRecallSQL
+		// Deep retrieval also weighs what is known of the family in general.
+		if q.LearnerID != nil {
+			keys = append(keys, nilLearner)
+		}
+	}
 	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
-		args := append([]any{me, learnerKey(q.LearnerID)}, filterArgs(q.Filter)...)
+		args := append([]any{me, keys}, filterArgs(q.Filter)...)
 		args = append(args, q.Message, q.Deep, emotions, vector, model, weights,
 			memory.RecallAcademic, memory.RecallPersonal, memory.RecallEmotional)
-		b.Queue(recallSQL, args...)
+		if !q.Deep {
+			args = append(args, lightPerType)
+		}
+		b.Queue(statement, args...)
 	}, func(br pgx.BatchResults) error {
 		rows, err := br.Query()
 		if err != nil {
