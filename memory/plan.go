@@ -144,5 +144,10 @@ var stopwords = func() map[string]bool {
 	return m
 }()
 
+// MaxPreviousExchangeChars bounds how much of the previous exchange a
+// session keeps to tell a change of topic: its end is what the next message
+// answers.
+const MaxPreviousExchangeChars = 2000
+
 // SessionIdleLimit ends a session nobody spoke in for this long.
 const SessionIdleLimit = 30 * time.Minute

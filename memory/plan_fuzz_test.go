@@ -9,6 +9,12 @@ import (
 
 func FuzzPlanRetrieval(f *testing.F) {
 	f.Fuzz(func(t *testing.T, message, previous string, exchanges int) {
+		// The service never plans for longer text (see ValidateRecallMessage
+		// and MaxPreviousExchangeChars); huge inputs would only slow the
+		// fuzzer past its deadline.
+		if len(message) > 4*MaxRecallMessageChar || len(previous) > 4*MaxPreviousExchangeChars {
+			t.Skip()
+		}
 		session := SessionState{Exchanges: exchanges, PreviousMessage: previous}
 		plan := PlanRetrieval(message, session)
 

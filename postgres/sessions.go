@@ -68,6 +68,9 @@ func trackSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, 
 	// message is compared with to tell a change of topic: a reply to the
 	// mentor uses the mentor's words.
 	lastMessage := joinContents(fresh)
+	if r := []rune(lastMessage); len(r) > memory.MaxPreviousExchangeChars {
+		lastMessage = string(r[len(r)-memory.MaxPreviousExchangeChars:])
+	}
 	encoded, err := json.Marshal(closing)
 	if err != nil {
 		return "", err
