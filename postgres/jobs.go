@@ -16,6 +16,12 @@ import (
 // loses it when the lease runs out, and another worker takes it up.
 const jobLease = 2 * time.Minute
 
+// exchangeTurns matches the turns of a job's exchange: $1 facilitator, $2
+// learner key, $3..$4 the range of log ids. Ids come from one sequence for
+// every conversation, so the range alone could take in turns that another
+// conversation stored meanwhile.
+const exchangeTurns = sameConversation + ` and id between $3 and $4`
+
 // extractionKnown bounds the known memories given to the extractor.
 const extractionKnown = 30
 
@@ -79,7 +85,7 @@ func (s *Store) ExtractionInput(ctx context.Context, job memory.ExtractionJob) (
 		b.Queue(`select coalesce((select name from public.learners where facilitator_id = $1::uuid and id = $2::uuid), '')`,
 			me, job.LearnerID)
 		b.Queue(`select role, content, coalesce(client_turn_id, ''), created_at from public.conversation_turns
-			where facilitator_id = $1::uuid and id between $2 and $3 order by id`, me, job.FromTurnID, job.ThroughTurnID)
+			where `+exchangeTurns+` order by id`, me, learnerKey(job.LearnerID), job.FromTurnID, job.ThroughTurnID)
 		b.Queue(`select `+memoryColumns+` from public.learner_memories where `+sameConversation+`
 			order by importance desc, last_seen_at desc limit $3`, me, learnerKey(job.LearnerID), extractionKnown)
 	}, func(br pgx.BatchResults) error {
@@ -116,7 +122,6 @@ func (s *Store) ExtractionInput(ctx context.Context, job memory.ExtractionJob) (
 func (s *Store) CompleteExtraction(ctx context.Context, job memory.ExtractionJob, learnt []memory.NewMemory) ([]memory.Saved, error) {
 	var saved []memory.Saved
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
-		saved = saved[:0]
 		var learnerName string
 		if job.LearnerID != nil {
 			name, err := requireLearner(ctx, tx, me, job.LearnerID)
@@ -129,11 +134,16 @@ func (s *Store) CompleteExtraction(ctx context.Context, job memory.ExtractionJob
 			}
 			learnerName = name
 		}
+		var sourceTurnIDs []int64
+		if err := tx.QueryRow(ctx, `select coalesce(array_agg(id order by id), '{}') from public.conversation_turns
+			where `+exchangeTurns, me, learnerKey(job.LearnerID), job.FromTurnID, job.ThroughTurnID).Scan(&sourceTurnIDs); err != nil {
+			return err
+		}
 		contents := make([]string, 0, len(learnt))
 		for _, m := range learnt {
 			m.LearnerID, m.Source = job.LearnerID, memory.SourceExtracted
 			m.SessionID = &job.SessionID
-			m.SourceTurnIDs = turnIDs(job)
+			m.SourceTurnIDs = sourceTurnIDs
 			one, err := saveMemory(ctx, tx, me, m)
 			if err != nil {
 				return err
@@ -149,14 +159,6 @@ func (s *Store) CompleteExtraction(ctx context.Context, job memory.ExtractionJob
 		return markJobDone(ctx, tx, job)
 	})
 	return saved, err
-}
-
-func turnIDs(job memory.ExtractionJob) []int64 {
-	var ids []int64
-	for id := job.FromTurnID; id <= job.ThroughTurnID && len(ids) < 100; id++ {
-		ids = append(ids, id)
-	}
-	return ids
 }
 
 // addLearntToSession records learnt memories in the session's closing

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"mentormemory/memory"
@@ -54,8 +53,6 @@ type Worker struct {
 	cfg   Config
 	log   *slog.Logger
 	wake  chan struct{}
-	// running is held while a job runs, so Run's caller can wait for it.
-	running sync.WaitGroup
 }
 
 func New(store Store, cfg Config, log *slog.Logger) *Worker {
@@ -123,8 +120,6 @@ func (w *Worker) RunOnce(ctx context.Context) (bool, error) {
 	if err != nil || job == nil {
 		return false, err
 	}
-	w.running.Add(1)
-	defer w.running.Done()
 	ctx = memory.WithCaller(ctx, caller(job.FacilitatorID))
 	if err := w.extract(ctx, *job); err != nil {
 		if errors.Is(err, memory.ErrLeaseLost) {
@@ -226,9 +221,6 @@ func (w *Worker) EndIdleSessions(ctx context.Context) (int, error) {
 	}
 	return ended, nil
 }
-
-// Wait blocks until the job in progress, if any, is finished.
-func (w *Worker) Wait() { w.running.Wait() }
 
 // caller is the identity the worker acts as for a facilitator's data, so
 // row-level security applies to background work as to requests.

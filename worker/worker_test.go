@@ -289,3 +289,26 @@ func TestIdleSessionsAreEnded(t *testing.T) {
 		t.Fatalf("the idle session's opening: %+v %v", opening, err)
 	}
 }
+
+// Turn ids come from one sequence for all conversations, so an exchange's
+// id range can take in a turn another conversation stored meanwhile; the
+// job must learn only from its own conversation's turns.
+func TestExtractionReadsOnlyItsConversation(t *testing.T) {
+	e := newEnv(t, worker.Config{})
+	e.model.reply = func(int) (int, string) { return 200, memoriesReply("Alex has a dog named Max") }
+	general := []memory.Turn{{Role: memory.RoleUser, Content: "A family matter"}, {Role: memory.RoleAssistant, Content: "Noted."}}
+	if _, err := e.svc.Update(e.ctx, nil, general, false); err != nil {
+		t.Fatal(err)
+	}
+	e.post("gotta go feed my dog Max", "Say hi to Max!")
+	// As if the general conversation's turns had been stored in the middle
+	// of Alex's exchange.
+	e.exec(`update memory_jobs set payload = jsonb_set(payload, '{from_turn_id}',
+		(select to_jsonb(min(id)) from conversation_turns)) where learner_id is not null`)
+	e.exec(`update memory_jobs set status = 'done' where learner_id is null`)
+	e.runOnce()
+	if n := e.count(`select count(*) from learner_memories m where cardinality(m.source_turn_ids) = 2
+		and not exists (select 1 from conversation_turns t where t.id = any(m.source_turn_ids) and t.learner_id is null)`); n != 1 {
+		t.Fatal("the memory's source turns should be Alex's two, not the general conversation's")
+	}
+}
