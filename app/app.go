@@ -42,6 +42,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	if err != nil {
 		return nil, err
 	}
+	sessions, err := sessionPolicy(cfg)
+	if err != nil {
+		verifier.Close()
+		return nil, err
+	}
 	pool, err := postgres.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		verifier.Close()
@@ -58,8 +63,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	svc.OnJobQueued(work.Wake)
 	return &App{
 		Handler: handlers.NewServer(handlers.Deps{
-			Service: svc, Verifier: verifier, DB: store, Counselor: newCounselor(cfg, svc), Log: log,
-			Web: webConfig(cfg),
+			Service: svc, Verifier: verifier, Sessions: sessions, DB: store, Counselor: newCounselor(cfg, svc), Log: log,
+			Web: webConfig(cfg), CORSOrigins: cfg.CORSOrigins,
 		}),
 		Pool:     pool,
 		Worker:   work,
@@ -121,6 +126,23 @@ func newCounselor(cfg config.Config, svc *memory.Service) *counselor.Counselor {
 		Model:   cfg.OpenAIModel,
 		Timeout: cfg.OpenAITimeout,
 	}, svc)
+}
+
+// sessionPolicy builds the optional check of each token's session with
+// Supabase Auth (SUPABASE_AUTH_CHECK=remote).
+func sessionPolicy(cfg config.Config) (handlers.SessionPolicy, error) {
+	if !cfg.SessionCheck {
+		return handlers.SessionPolicy{}, nil
+	}
+	check, err := auth.NewSessionCheck(auth.SessionCheckConfig{
+		SupabaseURL: cfg.SupabaseURL,
+		AnonKey:     cfg.SupabaseAnonKey,
+		CacheTTL:    cfg.SessionCheckCache,
+	})
+	if err != nil {
+		return handlers.SessionPolicy{}, err
+	}
+	return handlers.SessionPolicy{Check: check, WritesOnly: cfg.SessionCheckWritesOnly}, nil
 }
 
 // webConfig is what the web client is told and allowed. The JWT secret

@@ -35,6 +35,8 @@ type Options struct {
 	ModelURL      string
 	MaxToolRounds int
 	Web           handlers.WebConfig
+	Sessions      handlers.SessionPolicy // default: tokens are only verified locally
+	CORSOrigins   []string
 }
 
 // Service is a running app and its database.
@@ -74,7 +76,8 @@ func Start(tb testing.TB, opts Options) *Service {
 		}, svc)
 	}
 	srv := httptest.NewServer(handlers.NewServer(handlers.Deps{
-		Service: svc, Verifier: verifier, DB: store, Counselor: chat, Log: log, Web: opts.Web,
+		Service: svc, Verifier: verifier, Sessions: opts.Sessions, DB: store, Counselor: chat, Log: log,
+		Web: opts.Web, CORSOrigins: opts.CORSOrigins,
 	}))
 	tb.Cleanup(srv.Close)
 	return &Service{Pool: pool, URL: srv.URL}

@@ -24,6 +24,19 @@ type Config struct {
 	// through Supabase Auth; it is public by design, so /api/config hands it
 	// to the browser.
 	SupabaseAnonKey string
+	// SessionCheck (SUPABASE_AUTH_CHECK=remote; default off) confirms each
+	// token's session with Supabase Auth, so a signed-out user's token stops
+	// working before it expires. SessionCheckWritesOnly
+	// (SUPABASE_AUTH_CHECK_SCOPE=writes; default all) confines it to requests
+	// that may change data; SessionCheckCache (SUPABASE_AUTH_CHECK_CACHE,
+	// default 30s) is how long an answer is reused.
+	SessionCheck           bool
+	SessionCheckWritesOnly bool
+	SessionCheckCache      time.Duration
+	// CORSOrigins (CORS_ALLOWED_ORIGINS, comma-separated) are the browser
+	// origins, besides the service's own, allowed to call the API, e.g. the
+	// Next.js app's. Empty: none. Never a wildcard.
+	CORSOrigins []string
 	// DevMode (MENTOR_DEV_MODE, default false) enables POST /api/dev/token,
 	// which mints tokens for the demo facilitator with SUPABASE_JWT_SECRET so
 	// the web client can be used without a Supabase project. Local only:
@@ -74,6 +87,18 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if cfg.DevMode, err = boolVar(getenv, "MENTOR_DEV_MODE"); err != nil {
 		errs = append(errs, err)
 	}
+	if cfg.SessionCheck, err = choiceVar(getenv, "SUPABASE_AUTH_CHECK", "off", "remote"); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.SessionCheckWritesOnly, err = choiceVar(getenv, "SUPABASE_AUTH_CHECK_SCOPE", "all", "writes"); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.SessionCheckCache, err = durationVar(getenv, "SUPABASE_AUTH_CHECK_CACHE", 30*time.Second); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.CORSOrigins, err = originsVar(getenv, "CORS_ALLOWED_ORIGINS"); err != nil {
+		errs = append(errs, err)
+	}
 	if cfg.OpenAIModel == "" {
 		cfg.OpenAIModel = "gpt-4o-mini"
 	}
@@ -115,6 +140,9 @@ func (c Config) validate() []error {
 		if strings.ContainsFunc(c.SupabaseAnonKey, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 			errs = append(errs, errors.New("SUPABASE_ANON_KEY must not contain spaces or control characters"))
 		}
+	}
+	if c.SessionCheck && (c.SupabaseURL == "" || c.SupabaseAnonKey == "") {
+		errs = append(errs, errors.New("SUPABASE_AUTH_CHECK=remote needs SUPABASE_URL and SUPABASE_ANON_KEY to ask Supabase Auth"))
 	}
 	if c.DevMode && c.JWTSecret == "" {
 		errs = append(errs, errors.New("MENTOR_DEV_MODE=true needs SUPABASE_JWT_SECRET to sign the demo facilitator's tokens"))
@@ -167,6 +195,42 @@ func boolVar(getenv func(string) string, name string) (bool, error) {
 		return false, fmt.Errorf("%s must be true or false, got %q", name, raw)
 	}
 	return b, nil
+}
+
+// choiceVar reads a variable that is either off (empty or the first value)
+// or on (the second), and refuses anything else.
+func choiceVar(getenv func(string) string, name, off, on string) (bool, error) {
+	switch raw := strings.TrimSpace(getenv(name)); raw {
+	case "", off:
+		return false, nil
+	case on:
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s must be %s or %s, got %q", name, off, on, raw)
+	}
+}
+
+// originsVar reads a comma-separated list of browser origins
+// (scheme://host[:port], nothing after). A wildcard is refused: the API
+// answers with facilitators' data, so every origin is named.
+func originsVar(getenv func(string) string, name string) ([]string, error) {
+	var origins []string
+	for _, raw := range strings.Split(getenv(name), ",") {
+		raw = strings.TrimSpace(raw)
+		if raw == "" {
+			continue
+		}
+		if raw == "*" {
+			return nil, fmt.Errorf("%s must name each origin (https://app.example.com); a wildcard is not allowed", name)
+		}
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return nil, fmt.Errorf("%s must list origins such as https://app.example.com, got %q", name, raw)
+		}
+		origins = append(origins, u.Scheme+"://"+strings.ToLower(u.Host))
+	}
+	return origins, nil
 }
 
 func durationVar(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {

@@ -42,6 +42,13 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MENTOR_DEV_MODE": "true"}, "MENTOR_DEV_MODE=true needs SUPABASE_JWT_SECRET"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "SUPABASE_ANON_KEY": "anon"}, "SUPABASE_ANON_KEY needs SUPABASE_URL"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_ANON_KEY": "an on"}, "SUPABASE_ANON_KEY must not contain spaces"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_AUTH_CHECK": "remote"}, "SUPABASE_AUTH_CHECK=remote needs SUPABASE_URL and SUPABASE_ANON_KEY"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_AUTH_CHECK": "yes"}, "SUPABASE_AUTH_CHECK must be off or remote"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_AUTH_CHECK_SCOPE": "reads"}, "SUPABASE_AUTH_CHECK_SCOPE must be all or writes"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_AUTH_CHECK_CACHE": "-1s"}, "SUPABASE_AUTH_CHECK_CACHE must be a positive duration"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "*"}, "a wildcard is not allowed"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, "CORS_ALLOWED_ORIGINS must list origins"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "app.example.com"}, "CORS_ALLOWED_ORIGINS must list origins"},
 	}
 	for _, tc := range cases {
 		_, err := FromEnv(envOf(tc.vars))
@@ -72,5 +79,37 @@ func TestWebClientSettings(t *testing.T) {
 		if err != nil || cfg.DevMode != want {
 			t.Errorf("MENTOR_DEV_MODE=%q: dev mode %v, error %v; want %v", raw, cfg.DevMode, err, want)
 		}
+	}
+}
+
+func TestSessionCheckAndCORSSettings(t *testing.T) {
+	cfg, err := FromEnv(envOf(map[string]string{
+		"DATABASE_URL":              "postgres://u@localhost/db",
+		"SUPABASE_URL":              "https://p.supabase.co",
+		"SUPABASE_ANON_KEY":         "anon",
+		"SUPABASE_AUTH_CHECK":       "remote",
+		"SUPABASE_AUTH_CHECK_SCOPE": "writes",
+		"SUPABASE_AUTH_CHECK_CACHE": "5s",
+		"CORS_ALLOWED_ORIGINS":      " https://App.example.com , http://localhost:3000,",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.SessionCheck || !cfg.SessionCheckWritesOnly || cfg.SessionCheckCache != 5*time.Second {
+		t.Errorf("session check settings: %+v", cfg)
+	}
+	want := []string{"https://app.example.com", "http://localhost:3000"}
+	if strings.Join(cfg.CORSOrigins, " ") != strings.Join(want, " ") {
+		t.Errorf("CORS origins %q, want %q", cfg.CORSOrigins, want)
+	}
+
+	cfg, err = FromEnv(envOf(map[string]string{
+		"DATABASE_URL": "postgres://u@localhost/db", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SessionCheck || cfg.SessionCheckWritesOnly || cfg.SessionCheckCache != 30*time.Second || len(cfg.CORSOrigins) != 0 {
+		t.Errorf("defaults: the session check must be off and no origin allowed: %+v", cfg)
 	}
 }

@@ -1,19 +1,23 @@
 package handlers
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 
 	"mentormemory/memory"
 )
 
 // requireAuth verifies the bearer token locally and puts the caller in the
-// request's context, where the store picks it up.
-func requireAuth(verifier TokenVerifier) echo.MiddlewareFunc {
+// request's context, where the store picks it up. With a session check
+// configured, the token's session is then confirmed with the identity
+// provider, on every request or only on writes.
+func requireAuth(verifier TokenVerifier, sessions SessionPolicy) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			header := c.Request().Header.Get(echo.HeaderAuthorization)
@@ -30,10 +34,49 @@ func requireAuth(verifier TokenVerifier) echo.MiddlewareFunc {
 				return err
 			}
 			req := c.Request()
+			if sessions.appliesTo(req.Method) {
+				if err := sessions.Check.Check(req.Context(), token, caller); err != nil {
+					return err
+				}
+			}
 			c.SetRequest(req.WithContext(memory.WithCaller(req.Context(), caller)))
 			return next(c)
 		}
 	}
+}
+
+// SessionPolicy says whether and when requests confirm their token's session
+// with the identity provider. The zero value checks nothing.
+type SessionPolicy struct {
+	Check      SessionChecker // nil: tokens are only verified locally
+	WritesOnly bool           // check only requests that may change data
+}
+
+// SessionChecker confirms that a locally verified token's session has not
+// ended (see auth.SessionCheck).
+type SessionChecker interface {
+	Check(ctx context.Context, token string, caller memory.Caller) error
+}
+
+func (p SessionPolicy) appliesTo(method string) bool {
+	if p.Check == nil {
+		return false
+	}
+	readOnly := method == http.MethodGet || method == http.MethodHead
+	return !p.WritesOnly || !readOnly
+}
+
+// corsFor lets the named origins call the API from a browser. Tokens travel
+// in the Authorization header, never in cookies, so credentials stay off and
+// no origin is ever a wildcard (config refuses one).
+func corsFor(origins []string) echo.MiddlewareFunc {
+	return middleware.CORSWithConfig(middleware.CORSConfig{
+		AllowOrigins:  origins,
+		AllowMethods:  []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch, http.MethodDelete},
+		AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType},
+		ExposeHeaders: []string{echo.HeaderXRequestID, "Retry-After"},
+		MaxAge:        600,
+	})
 }
 
 // bodyLimit refuses bodies over max bytes with a 413, whether or not the

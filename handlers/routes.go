@@ -32,6 +32,8 @@ type Pinger interface {
 type Deps struct {
 	Service  *memory.Service
 	Verifier TokenVerifier
+	// Sessions optionally confirms each token's session with Supabase Auth.
+	Sessions SessionPolicy
 	DB       Pinger
 	// Counselor answers chat messages; nil when no model is configured, and
 	// the chat endpoint then says how to configure one.
@@ -39,6 +41,9 @@ type Deps struct {
 	Log       *slog.Logger
 	// Web configures the browser client served at / (see web.go).
 	Web WebConfig
+	// CORSOrigins are the other browser origins (the Next.js app's) allowed
+	// to call the API; none when empty.
+	CORSOrigins []string
 }
 
 // NewServer returns the whole HTTP app. The local server and the Vercel
@@ -50,10 +55,14 @@ func NewServer(d Deps) *echo.Echo {
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(log)
 
-	// Order: request id → recover → logger → body limit → auth (per group).
+	// Order: request id → recover → logger → CORS → body limit → auth (per
+	// route). CORS comes before auth: a browser's preflight carries no token.
 	e.Use(middleware.RequestID())
 	e.Use(middleware.Recover())
 	e.Use(requestLogger(log))
+	if len(d.CORSOrigins) > 0 {
+		e.Use(corsFor(d.CORSOrigins))
+	}
 	e.Use(bodyLimit(MaxBodyBytes))
 
 	h := &handler{svc: d.Service, db: d.DB, tools: tools.NewExecutor(d.Service), counselor: d.Counselor}
@@ -61,7 +70,7 @@ func NewServer(d Deps) *echo.Echo {
 
 	// Auth is attached per route, not to a group: a group's middleware would
 	// also answer unknown paths and wrong methods, hiding 404 and 405.
-	authed := requireAuth(d.Verifier)
+	authed := requireAuth(d.Verifier, d.Sessions)
 	e.GET("/api/conversation-memory", h.getConversationMemory, authed)
 	e.POST("/api/conversation-memory", h.postConversationMemory, authed)
 	e.DELETE("/api/conversation-memory", h.deleteConversationMemory, authed)
