@@ -87,9 +87,11 @@ with message as (
 params as (
 	select $13::float8[] as w,
 		$11::text::extensions.vector as vec,
-		stems,
-		-- Any of the stems, each quoted as a lexeme so that no character in
-		-- it is read as tsquery syntax; null when there is none.
+		-- Each stem as a one-lexeme query, and any_word as any of them (null
+		-- when there is none), each quoted so that no character in it is
+		-- read as tsquery syntax.
+		array(select ('''' || replace(replace(l, '\', '\\'), '''', '''''') || '''')::tsquery
+			from unnest(stems) l) as stem_queries,
 		(select string_agg('''' || replace(replace(l, '\', '\\'), '''', '''''') || '''', ' | ')
 			from unnest(stems) l)::tsquery as any_word
 	from message
@@ -103,25 +105,22 @@ candidates as materialized (
 	where m.facilitator_id = $1::uuid and m.id in (` + candidateIDs + `)
 ),
 -- Word statistics are over every memory in scope, so a word's weight does
--- not depend on the depth of retrieval: the number of memories, and for each
--- of the message's stems how many hold it. Every memory holding one is a
--- candidate, light or deep, so the candidates are enough to count them.
-word_stats as materialized (
-	select (select count(*) from public.learner_memories where ` + inRecallScope + `)::float8 as n,
-		coalesce((select jsonb_object_agg(stem, holders) from (
-			select l.stem, count(*) as holders
-			from candidates c, params p, unnest(tsvector_to_array(c.search_vector)) l(stem)
-			where c.search_vector @@ p.any_word and l.stem = any(p.stems)
-			group by l.stem) f), '{}') as holders
+-- not depend on the depth of retrieval: a stem held by k of the n memories
+-- weighs ln(1 + n/k). Every memory holding one of the message's stems is a
+-- candidate, light or deep, so the candidates are enough to count k.
+stem_weights as materialized (
+	select q.stem_query, ln(1 + (select count(*) from public.learner_memories where ` + inRecallScope + `)::float8
+		/ count(*)) as idf
+	from params p
+	cross join unnest(p.stem_queries) q(stem_query)
+	join candidates c on c.search_vector @@ q.stem_query
+	group by q.stem_query
 ),
--- Each memory's word score is read off its own stems, with no join: the
--- planner cannot size these sets, and a join it misjudges rescans them.
-weighed as (
+-- Each memory's words score: the weights of the stems it holds.
+weighed as materialized (
 	select c.*,
-		coalesce((select sum(ln(1 + ws.n / (ws.holders->>l.stem)::float8))
-			from unnest(tsvector_to_array(c.search_vector)) l(stem)
-			where ws.holders ? l.stem), 0) as raw_words
-	from candidates c cross join word_stats ws
+		coalesce((select sum(sw.idf) from stem_weights sw where c.search_vector @@ sw.stem_query), 0) as raw_words
+	from candidates c
 ),
 scored as (
 	select c.*,
