@@ -76,13 +76,14 @@ candidate_terms as (
 	union all
 	select lexeme, $3::float8 from corrections c, unnest(to_tsvector('english', c.word))
 ),
-terms as (
-	select term, max(weight) as weight from candidate_terms
+-- Each term's one-word query is parsed once here, not once per conversation.
+terms as materialized (
+	select term, plainto_tsquery('simple', term) as term_query, max(weight) as weight from candidate_terms
 	group by term order by max(weight) desc, term limit $10
 ),
 
 query as (
-	select string_agg(plainto_tsquery('simple', term)::text, ' | ')::tsquery as q from terms
+	select string_agg(term_query::text, ' | ')::tsquery as q from terms
 ),
 docs as materialized (
 	select false as archived, c.id, c.learner_id, c.summary, c.turn_count, c.updated_at as date,
@@ -108,7 +109,7 @@ hits as materialized (
 -- of unnesting every lexeme of every matching conversation.
 freqs as (
 	select h.archived, h.id, h.date, h.dl, t.term, t.weight,
-		ts_rank_cd(array[0.1, 0.1, 1 / $7::float8, 1]::float4[], h.v, plainto_tsquery('simple', t.term), 0) * $7::float8 as tf
+		ts_rank_cd(array[0.1, 0.1, 1 / $7::float8, 1]::float4[], h.v, t.term_query, 0) * $7::float8 as tf
 	from hits h cross join terms t
 ),
 idf as (
