@@ -1,0 +1,20 @@
+// Package faults proves that the memory service loses nothing it accepted
+// when the ground moves under it. Each test breaks a real part, never a mock:
+//
+//   - The database stops while facilitators keep posting: every answer is a
+//     503 JSON error the client can retry (never a 500, never a hang), the
+//     service reconnects by itself when the database is back, every
+//     acknowledged turn is stored exactly once, and resending the rest
+//     stores each of them once.
+//   - The server process is killed (SIGKILL) in the middle of a burst of
+//     posts: after a restart every acknowledged turn is there, and resending
+//     everything stores each turn exactly once with exact turn counts.
+//   - The server is asked to stop (SIGTERM) while requests and a background
+//     memory extraction are in flight: it refuses new connections, finishes
+//     the requests and the extraction, exits with status 0, and the next
+//     start picks up the extractions still queued.
+//
+// The tests need PostgreSQL: its server binaries for a private cluster that
+// the restart test may stop at will, and DATABASE_URL for the others. Without
+// them the tests skip, except under CI=true, where they fail.
+package faults

@@ -1,0 +1,280 @@
+package faults
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/pgtest"
+)
+
+// fakeSummary is what the fake model writes as every rolling summary.
+const fakeSummary = "The facilitator shared news about the learner; the mentor suggested a next step."
+
+// lesson is an exchange the fake model learns one memory from.
+type lesson struct {
+	learner  string
+	question string // the facilitator's message, which the model is shown
+	memory   map[string]any
+}
+
+var lessons = []lesson{
+	{"Alex", "Alex and his dog Max sat together through all of his homework tonight.",
+		learnt("personal", "Alex has a dog named Max who keeps him company during homework.", "pets")},
+	{"Bea", "Bea finally understood equivalent fractions when we cut a pizza into slices!",
+		learnt("academic", "Bea understood equivalent fractions through pizza slices.", "fractions")},
+	{"Cal", "Cal has basketball practice every Friday so he is worn out on Friday evenings.",
+		learnt("personal", "Cal plays basketball on Fridays and is tired afterwards.", "basketball")},
+}
+
+// learnt is one memory as the extractor's strict schema has the model
+// write it: every metadata key present, null when it does not apply.
+func learnt(kind, content, topic string) map[string]any {
+	return map[string]any{
+		"type": kind, "content": content, "importance": 0.7, "confidence": 0.9,
+		"metadata": map[string]any{
+			"emotion": nil, "valence": nil, "resolution": nil, "topic": topic,
+			"category": nil, "trigger": nil, "response": nil, "next_topic": nil,
+		},
+	}
+}
+
+// slowModel is an OpenAI-compatible chat completions server whose answers
+// wait until the test releases them, summaries and extractions apart, so
+// the test decides what is in flight when the server is asked to stop.
+type slowModel struct {
+	srv                *httptest.Server
+	summaryGate        chan struct{}
+	extractionGate     chan struct{}
+	releaseSummaries   func()
+	releaseExtractions func()
+
+	mu          sync.Mutex
+	summaries   int
+	extractions []string // the learner of each extraction asked for
+}
+
+func newSlowModel(t *testing.T) *slowModel {
+	m := &slowModel{summaryGate: make(chan struct{}), extractionGate: make(chan struct{})}
+	m.releaseSummaries = sync.OnceFunc(func() { close(m.summaryGate) })
+	m.releaseExtractions = sync.OnceFunc(func() { close(m.extractionGate) })
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	// Cleanups run last first: the answers are released before the server
+	// closes, as Close waits for the requests in flight.
+	t.Cleanup(m.srv.Close)
+	t.Cleanup(m.releaseSummaries)
+	t.Cleanup(m.releaseExtractions)
+	return m
+}
+
+func (m *slowModel) serve(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+		ResponseFormat json.RawMessage `json:"response_format"`
+	}
+	raw, _ := io.ReadAll(r.Body)
+	if r.URL.Path != "/chat/completions" || json.Unmarshal(raw, &req) != nil {
+		http.Error(w, "not a chat completion", http.StatusNotFound)
+		return
+	}
+	var prompt strings.Builder
+	for _, msg := range req.Messages {
+		prompt.WriteString(msg.Content)
+	}
+	// The extractor asks for structured output; the summarizer for text.
+	content, gate := fakeSummary, m.summaryGate
+	if len(req.ResponseFormat) > 0 {
+		gate = m.extractionGate
+		found := []map[string]any{}
+		for _, l := range lessons {
+			if strings.Contains(prompt.String(), l.question) {
+				found = append(found, l.memory)
+				m.mu.Lock()
+				m.extractions = append(m.extractions, l.learner)
+				m.mu.Unlock()
+			}
+		}
+		reply, _ := json.Marshal(map[string]any{"memories": found})
+		content = string(reply)
+	} else {
+		m.mu.Lock()
+		m.summaries++
+		m.mu.Unlock()
+	}
+
+	select {
+	case <-gate:
+	case <-r.Context().Done():
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-fault-suite", "object": "chat.completion", "created": 1700000000, "model": "fault-suite-model",
+		"choices": []any{map[string]any{
+			"index":         0,
+			"message":       map[string]any{"role": "assistant", "content": content, "refusal": nil},
+			"finish_reason": "stop",
+			"logprobs":      nil,
+		}},
+		"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+	})
+}
+
+// inFlight reports the summaries asked for so far and the learners whose
+// extraction was asked for.
+func (m *slowModel) inFlight() (summaries int, extractions []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.summaries, append([]string(nil), m.extractions...)
+}
+
+// TestSIGTERMDrainsRequestsAndJobs asks the server to stop (SIGTERM) while
+// posts wait for the model's summaries and a background extraction waits
+// for the model too. The server refuses new connections, answers every
+// post in flight with a 2xx, lets the extraction in progress store its
+// memory and finish, and exits with status 0. Extractions it had not
+// started stay queued, and the next start learns from them.
+func TestSIGTERMDrainsRequestsAndJobs(t *testing.T) {
+	databaseURL := pgtest.NewDatabase(t)
+	db := connect(t, databaseURL)
+	model := newSlowModel(t)
+	env := map[string]string{
+		"DATABASE_URL":        databaseURL,
+		"SUPABASE_JWT_SECRET": jwtSecret,
+		"OPENAI_API_KEY":      "sk-fault-suite",
+		"OPENAI_BASE_URL":     model.srv.URL,
+		"OPENAI_MODEL":        "fault-suite-model",
+	}
+	server := startServer(t, env)
+
+	dana := newFacilitator(t, db)
+	learnerIDs := map[string]string{}
+	var exchanges []exchange
+	for _, l := range lessons {
+		learnerIDs[l.learner] = newLearner(t, db, dana, l.learner)
+		exchanges = append(exchanges, newExchange(conversation{who: dana, learnerID: learnerIDs[l.learner]},
+			"drain-"+l.learner, l.question, "That is worth building on next time."))
+	}
+
+	// The posts wait for the model until the test releases it, however long
+	// the test takes to get there, so their client allows more than
+	// answerLimit.
+	client := &http.Client{Timeout: 30 * time.Second}
+	answers := make([]answer, len(exchanges))
+	var posts sync.WaitGroup
+	for i, x := range exchanges {
+		posts.Go(func() { answers[i] = postExchange(client, server.url, x) })
+	}
+	// Should the test end early, the model answers and the posts end.
+	t.Cleanup(func() {
+		model.releaseSummaries()
+		model.releaseExtractions()
+		posts.Wait()
+	})
+
+	waitFor(t, 15*time.Second, "every post waiting for its summary and an extraction running", func() bool {
+		summaries, extractions := model.inFlight()
+		return summaries >= len(exchanges) && len(extractions) > 0
+	})
+	_, inProgress := model.inFlight()
+	server.signal(t, syscall.SIGTERM)
+
+	waitFor(t, 10*time.Second, "new connections to be refused after SIGTERM", func() bool {
+		conn, err := net.DialTimeout("tcp", server.addr, time.Second)
+		if err == nil {
+			conn.Close()
+		}
+		return errors.Is(err, syscall.ECONNREFUSED)
+	})
+	if !server.running() {
+		t.Fatalf("the server exited with posts and an extraction still waiting for the model: %v", server.cmd.ProcessState)
+	}
+
+	// The requests drain first: every post in flight gets its summary and
+	// its answer.
+	model.releaseSummaries()
+	posts.Wait()
+	for i, a := range answers {
+		switch {
+		case !a.acknowledged():
+			t.Errorf("post in flight at SIGTERM (%s): %s", exchanges[i].turns[0].ID, a)
+		case a.TurnsAdded != len(exchanges[i].turns) || a.ConversationUpdate.SummaryStale || a.ConversationUpdate.Summary != fakeSummary:
+			t.Errorf("post in flight at SIGTERM (%s) did not finish its work: %s", exchanges[i].turns[0].ID, a)
+		}
+	}
+	// Then the extraction in progress, which still waits for the model,
+	// holds the process until it is done.
+	if !server.running() {
+		t.Fatalf("the server exited with an extraction still waiting for the model: %v", server.cmd.ProcessState)
+	}
+	model.releaseExtractions()
+	if state := server.wait(t, 20*time.Second); state.ExitCode() != 0 {
+		t.Fatalf("the server exited with %v after SIGTERM, want status 0", state)
+	}
+
+	for _, learner := range inProgress {
+		if status := jobStatus(t, db, learnerIDs[learner]); status != "done" {
+			t.Errorf("the extraction in progress at SIGTERM (learner %s) is %q, want done", learner, status)
+		}
+	}
+	if n := count(t, db, `select count(*) from public.memory_jobs where status not in ('done', 'pending')`); n != 0 {
+		t.Errorf("%d extraction jobs left neither done nor queued", n)
+	}
+	checkLearnt(t, db, learnerIDs, inProgress)
+	checkStoredOnce(t, db, exchanges)
+	queued := count(t, db, `select count(*) from public.memory_jobs where status = 'pending'`)
+	t.Logf("at SIGTERM: %d posts and %d extraction in flight; %d extractions left queued", len(exchanges), len(inProgress), queued)
+
+	// The next start learns from what was left queued.
+	startServer(t, env)
+	waitFor(t, 15*time.Second, "the restarted server to run the queued extractions", func() bool {
+		return count(t, db, `select count(*) from public.memory_jobs where status <> 'done'`) == 0
+	})
+	var everyone []string
+	for _, l := range lessons {
+		everyone = append(everyone, l.learner)
+	}
+	checkLearnt(t, db, learnerIDs, everyone)
+}
+
+// jobStatus is the status of the one extraction job of a learner's
+// conversation (each conversation of the test stores one exchange).
+func jobStatus(t *testing.T, db *pgx.Conn, learnerID string) string {
+	t.Helper()
+	var status string
+	if err := db.QueryRow(context.Background(),
+		`select status from public.memory_jobs where learner_id = $1::uuid`, learnerID).Scan(&status); err != nil {
+		t.Fatalf("the extraction job of learner %s: %v", learnerID, err)
+	}
+	return status
+}
+
+// checkLearnt fails unless the memory the model found in each named
+// learner's exchange is stored for that learner, exactly once.
+func checkLearnt(t *testing.T, db *pgx.Conn, learnerIDs map[string]string, learners []string) {
+	t.Helper()
+	for _, l := range lessons {
+		if !slices.Contains(learners, l.learner) {
+			continue
+		}
+		if n := count(t, db, `select count(*) from public.learner_memories
+			where learner_id = $1::uuid and content = $2 and source = 'extracted'`,
+			learnerIDs[l.learner], l.memory["content"]); n != 1 {
+			t.Errorf("the memory learnt about %s is stored %d times, want once", l.learner, n)
+		}
+	}
+}

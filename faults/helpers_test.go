@@ -1,0 +1,286 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/auth"
+	"mentormemory/memory"
+)
+
+// jwtSecret signs the facilitators' tokens in every test of the package.
+const jwtSecret = "fault-suite-secret-at-least-32-characters"
+
+// answerLimit bounds every request: a request that gets no answer within it
+// counts as a hang, which the service must never do.
+const answerLimit = 10 * time.Second
+
+// missing ends a test whose prerequisite (PostgreSQL) is not there: CI must
+// never pass by skipping, so under CI=true it fails; elsewhere it skips.
+func missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
+// freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// waitFor polls done until it is true, and fails the test with what when
+// the deadline passes first. Every wait in the suite is bounded by it.
+func waitFor(t testing.TB, limit time.Duration, what string, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up after %v waiting for %s", limit, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// syncBuffer collects a child's or a logger's output from several
+// goroutines, to show when a test fails.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// tail is the end of the output, enough to see why something failed.
+func (b *syncBuffer) tail() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.buf.String()
+	const keep = 6000
+	if len(s) > keep {
+		s = "…" + s[len(s)-keep:]
+	}
+	return s
+}
+
+// facilitator is a signed-up user with a valid token.
+type facilitator struct {
+	id    string
+	token string
+}
+
+// newFacilitator signs a user up (a row in auth.users, as Supabase Auth
+// would write it) and mints the user's access token.
+func newFacilitator(t testing.TB, db *pgx.Conn) facilitator {
+	t.Helper()
+	id := uuid.NewString()
+	if _, err := db.Exec(context.Background(),
+		`insert into auth.users (id, email) values ($1::uuid, $2)`, id, id+"@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	token, err := auth.MintHS256(jwtSecret, id, "", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return facilitator{id: id, token: token}
+}
+
+// newLearner adds a learner for f and returns the learner's id.
+func newLearner(t testing.TB, db *pgx.Conn, f facilitator, name string) string {
+	t.Helper()
+	var id string
+	if err := db.QueryRow(context.Background(),
+		`insert into public.learners (facilitator_id, name) values ($1::uuid, $2) returning id::text`,
+		f.id, name).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// connect opens a superuser connection, closed when the test ends.
+func connect(t testing.TB, databaseURL string) *pgx.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	db, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		t.Fatalf("connect as superuser: %v", err)
+	}
+	t.Cleanup(func() { db.Close(context.Background()) })
+	return db
+}
+
+// count runs a counting query as superuser.
+func count(t testing.TB, db *pgx.Conn, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
+		t.Fatalf("%v: %s", err, query)
+	}
+	return n
+}
+
+// conversation is one facilitator's conversation about one learner, or the
+// general one when learnerID is empty.
+type conversation struct {
+	who       facilitator
+	learnerID string
+}
+
+func (c conversation) String() string {
+	if c.learnerID == "" {
+		return "facilitator " + c.who.id + ", general"
+	}
+	return "facilitator " + c.who.id + ", learner " + c.learnerID
+}
+
+// exchange is one facilitator message and the mentor's reply, each with the
+// client turn id the web client would give it, so resending is harmless.
+type exchange struct {
+	conv  conversation
+	turns []memory.Turn
+}
+
+func newExchange(conv conversation, id, question, answer string) exchange {
+	return exchange{conv: conv, turns: []memory.Turn{
+		{ID: id + "-q", Role: memory.RoleUser, Content: question},
+		{ID: id + "-a", Role: memory.RoleAssistant, Content: answer},
+	}}
+}
+
+// attempt is one post and what came of it.
+type attempt struct {
+	x                exchange
+	started, settled time.Time
+	answer           answer
+}
+
+// answer is what a POST /api/conversation-memory got back.
+type answer struct {
+	status     int
+	retryAfter string
+	raw        []byte
+	// err is set when no HTTP answer came at all (refused, reset, timeout).
+	err error
+	// Fields of the JSON body.
+	Success            bool   `json:"success"`
+	Error              string `json:"error"`
+	TurnsAdded         int    `json:"turns_added"`
+	ConversationUpdate struct {
+		Summary      string `json:"summary"`
+		SummaryStale bool   `json:"summary_stale"`
+	} `json:"conversation_update"`
+}
+
+func (a answer) acknowledged() bool { return a.err == nil && a.status >= 200 && a.status < 300 }
+
+func (a answer) String() string {
+	if a.err != nil {
+		return "no answer: " + a.err.Error()
+	}
+	return fmt.Sprintf("%d %s", a.status, bytes.TrimSpace(a.raw))
+}
+
+// isRetryableError reports whether a is the documented 503: a JSON error
+// {"success": false, "error": "…"} with Retry-After.
+func (a answer) isRetryableError() bool {
+	return a.err == nil && a.status == http.StatusServiceUnavailable && !a.Success &&
+		strings.TrimSpace(a.Error) != "" && a.retryAfter != "" && json.Valid(a.raw)
+}
+
+// newClient returns an HTTP client whose every request is bounded by
+// answerLimit. Each server (and each run of one) gets its own, so no
+// connection outlives the process it was made to.
+func newClient(t testing.TB) *http.Client {
+	t.Helper()
+	transport := &http.Transport{MaxIdleConnsPerHost: 16}
+	t.Cleanup(transport.CloseIdleConnections)
+	return &http.Client{Transport: transport, Timeout: answerLimit}
+}
+
+// postExchange posts x to the service at baseURL as its facilitator.
+func postExchange(client *http.Client, baseURL string, x exchange) answer {
+	body := map[string]any{"conversation_turns": x.turns, "learner_id": nil}
+	if x.conv.learnerID != "" {
+		body["learner_id"] = x.conv.learnerID
+	}
+	encoded, err := json.Marshal(body)
+	if err != nil {
+		return answer{err: err}
+	}
+	req, err := http.NewRequest(http.MethodPost, baseURL+"/api/conversation-memory", bytes.NewReader(encoded))
+	if err != nil {
+		return answer{err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+x.conv.who.token)
+	resp, err := client.Do(req)
+	if err != nil {
+		return answer{err: err}
+	}
+	defer resp.Body.Close()
+	a := answer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After")}
+	if a.raw, a.err = io.ReadAll(resp.Body); a.err != nil {
+		return a
+	}
+	if err := json.Unmarshal(a.raw, &a); err != nil {
+		a.err = fmt.Errorf("answer %d is not JSON: %s", a.status, a.raw)
+	}
+	return a
+}
+
+// checkStoredOnce fails unless each turn of exchanges is stored exactly
+// once in its conversation, nothing else is stored, and each conversation's
+// active and archived turn counts add up to the turns it stored.
+func checkStoredOnce(t *testing.T, db *pgx.Conn, exchanges []exchange) {
+	t.Helper()
+	perConversation := map[conversation]int{}
+	for _, x := range exchanges {
+		perConversation[x.conv] += len(x.turns)
+		for _, turn := range x.turns {
+			if n := count(t, db, `select count(*) from public.conversation_turns
+				where facilitator_id = $1::uuid and learner_id is not distinct from nullif($2, '')::uuid
+					and client_turn_id = $3 and role = $4 and content = $5`,
+				x.conv.who.id, x.conv.learnerID, turn.ID, turn.Role, turn.Content); n != 1 {
+				t.Errorf("turn %s is stored %d times, want exactly once", turn.ID, n)
+			}
+		}
+	}
+	for conv, want := range perConversation {
+		scope := []any{conv.who.id, conv.learnerID}
+		const same = `facilitator_id = $1::uuid and learner_id is not distinct from nullif($2, '')::uuid`
+		stored := count(t, db, `select count(*) from public.conversation_turns where `+same, scope...)
+		active := count(t, db, `select coalesce(sum(turn_count), 0) from public.conversation_updates where `+same, scope...)
+		archived := count(t, db, `select coalesce(sum(turn_count), 0) from public.conversation_history_archive where `+same, scope...)
+		if stored != want {
+			t.Errorf("conversation %v stores %d turns, want the %d distinct turns posted", conv, stored, want)
+		}
+		if active+archived != stored {
+			t.Errorf("conversation %v counts %d active + %d archived turns, but stores %d", conv, active, archived, stored)
+		}
+	}
+}
