@@ -11,6 +11,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -31,13 +32,30 @@ func Open(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 	if !strings.Contains(databaseURL, "default_query_exec_mode") {
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	}
+	// Without a limit, connecting to a host that drops packets waits for the
+	// operating system's TCP timeout, minutes.
+	if !strings.Contains(databaseURL, "connect_timeout") {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
 	return pgxpool.NewWithConfig(ctx, cfg)
 }
+
+// connectTimeout bounds opening a connection unless the URL sets
+// connect_timeout; DefaultTxTimeout bounds each request's transaction,
+// waiting for a connection included.
+const (
+	connectTimeout   = 5 * time.Second
+	DefaultTxTimeout = 15 * time.Second
+)
 
 // Store implements memory.Store.
 type Store struct {
 	pool         *pgxpool.Pool
 	archiveTurns string
+	// txTimeout bounds every transaction run for a request: a database that
+	// stops answering (a frozen host, a network partition) then costs a
+	// request a 503 after txTimeout instead of hanging it.
+	txTimeout time.Duration
 	// extraction queues a memory extraction job with every exchange.
 	extraction bool
 }
@@ -47,7 +65,13 @@ var _ memory.Store = (*Store)(nil)
 // NewStore returns a store whose conversations archive a segment every
 // archiveTurns turns.
 func NewStore(pool *pgxpool.Pool, archiveTurns int) *Store {
-	return &Store{pool: pool, archiveTurns: strconv.Itoa(archiveTurns)}
+	return &Store{pool: pool, archiveTurns: strconv.Itoa(archiveTurns), txTimeout: DefaultTxTimeout}
+}
+
+// WithTxTimeout replaces DefaultTxTimeout.
+func (s *Store) WithTxTimeout(d time.Duration) *Store {
+	s.txTimeout = d
+	return s
 }
 
 // WithExtraction makes every stored exchange queue a job that extracts
@@ -59,6 +83,8 @@ func (s *Store) WithExtraction() *Store {
 
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
+	defer cancel()
 	if err := s.pool.Ping(ctx); err != nil {
 		return dbError(err)
 	}
@@ -74,6 +100,8 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) e
 	if !ok {
 		return memory.Errorf(memory.CodeUnauthenticated, "Authentication required")
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
+	defer cancel()
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return dbError(err)
@@ -107,6 +135,8 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 	if !ok {
 		return memory.Errorf(memory.CodeUnauthenticated, "Authentication required")
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
+	defer cancel()
 	b := &pgx.Batch{}
 	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns)
 	if learnerID != nil {
