@@ -166,7 +166,7 @@ func TestFrozenDatabaseAnswers503InsteadOfHanging(t *testing.T) {
 
 	proxy.setFrozen(false)
 	waitFor(t, 15*time.Second, "the service to store posts again after the network came back", func() bool {
-		return post("after-"+strconv.Itoa(len(sent))).acknowledged()
+		return post("after-" + strconv.Itoa(len(sent))).acknowledged()
 	})
 	// Refused posts are resent, as the web client does; then every turn is
 	// stored exactly once.
