@@ -6,10 +6,13 @@
 //	           [-memories 500] [-memory-learners 1000]
 //	bench run  -db URL [-concurrency 8] [-duration 20s] [-requests 5000] [-warmup 3s] [-out FILE]
 //	           [-routes get,search,recall-light] [-cpuprofile FILE]
+//	bench clients -db URL [-clients 50] [-duration 60s] [-think-min 500ms] [-think-max 2s]
+//	           [-modes offline,model] [-model-latency 1s] [-out FILE]
 //
 // load skips what is loaded already, so a second run reuses the data; run
-// needs the data loaded. The learner memories (-memories per learner, 0 for
-// none) are a data set of their own, loaded after the conversations.
+// needs the data loaded, and so does clients, the load run of concurrent
+// web clients (clients.go). The learner memories (-memories per learner, 0
+// for none) are a data set of their own, loaded after the conversations.
 // scripts/bench starts a private cluster and runs both. -db must connect as
 // a superuser (or a role that bypasses RLS): the loader writes every
 // facilitator's rows directly.
@@ -24,6 +27,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -37,7 +41,7 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: bench load|run [flags] (bench load -h for the flags)")
+		return errors.New("usage: bench load|run|clients [flags] (bench load -h for the flags)")
 	}
 	command, args := args[0], args[1:]
 	flags := flag.NewFlagSet("bench "+command, flag.ContinueOnError)
@@ -99,7 +103,27 @@ func run(ctx context.Context, args []string) error {
 		}
 		c.DatabaseURL = *db
 		return runBench(ctx, c)
+	case "clients":
+		var c clientsConfig
+		flags.IntVar(&c.Clients, "clients", 50, "concurrent web clients, each a different facilitator")
+		flags.DurationVar(&c.Duration, "duration", time.Minute, "how long each mode runs")
+		flags.DurationVar(&c.ThinkMin, "think-min", 500*time.Millisecond, "a client's shortest think time before the next exchange")
+		flags.DurationVar(&c.ThinkMax, "think-max", 2*time.Second, "a client's longest think time")
+		flags.StringVar(&c.Modes, "modes", offlineMode+","+modelMode,
+			"modes to run, in this order: offline (no model key), model (a fake model that answers after -model-latency)")
+		flags.DurationVar(&c.ModelLatency, "model-latency", time.Second, "how long the fake model takes to answer")
+		flags.StringVar(&c.Out, "out", ".data/bench-results.md", "Markdown results file, appended to")
+		flags.StringVar(&c.ServerLog, "server-log", ".data/bench-clients-server.log", "the app's request log; each mode's name is added to it")
+		flags.Uint64Var(&c.Seed, "seed", 1, "seed of the clients' choices and texts")
+		if err := flags.Parse(args); err != nil {
+			return err
+		}
+		if *db == "" {
+			return errors.New("-db or BENCH_DATABASE_URL is required")
+		}
+		c.DatabaseURL = *db
+		return runClients(ctx, c)
 	default:
-		return fmt.Errorf("unknown command %q (want load or run)", command)
+		return fmt.Errorf("unknown command %q (want load, run or clients)", command)
 	}
 }

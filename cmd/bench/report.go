@@ -54,7 +54,7 @@ type tableSize struct {
 	note string
 }
 
-func describe(ctx context.Context, admin, appPool *pgxpool.Pool, cfg config.Config, c runConfig, users int) (*environment, error) {
+func describe(ctx context.Context, admin, appPool *pgxpool.Pool, cfg config.Config, databaseURL string, users int) (*environment, error) {
 	e := &environment{
 		when:       time.Now().UTC(),
 		cpus:       runtime.NumCPU(),
@@ -67,7 +67,7 @@ func describe(ctx context.Context, admin, appPool *pgxpool.Pool, cfg config.Conf
 		archiveAt:  cfg.ArchiveTurns,
 		users:      users,
 	}
-	if !strings.Contains(c.DatabaseURL, "pool_max_conns") {
+	if !strings.Contains(databaseURL, "pool_max_conns") {
 		e.poolNote = fmt.Sprintf(" (pgxpool's default for %d CPUs)", e.cpus)
 	}
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
@@ -194,15 +194,16 @@ func (e *environment) loadLine() string {
 	return s
 }
 
-func (e *environment) header(c runConfig) []string {
+// header describes a run: the machine, the database, the app, how the load
+// was sent (load) and the data.
+func (e *environment) header(load string) []string {
 	return []string{
 		fmt.Sprintf("Machine: %d CPUs (%s), %s RAM, %s/%s, %s; load average before the run %s",
 			e.cpus, e.cpuModel, e.memory, runtime.GOOS, runtime.GOARCH, e.goVersion, e.loadAverage),
 		fmt.Sprintf("Postgres: %s (%s), same machine", e.pgVersion, e.pgSettings),
 		fmt.Sprintf("App: in-process app.New behind net/http on 127.0.0.1; pgxpool max %d connections%s, %s query mode; %s summarizer; archive every %d turns",
 			e.poolMax, e.poolNote, e.execMode, e.summarizer, e.archiveAt),
-		fmt.Sprintf("Load: %d concurrent clients over HTTP/1.1 keep-alive, a random facilitator's token per request (%d facilitators); warm-up %s or %d requests, then %s or %d requests per route, whichever first",
-			c.Concurrency, e.users, c.Warmup, c.WarmupRequests, c.Duration, c.Requests),
+		"Load: " + load,
 		"Data: " + e.loadLine() + "; database size " + e.dbSize,
 	}
 }
@@ -222,11 +223,13 @@ func report(e *environment, c runConfig, results []*result) error {
 			ms(r.max()), "≤ " + ms(r.route.target), verdict(r), cpuColumn(r.cpu)})
 	}
 	notes := resultNotes(results)
+	header := e.header(fmt.Sprintf("%d concurrent clients over HTTP/1.1 keep-alive, a random facilitator's token per request (%d facilitators); warm-up %s or %d requests, then %s or %d requests per route, whichever first",
+		c.Concurrency, e.users, c.Warmup, c.WarmupRequests, c.Duration, c.Requests))
 
 	// Plain text for the terminal.
 	var txt strings.Builder
 	fmt.Fprintf(&txt, "\nMentor memory benchmark, %s\n", e.when.Format("2006-01-02 15:04 UTC"))
-	for _, line := range e.header(c) {
+	for _, line := range header {
 		fmt.Fprintf(&txt, "  %s\n", line)
 	}
 	txt.WriteString("\n")
@@ -246,7 +249,7 @@ func report(e *environment, c runConfig, results []*result) error {
 	// The same figures as Markdown, to paste into the README.
 	var md strings.Builder
 	fmt.Fprintf(&md, "### Benchmark, %s\n\n", e.when.Format("2006-01-02"))
-	for _, line := range e.header(c) {
+	for _, line := range header {
 		fmt.Fprintf(&md, "- %s\n", line)
 	}
 	md.WriteString("\n")

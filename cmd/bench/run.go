@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -120,96 +121,26 @@ func runBench(ctx context.Context, c runConfig) error {
 	if err != nil {
 		return err
 	}
-	// Earlier runs' posts left dead row versions behind (each post rewrites
-	// its conversation's row twice and archiving rewrites 50 turns).
-	// Autovacuum would remove them in time; doing it now makes every run
-	// start from the same settled state instead of measuring the last run's
-	// leftovers, or autovacuum catching up mid-measurement.
-	vacuumStart := time.Now()
-	if _, err := admin.Exec(ctx, `vacuum (analyze) public.conversation_updates, public.conversation_turns`); err != nil {
-		return fmt.Errorf("vacuum: %w", err)
-	}
-	logf("vacuumed conversation_updates and conversation_turns in %.1f s", time.Since(vacuumStart).Seconds())
-
-	// The app as cmd/server builds it: configuration from the environment
-	// (here a fixed one: no OpenAI key, so the offline summarizer), app.New's
-	// own pool, and migrations first.
-	cfg, err := config.FromEnv(func(name string) string {
-		return map[string]string{"DATABASE_URL": c.DatabaseURL, "SUPABASE_JWT_SECRET": benchSecret}[name]
-	})
-	if err != nil {
-		return fmt.Errorf("configuration: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(c.ServerLog), 0o755); err != nil {
+	if err := vacuumConversations(ctx, admin); err != nil {
 		return err
 	}
-	logFile, err := os.Create(c.ServerLog)
+	cfg, err := benchConfig(c.DatabaseURL, nil)
 	if err != nil {
 		return err
 	}
-	defer logFile.Close()
-	a, err := app.New(ctx, cfg, slog.New(slog.NewJSONHandler(logFile, nil)))
+	served, err := serveApp(ctx, cfg, c.ServerLog, c.Concurrency)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	if _, err := postgres.Migrate(ctx, a.Pool); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
+	defer served.close()
+	a, client, base := served.app, served.client, served.base
 
-	// Loopback only, on a port the kernel picks; the same timeouts as
-	// cmd/server.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	env, err := describe(ctx, admin, a.Pool, cfg, c.DatabaseURL, len(facilitators))
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           a.Handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      90 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
-	go func() { _ = srv.Serve(ln) }()
-	defer func() {
-		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdownCtx)
-	}()
-	base := "http://" + ln.Addr().String()
-
-	// One keep-alive connection per worker, never through a proxy, no
-	// compression: what is measured is the service, not the client.
-	client := &http.Client{
-		Timeout: 30 * time.Second,
-		Transport: &http.Transport{
-			Proxy:               nil,
-			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-			MaxIdleConns:        2 * c.Concurrency,
-			MaxIdleConnsPerHost: 2 * c.Concurrency,
-			IdleConnTimeout:     time.Minute,
-			DisableCompression:  true,
-		},
-	}
-	defer client.CloseIdleConnections()
-	if err := healthy(ctx, client, base); err != nil {
-		return err
-	}
-
-	for _, f := range facilitators {
-		if f.token, err = auth.MintHS256(benchSecret, f.id, "", 2*time.Hour); err != nil {
-			return err
-		}
-	}
-
-	env, err := describe(ctx, admin, a.Pool, cfg, c, len(facilitators))
+	localDB, err := databaseIsLocal(ctx, admin)
 	if err != nil {
-		return err
-	}
-
-	var localDB bool
-	if err := admin.QueryRow(ctx, `select coalesce(host(inet_server_addr()) in ('127.0.0.1', '::1'), true)`).
-		Scan(&localDB); err != nil {
 		return err
 	}
 
@@ -313,8 +244,125 @@ func benchFacilitators(ctx context.Context, admin *pgxpool.Pool) ([]*facilitator
 		if len(f.learners) == 0 {
 			return nil, fmt.Errorf("facilitator %s has no learners: the data set is incomplete", f.id)
 		}
+		if f.token, err = auth.MintHS256(benchSecret, f.id, "", 2*time.Hour); err != nil {
+			return nil, err
+		}
 	}
 	return list, nil
+}
+
+// vacuumConversations settles the tables every post writes. Earlier runs'
+// posts left dead row versions behind (each post rewrites its
+// conversation's row twice and archiving rewrites 50 turns). Autovacuum
+// would remove them in time; doing it now makes every run start from the
+// same settled state instead of measuring the last run's leftovers, or
+// autovacuum catching up mid-measurement.
+func vacuumConversations(ctx context.Context, admin *pgxpool.Pool) error {
+	start := time.Now()
+	if _, err := admin.Exec(ctx, `vacuum (analyze) public.conversation_updates, public.conversation_turns`); err != nil {
+		return fmt.Errorf("vacuum: %w", err)
+	}
+	logf("vacuumed conversation_updates and conversation_turns in %.1f s", time.Since(start).Seconds())
+	return nil
+}
+
+// benchConfig is the app's configuration as cmd/server reads it from the
+// environment, here a fixed one: the benchmark's database and token secret,
+// plus model settings when given (without OPENAI_API_KEY, the offline
+// summarizer).
+func benchConfig(databaseURL string, model map[string]string) (config.Config, error) {
+	env := map[string]string{"DATABASE_URL": databaseURL, "SUPABASE_JWT_SECRET": benchSecret}
+	maps.Copy(env, model)
+	cfg, err := config.FromEnv(func(name string) string { return env[name] })
+	if err != nil {
+		return cfg, fmt.Errorf("configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// servedApp is the real app serving on loopback, and a client for it.
+type servedApp struct {
+	app    *app.App
+	base   string // http://127.0.0.1:port
+	client *http.Client
+	close  func()
+}
+
+// serveApp builds the app as cmd/server does (app.New's own pool,
+// migrations first) and serves it on 127.0.0.1. Its request log goes to
+// serverLog. The client keeps up to conns connections open.
+func serveApp(ctx context.Context, cfg config.Config, serverLog string, conns int) (*servedApp, error) {
+	if err := os.MkdirAll(filepath.Dir(serverLog), 0o755); err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(serverLog)
+	if err != nil {
+		return nil, err
+	}
+	a, err := app.New(ctx, cfg, slog.New(slog.NewJSONHandler(logFile, nil)))
+	if err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	closeApp := func() {
+		a.Close()
+		logFile.Close()
+	}
+	if _, err := postgres.Migrate(ctx, a.Pool); err != nil {
+		closeApp()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+
+	// Loopback only, on a port the kernel picks; the same timeouts as
+	// cmd/server.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		closeApp()
+		return nil, err
+	}
+	srv := &http.Server{
+		Handler:           a.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      90 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	go func() { _ = srv.Serve(ln) }()
+
+	// Keep-alive connections, never through a proxy, no compression: what
+	// is measured is the service, not the client.
+	client := &http.Client{
+		Timeout: 30 * time.Second,
+		Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+			MaxIdleConns:        2 * conns,
+			MaxIdleConnsPerHost: 2 * conns,
+			IdleConnTimeout:     time.Minute,
+			DisableCompression:  true,
+		},
+	}
+	s := &servedApp{app: a, base: "http://" + ln.Addr().String(), client: client}
+	s.close = func() {
+		client.CloseIdleConnections()
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+		closeApp()
+	}
+	if err := healthy(ctx, client, s.base); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// databaseIsLocal says whether Postgres runs on this machine, so that its
+// processes' CPU time can be read.
+func databaseIsLocal(ctx context.Context, admin *pgxpool.Pool) (bool, error) {
+	var local bool
+	err := admin.QueryRow(ctx, `select coalesce(host(inet_server_addr()) in ('127.0.0.1', '::1'), true)`).Scan(&local)
+	return local, err
 }
 
 func healthy(ctx context.Context, client *http.Client, base string) error {
@@ -334,60 +382,30 @@ func healthy(ctx context.Context, client *http.Client, base string) error {
 	return nil
 }
 
+const memoryPath = "/api/conversation-memory"
+
 func benchRoutes(base string, fs []*facilitator) []*route {
-	const path = "/api/conversation-memory"
 	randomF := func(r *rand.Rand) *facilitator { return fs[r.IntN(len(fs))] }
-	get := func(f *facilitator, query url.Values) (*http.Request, error) {
-		u := base + path
-		if len(query) > 0 {
-			u += "?" + query.Encode()
-		}
-		req, err := http.NewRequest(http.MethodGet, u, nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Authorization", "Bearer "+f.token)
-		return req, nil
-	}
-	checkConversation := func(body []byte, _ *outcome) error {
-		if !jsonTrue(body, "success") || bytes.Contains(body, []byte(`"conversation_update":null`)) {
-			return errors.New("no active conversation returned")
-		}
-		return nil
-	}
 	return []*route{
 		{
 			key: "get", name: "GET conversation (general)", target: 5 * time.Millisecond, warm: true,
-			request: func(r *rand.Rand, _ int64) (*http.Request, error) { return get(randomF(r), nil) },
+			request: func(r *rand.Rand, _ int64) (*http.Request, error) { return getMemory(base, randomF(r).token, nil) },
 			check:   checkConversation,
 		},
 		{
 			key: "get-learner", name: "GET conversation (learner_id)", target: 5 * time.Millisecond, warm: true,
 			request: func(r *rand.Rand, _ int64) (*http.Request, error) {
 				f := randomF(r)
-				return get(f, url.Values{"learner_id": {f.learners[r.IntN(len(f.learners))]}})
+				return getMemory(base, f.token, url.Values{"learner_id": {f.learners[r.IntN(len(f.learners))]}})
 			},
 			check: checkConversation,
 		},
 		{
 			key: "search", name: "GET search (include_archive)", target: 20 * time.Millisecond, warm: true,
 			request: func(r *rand.Rand, _ int64) (*http.Request, error) {
-				q := searchQueries[r.IntN(len(searchQueries))]
-				return get(randomF(r), url.Values{"search": {q}, "include_archive": {"true"}})
+				return searchArchive(base, randomF(r).token, searchQueries[r.IntN(len(searchQueries))])
 			},
-			check: func(body []byte, o *outcome) error {
-				count, ok := jsonInt(body, "count")
-				if !ok || !jsonTrue(body, "success") {
-					return errors.New("not a successful search answer")
-				}
-				o.mu.Lock()
-				o.searchResults += count
-				if count == 0 {
-					o.searchEmpty++
-				}
-				o.mu.Unlock()
-				return nil
-			},
+			check: checkSearch,
 		},
 		{
 			key: "post", name: "POST 2 turns (offline summary)", target: 15 * time.Millisecond, warm: true,
@@ -399,7 +417,7 @@ func benchRoutes(base string, fs []*facilitator) []*route {
 				if k > 0 {
 					learner, name = &f.learners[k-1], f.names[k-1]
 				}
-				return postTurns(base+path, f.token, learner, newExchange(r, name))
+				return postTurns(base+memoryPath, f.token, learner, newExchange(r, name))
 			},
 			check: checkPost,
 		},
@@ -420,7 +438,7 @@ func archivingRoute(base string, primed []primedConversation) *route {
 		limit:  len(primed),
 		request: func(r *rand.Rand, seq int64) (*http.Request, error) {
 			p := primed[seq-1]
-			return postTurns(base+"/api/conversation-memory", p.token, nil, newExchange(r, ""))
+			return postTurns(base+memoryPath, p.token, nil, newExchange(r, ""))
 		},
 		check: func(body []byte, o *outcome) error {
 			if err := checkPost(body, o); err != nil {
@@ -432,6 +450,49 @@ func archivingRoute(base string, primed []primedConversation) *route {
 			return nil
 		},
 	}
+}
+
+// getMemory asks for a conversation, or searches, with these query
+// parameters.
+func getMemory(base, token string, query url.Values) (*http.Request, error) {
+	u := base + memoryPath
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	return req, nil
+}
+
+// searchArchive searches all of the facilitator's conversations, archived
+// ones included, as the web client's search box does with "Include
+// archive".
+func searchArchive(base, token, q string) (*http.Request, error) {
+	return getMemory(base, token, url.Values{"search": {q}, "include_archive": {"true"}})
+}
+
+func checkConversation(body []byte, _ *outcome) error {
+	if !jsonTrue(body, "success") || bytes.Contains(body, []byte(`"conversation_update":null`)) {
+		return errors.New("no active conversation returned")
+	}
+	return nil
+}
+
+func checkSearch(body []byte, o *outcome) error {
+	count, ok := jsonInt(body, "count")
+	if !ok || !jsonTrue(body, "success") {
+		return errors.New("not a successful search answer")
+	}
+	o.mu.Lock()
+	o.searchResults += count
+	if count == 0 {
+		o.searchEmpty++
+	}
+	o.mu.Unlock()
+	return nil
 }
 
 func checkPost(body []byte, o *outcome) error {
@@ -632,27 +693,12 @@ func measure(ctx context.Context, client *http.Client, rt *route, concurrency in
 					fail(err)
 					continue
 				}
-				start := time.Now()
-				resp, err := client.Do(req.WithContext(ctx))
+				elapsed, err := send(ctx, client, req, rt.check, res.outcome)
 				if err != nil {
 					fail(err)
 					continue
 				}
-				body, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				elapsed := time.Since(start)
-				switch {
-				case err != nil:
-					fail(err)
-				case resp.StatusCode != http.StatusOK:
-					fail(fmt.Errorf("status %d: %.200s", resp.StatusCode, body))
-				default:
-					if err := rt.check(body, res.outcome); err != nil {
-						fail(fmt.Errorf("wrong answer: %w", err))
-						continue
-					}
-					lat = append(lat, elapsed)
-				}
+				lat = append(lat, elapsed)
 			}
 			mu.Lock()
 			res.latencies = append(res.latencies, lat...)
@@ -668,6 +714,29 @@ func measure(ctx context.Context, client *http.Client, rt *route, concurrency in
 	res.count = len(res.latencies)
 	slices.Sort(res.latencies)
 	return res
+}
+
+// send sends req and checks the answer: status 200, then check. The
+// latency is from sending the request to reading the last byte of the body.
+func send(ctx context.Context, client *http.Client, req *http.Request, check func([]byte, *outcome) error, o *outcome) (time.Duration, error) {
+	start := time.Now()
+	resp, err := client.Do(req.WithContext(ctx))
+	if err != nil {
+		return 0, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	elapsed := time.Since(start)
+	switch {
+	case err != nil:
+		return 0, err
+	case resp.StatusCode != http.StatusOK:
+		return 0, fmt.Errorf("status %d: %.200s", resp.StatusCode, body)
+	}
+	if err := check(body, o); err != nil {
+		return 0, fmt.Errorf("wrong answer: %w", err)
+	}
+	return elapsed, nil
 }
 
 // percentile is the nearest-rank percentile of the successful requests.
