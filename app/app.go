@@ -59,7 +59,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 	}
 	embed := NewEmbedder(cfg)
 	svc := memory.NewService(store, NewSummarizer(cfg), log).WithEmbedder(embed)
-	work := worker.New(store, worker.Config{Extractor: extract, Embedder: embed}, log)
+	work := worker.New(store, worker.Config{Extractor: extract, Embedder: embed, Concurrency: cfg.MemoryWorkers}, log)
 	svc.OnJobQueued(work.Wake)
 	return &App{
 		Handler: handlers.NewServer(handlers.Deps{

@@ -56,6 +56,9 @@ type Config struct {
 	EmbeddingKey     string // OPENAI_EMBEDDING_API_KEY
 
 	ArchiveTurns int // MEMORY_ARCHIVE_TURNS, default 50
+	// MemoryWorkers (MEMORY_WORKERS, default 4) is how many memory
+	// extractions run at once in this process.
+	MemoryWorkers int
 }
 
 // FromEnv reads the configuration through getenv and validates it.
@@ -79,6 +82,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		errs = append(errs, err)
 	}
 	if cfg.ArchiveTurns, err = intVar(getenv, "MEMORY_ARCHIVE_TURNS", 50, 2, 10_000); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.MemoryWorkers, err = intVar(getenv, "MEMORY_WORKERS", 4, 1, 64); err != nil {
 		errs = append(errs, err)
 	}
 	if cfg.OpenAITimeout, err = durationVar(getenv, "OPENAI_TIMEOUT", 20*time.Second); err != nil {

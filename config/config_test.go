@@ -19,7 +19,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Port != 8080 || cfg.ArchiveTurns != 50 || cfg.OpenAIModel != "gpt-4o-mini" || cfg.OpenAITimeout != 20*time.Second ||
-		cfg.DevMode || cfg.SupabaseAnonKey != "" {
+		cfg.DevMode || cfg.SupabaseAnonKey != "" || cfg.MemoryWorkers != 4 {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
 }
@@ -46,6 +46,7 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_AUTH_CHECK": "yes"}, "SUPABASE_AUTH_CHECK must be off or remote"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_AUTH_CHECK_SCOPE": "reads"}, "SUPABASE_AUTH_CHECK_SCOPE must be all or writes"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_AUTH_CHECK_CACHE": "-1s"}, "SUPABASE_AUTH_CHECK_CACHE must be a positive duration"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MEMORY_WORKERS": "0"}, "MEMORY_WORKERS must be a whole number from 1 to 64"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "*"}, "a wildcard is not allowed"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, "CORS_ALLOWED_ORIGINS must list origins"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "app.example.com"}, "CORS_ALLOWED_ORIGINS must list origins"},

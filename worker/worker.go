@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"mentormemory/memory"
@@ -21,6 +22,7 @@ const (
 	DefaultIdleSweep   = time.Minute
 	DefaultMaxAttempts = 5
 	DefaultJobTimeout  = time.Minute
+	DefaultConcurrency = 4
 	firstRetry         = 5 * time.Second
 	maxRetry           = 10 * time.Minute
 	idleSessionsBatch  = 50
@@ -46,6 +48,10 @@ type Config struct {
 	IdleSweep   time.Duration // how often to end idle sessions
 	MaxAttempts int           // attempts before a job is marked failed
 	JobTimeout  time.Duration // bound on one job's model calls
+	// Concurrency is how many jobs run at once. A job waits on the model
+	// most of its time and holds no database connection meanwhile, so one
+	// at a time would fall behind a single busy hour of exchanges.
+	Concurrency int
 }
 
 type Worker struct {
@@ -68,6 +74,9 @@ func New(store Store, cfg Config, log *slog.Logger) *Worker {
 	if cfg.JobTimeout <= 0 {
 		cfg.JobTimeout = DefaultJobTimeout
 	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
 	return &Worker{store: store, cfg: cfg, log: log, wake: make(chan struct{}, 1)}
 }
 
@@ -80,15 +89,40 @@ func (w *Worker) Wake() {
 	}
 }
 
-// Run works until ctx is done. The job in progress is finished first: its
-// work is not cut off by the shutdown, only bounded by JobTimeout.
+// Run works until ctx is done: Concurrency loops run extraction jobs, and
+// idle sessions are ended every IdleSweep. The jobs in progress are finished
+// first: their work is not cut off by the shutdown, only bounded by
+// JobTimeout.
 func (w *Worker) Run(ctx context.Context) {
-	poll := time.NewTicker(w.cfg.Poll)
-	defer poll.Stop()
+	var loops sync.WaitGroup
+	if w.cfg.Extractor != nil {
+		for range w.cfg.Concurrency {
+			loops.Go(func() { w.extractLoop(ctx) })
+		}
+	}
 	sweep := time.NewTicker(w.cfg.IdleSweep)
 	defer sweep.Stop()
 	for {
-		for w.cfg.Extractor != nil && ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+			loops.Wait()
+			return
+		case <-sweep.C:
+			if _, err := w.EndIdleSessions(ctx); err != nil {
+				w.log.Error("ending idle sessions failed", "err", err)
+			}
+		}
+	}
+}
+
+// extractLoop runs due jobs one after another until there are none, then
+// waits to be woken or for the next poll. Each job it claims wakes another
+// loop, so a burst of jobs spreads over every loop that is idle.
+func (w *Worker) extractLoop(ctx context.Context) {
+	poll := time.NewTicker(w.cfg.Poll)
+	defer poll.Stop()
+	for {
+		for ctx.Err() == nil {
 			ran, err := w.RunOnce(context.WithoutCancel(ctx))
 			if err != nil {
 				w.log.Error("memory job failed", "err", err)
@@ -102,10 +136,6 @@ func (w *Worker) Run(ctx context.Context) {
 			return
 		case <-w.wake:
 		case <-poll.C:
-		case <-sweep.C:
-			if _, err := w.EndIdleSessions(ctx); err != nil {
-				w.log.Error("ending idle sessions failed", "err", err)
-			}
 		}
 	}
 }
@@ -120,6 +150,7 @@ func (w *Worker) RunOnce(ctx context.Context) (bool, error) {
 	if err != nil || job == nil {
 		return false, err
 	}
+	w.Wake()
 	ctx = memory.WithCaller(ctx, caller(job.FacilitatorID))
 	if err := w.extract(ctx, *job); err != nil {
 		if errors.Is(err, memory.ErrLeaseLost) {

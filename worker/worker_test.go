@@ -312,3 +312,53 @@ func TestExtractionReadsOnlyItsConversation(t *testing.T) {
 		t.Fatal("the memory's source turns should be Alex's two, not the general conversation's")
 	}
 }
+
+func TestJobsRunConcurrently(t *testing.T) {
+	e := newEnv(t, worker.Config{Concurrency: 3, Poll: 50 * time.Millisecond})
+	// Each model call waits until three are in flight at once, which only
+	// happens when three jobs run side by side.
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	allIn := make(chan struct{})
+	e.model.reply = func(int) (int, string) {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		if inFlight == 3 {
+			close(allIn)
+		}
+		mu.Unlock()
+		select {
+		case <-allIn:
+		case <-time.After(10 * time.Second):
+		}
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return 200, memoriesReply()
+	}
+	e.post("Alex finished the fractions sheet.", "Great, try mixed numbers next.")
+	e.post("He asked about volcanoes today.", "Let's build a baking-soda volcano.")
+	e.post("Bedtime reading went well.", "Keep the same book for a week.")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		e.worker.Run(ctx)
+		close(done)
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for e.count(`select count(*) from public.memory_jobs where status = 'done'`) < 3 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if n := e.count(`select count(*) from public.memory_jobs where status = 'done'`); n != 3 {
+		t.Fatalf("%d of 3 jobs done", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 3 {
+		t.Fatalf("at most %d model calls in flight, want 3: the jobs ran one after another", most)
+	}
+}
