@@ -776,33 +776,12 @@ func (run *clientRun) report(c clientsConfig) error {
 	notes = append(notes, "Result: "+verdict)
 
 	title := fmt.Sprintf("%d-client load run, %s mode, %s", c.Clients, run.mode, e.when.Format("2006-01-02 15:04 UTC"))
-	var txt strings.Builder
-	fmt.Fprintf(&txt, "\n%s\n", title)
-	for _, line := range header {
-		fmt.Fprintf(&txt, "  %s\n", line)
-	}
-	txt.WriteString("\n")
-	textTable(&txt, tableHeader, rows)
-	txt.WriteString("\n")
-	for _, n := range notes {
-		fmt.Fprintf(&txt, "  - %s\n", n)
-	}
-	if _, err := os.Stdout.WriteString(txt.String()); err != nil {
+	r := resultsReport{header: header, tables: []table{{tableHeader, rows}}, notes: notes}
+	if _, err := os.Stdout.WriteString(r.text(title)); err != nil {
 		return err
 	}
-
 	// Appended, so both modes' figures stay side by side.
-	var md strings.Builder
-	fmt.Fprintf(&md, "\n### %s\n\n", title)
-	for _, line := range header {
-		fmt.Fprintf(&md, "- %s\n", line)
-	}
-	md.WriteString("\n")
-	markdownTable(&md, tableHeader, rows)
-	md.WriteString("\n")
-	for _, n := range notes {
-		fmt.Fprintf(&md, "- %s\n", n)
-	}
+	md := "\n" + r.markdown(title)
 	if err := os.MkdirAll(filepath.Dir(c.Out), 0o755); err != nil {
 		return err
 	}
@@ -810,7 +789,7 @@ func (run *clientRun) report(c clientsConfig) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteString(md.String()); err != nil {
+	if _, err := f.WriteString(md); err != nil {
 		f.Close()
 		return err
 	}

@@ -226,46 +226,68 @@ func report(e *environment, c runConfig, results []*result) error {
 	header := e.header(fmt.Sprintf("%d concurrent clients over HTTP/1.1 keep-alive, a random facilitator's token per request (%d facilitators); warm-up %s or %d requests, then %s or %d requests per route, whichever first",
 		c.Concurrency, e.users, c.Warmup, c.WarmupRequests, c.Duration, c.Requests))
 
-	// Plain text for the terminal.
-	var txt strings.Builder
-	fmt.Fprintf(&txt, "\nMentor memory benchmark, %s\n", e.when.Format("2006-01-02 15:04 UTC"))
-	for _, line := range header {
-		fmt.Fprintf(&txt, "  %s\n", line)
-	}
-	txt.WriteString("\n")
-	textTable(&txt, tableHeader, tableRows)
-	txt.WriteString("\n")
-	textTable(&txt, routeHeader, routeRows)
-	if len(notes) > 0 {
-		txt.WriteString("\n")
-	}
-	for _, n := range notes {
-		fmt.Fprintf(&txt, "  - %s\n", n)
-	}
-	if _, err := os.Stdout.WriteString(txt.String()); err != nil {
+	r := resultsReport{header: header, tables: []table{{tableHeader, tableRows}, {routeHeader, routeRows}}, notes: notes}
+	if _, err := os.Stdout.WriteString(r.text("Mentor memory benchmark, " + e.when.Format("2006-01-02 15:04 UTC"))); err != nil {
 		return err
 	}
-
 	// The same figures as Markdown, to paste into the README.
-	var md strings.Builder
-	fmt.Fprintf(&md, "### Benchmark, %s\n\n", e.when.Format("2006-01-02"))
-	for _, line := range header {
-		fmt.Fprintf(&md, "- %s\n", line)
-	}
-	md.WriteString("\n")
-	markdownTable(&md, tableHeader, tableRows)
-	md.WriteString("\n")
-	markdownTable(&md, routeHeader, routeRows)
-	if len(notes) > 0 {
-		md.WriteString("\n")
-	}
-	for _, n := range notes {
-		fmt.Fprintf(&md, "- %s\n", n)
-	}
 	if err := os.MkdirAll(filepath.Dir(c.Out), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(c.Out, []byte(md.String()), 0o644)
+	return os.WriteFile(c.Out, []byte(r.markdown("Benchmark, "+e.when.Format("2006-01-02"))), 0o644)
+}
+
+// resultsReport is what a run found: the lines describing the run, its
+// tables and notes. It is printed as text and saved as Markdown.
+type resultsReport struct {
+	header []string
+	tables []table
+	notes  []string
+}
+
+type table struct {
+	header []string
+	rows   [][]string
+}
+
+// text lays the report out for the terminal.
+func (r resultsReport) text(title string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s\n", title)
+	for _, line := range r.header {
+		fmt.Fprintf(&b, "  %s\n", line)
+	}
+	for _, t := range r.tables {
+		b.WriteString("\n")
+		textTable(&b, t.header, t.rows)
+	}
+	if len(r.notes) > 0 {
+		b.WriteString("\n")
+	}
+	for _, n := range r.notes {
+		fmt.Fprintf(&b, "  - %s\n", n)
+	}
+	return b.String()
+}
+
+// markdown lays the report out as a Markdown section.
+func (r resultsReport) markdown(title string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s\n\n", title)
+	for _, line := range r.header {
+		fmt.Fprintf(&b, "- %s\n", line)
+	}
+	for _, t := range r.tables {
+		b.WriteString("\n")
+		markdownTable(&b, t.header, t.rows)
+	}
+	if len(r.notes) > 0 {
+		b.WriteString("\n")
+	}
+	for _, n := range r.notes {
+		fmt.Fprintf(&b, "- %s\n", n)
+	}
+	return b.String()
 }
 
 // cpuColumn shows how the machine's CPU time was shared while a route was
