@@ -55,18 +55,9 @@ type OpenAI struct {
 
 // NewOpenAI returns the model-backed embedder.
 func NewOpenAI(cfg Config) *OpenAI {
-	model := cfg.Model
-	if model == "" {
-		model = DefaultModel
-	}
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	return &OpenAI{client: llm.NewClient(llm.ClientConfig{
-		APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Timeout: timeout, HTTPClient: cfg.HTTPClient,
-		MaxRetries: llm.BackgroundRetries, MaxRetryDelay: llm.BackgroundMaxDelay,
-	}), model: model}
+	client, model := llm.NewBackgroundClient(cfg.APIKey, cfg.BaseURL, cfg.Model, cfg.Timeout, cfg.HTTPClient,
+		DefaultModel, DefaultTimeout)
+	return &OpenAI{client: client, model: model}
 }
 
 var _ memory.Embedder = (*OpenAI)(nil)

@@ -49,22 +49,13 @@ type OpenAI struct {
 
 // NewOpenAI returns the model-backed extractor. Name() returns "openai".
 func NewOpenAI(cfg Config) *OpenAI {
-	model := cfg.Model
-	if model == "" {
-		model = DefaultModel
-	}
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	client, model := llm.NewBackgroundClient(cfg.APIKey, cfg.BaseURL, cfg.Model, cfg.Timeout, cfg.HTTPClient,
+		DefaultModel, DefaultTimeout)
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &OpenAI{client: llm.NewClient(llm.ClientConfig{
-		APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Timeout: timeout, HTTPClient: cfg.HTTPClient,
-		MaxRetries: llm.BackgroundRetries, MaxRetryDelay: llm.BackgroundMaxDelay,
-	}), model: model, logger: logger}
+	return &OpenAI{client: client, model: model, logger: logger}
 }
 
 var _ memory.Extractor = (*OpenAI)(nil)

@@ -54,6 +54,23 @@ func NewClient(cfg ClientConfig) openai.Client {
 	return openai.NewClient(opts...)
 }
 
+// NewBackgroundClient returns a client for background calls (summaries,
+// extraction, embeddings) and the model to ask: model and timeout fall back
+// to the adapter's defaults when empty.
+func NewBackgroundClient(apiKey, baseURL, model string, timeout time.Duration, httpClient *http.Client,
+	defaultModel string, defaultTimeout time.Duration) (openai.Client, string) {
+	if model == "" {
+		model = defaultModel
+	}
+	if timeout <= 0 {
+		timeout = defaultTimeout
+	}
+	return NewClient(ClientConfig{
+		APIKey: apiKey, BaseURL: baseURL, Timeout: timeout, HTTPClient: httpClient,
+		MaxRetries: BackgroundRetries, MaxRetryDelay: BackgroundMaxDelay,
+	}), model
+}
+
 // QuotedName is a learner's name as prompts show it: one line, at most max
 // characters, without quotes, angle brackets or backticks, so the name, which
 // is data, cannot close a quotation or a tag and carry instructions of its
