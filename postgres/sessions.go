@@ -127,6 +127,20 @@ func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, le
 // openingMemories bounds the memories an opening is built from.
 const openingMemories = 30
 
+// openingMemoriesSQL picks the $3 most important personal and context
+// memories of a conversation. Each type is read in the order of the
+// learner_memories_importance index and cut there, so a learner with
+// hundreds of memories costs a few index pages, not a sort of them all.
+const openingMemoriesSQL = `select * from (
+	(select ` + memoryColumns + ` from public.learner_memories
+		where ` + sameConversation + ` and type = 'personal'
+		order by importance desc, last_seen_at desc limit $3)
+	union all
+	(select ` + memoryColumns + ` from public.learner_memories
+		where ` + sameConversation + ` and type = 'context'
+		order by importance desc, last_seen_at desc limit $3)
+) m order by importance desc, last_seen_at desc limit $3`
+
 // storeOpening builds the next session's opening from a closed session and
 // stores it, replacing the previous one.
 func storeOpening(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName string,
@@ -137,9 +151,7 @@ func storeOpening(ctx context.Context, tx pgx.Tx, me string, learnerID *string, 
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return memory.Opening{}, err
 	}
-	rows, err := tx.Query(ctx, `select `+memoryColumns+` from public.learner_memories
-		where `+sameConversation+` and type in ('personal', 'context')
-		order by importance desc, last_seen_at desc limit $3`, me, learnerKey(learnerID), openingMemories)
+	rows, err := tx.Query(ctx, openingMemoriesSQL, me, learnerKey(learnerID), openingMemories)
 	if err != nil {
 		return memory.Opening{}, err
 	}

@@ -201,11 +201,20 @@ func (e *environment) header(load string) []string {
 		fmt.Sprintf("Machine: %d CPUs (%s), %s RAM, %s/%s, %s; load average before the run %s",
 			e.cpus, e.cpuModel, e.memory, runtime.GOOS, runtime.GOARCH, e.goVersion, e.loadAverage),
 		fmt.Sprintf("Postgres: %s (%s), same machine", e.pgVersion, e.pgSettings),
-		fmt.Sprintf("App: in-process app.New behind net/http on 127.0.0.1; pgxpool max %d connections%s, %s query mode; %s summarizer; archive every %d turns",
-			e.poolMax, e.poolNote, e.execMode, e.summarizer, e.archiveAt),
+		fmt.Sprintf("App: in-process app.New behind net/http on 127.0.0.1; pgxpool max %d connections%s, %s query mode; %s summarizer; archive every %d turns; GOGC %s",
+			e.poolMax, e.poolNote, e.execMode, e.summarizer, e.archiveAt, gcPercent()),
 		"Load: " + load,
 		"Data: " + e.loadLine() + "; database size " + e.dbSize,
 	}
+}
+
+// gcPercent is the garbage collector setting the run used, as app.TuneGC
+// chose it.
+func gcPercent() string {
+	if v := os.Getenv("GOGC"); v != "" {
+		return v + " (from GOGC)"
+	}
+	return strconv.Itoa(app.ServerGCPercent)
 }
 
 func report(e *environment, c runConfig, results []*result) error {

@@ -288,8 +288,8 @@ type servedApp struct {
 	close  func()
 }
 
-// serveApp builds the app as cmd/server does (app.New's own pool,
-// migrations first) and serves it on 127.0.0.1. Its request log goes to
+// serveApp builds the app as cmd/server does (its garbage collector
+// setting, app.New's own pool, migrations first) and serves it on 127.0.0.1. Its request log goes to
 // serverLog. The client keeps up to conns connections open.
 func serveApp(ctx context.Context, cfg config.Config, serverLog string, conns int) (*servedApp, error) {
 	if err := os.MkdirAll(filepath.Dir(serverLog), 0o755); err != nil {
@@ -299,6 +299,7 @@ func serveApp(ctx context.Context, cfg config.Config, serverLog string, conns in
 	if err != nil {
 		return nil, err
 	}
+	app.TuneGC(os.Getenv)
 	a, err := app.New(ctx, cfg, slog.New(slog.NewJSONHandler(logFile, nil)))
 	if err != nil {
 		logFile.Close()

@@ -84,6 +84,7 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 		return fmt.Errorf("configuration: %w", err)
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, nil))
+	app.TuneGC(getenv)
 
 	a, err := app.New(ctx, cfg, log)
 	if err != nil {

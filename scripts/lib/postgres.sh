@@ -9,6 +9,7 @@
 #
 #   pg_ensure_installed          install PostgreSQL, contrib and pgvector if missing; sets PG_BIN
 #   pg_start_private DIR PORT    create (first time) and start; no-op if running
+#                                (PG_EXTRA_CONF: settings appended to the cluster's own)
 #   pg_stop_private DIR          stop if running
 #   pg_url PORT DB               print the connection URL of a database
 #   pg_create_db PORT NAME       create database NAME if missing
@@ -188,6 +189,7 @@ shared_buffers = 256MB
 fsync = on
 synchronous_commit = on
 full_page_writes = on
+${PG_EXTRA_CONF:-}
 EOF
   [[ $EUID -ne 0 ]] || chown "$user:" "$data/mentor.conf"
 }
