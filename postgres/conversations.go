@@ -193,8 +193,12 @@ func unstoredTurns(ctx context.Context, tx pgx.Tx, me string, learnerID *string,
 		for i, t := range posted {
 			ids[i] = t.ID
 		}
+		// Probed through conversation_turns_owner_client_id; the learner
+		// is compared with "is not distinct from" so that no index on the
+		// conversation tempts the planner into reading all its turns.
 		rows, err := tx.Query(ctx, `select client_turn_id, role, content from public.conversation_turns
-			where `+sameConversation+` and client_turn_id = any($3::text[])`, me, learnerKey(learnerID), ids)
+			where facilitator_id = $1::uuid and client_turn_id is not null and client_turn_id = any($3::text[])
+				and learner_id is not distinct from $2::uuid`, me, learnerID, ids)
 		if err != nil {
 			return nil, err
 		}
