@@ -1,11 +1,13 @@
 package handlers_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"mentormemory/apptest"
+	"mentormemory/memory"
 )
 
 func TestConversationLifecycle(t *testing.T) {
@@ -75,5 +77,20 @@ func TestConversationLifecycle(t *testing.T) {
 	notFound := e.call(dana.token, http.MethodGet, "/api/conversation-memory?search=division", nil).wantStatus(http.StatusOK)
 	if notFound.body["count"] != 0.0 {
 		t.Fatalf("archive searched without include_archive: %s", notFound.raw)
+	}
+}
+
+// A long answer goes out in one piece with its length, not chunked.
+func TestAnswersCarryTheirLength(t *testing.T) {
+	e := newEnv(t, apptest.Options{})
+	u := e.newUser()
+	long := strings.Repeat("We talked about the bedtime routine and the tablet again. ", 20)
+	for i := range 5 {
+		e.post(u, "", memory.Turn{Role: memory.RoleUser, Content: fmt.Sprint(i, " ", long)},
+			memory.Turn{Role: memory.RoleAssistant, Content: fmt.Sprint(i, " ", long)}).wantStatus(http.StatusOK)
+	}
+	got := e.call(u.token, http.MethodGet, "/api/conversation-memory", nil).wantStatus(http.StatusOK)
+	if len(got.raw) < 4096 || got.contentLength != int64(len(got.raw)) {
+		t.Fatalf("answer of %d bytes came with Content-Length %d (-1: chunked)", len(got.raw), got.contentLength)
 	}
 }

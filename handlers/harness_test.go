@@ -63,6 +63,9 @@ type response struct {
 	status int
 	raw    []byte
 	body   map[string]any
+	// contentLength is the answer's Content-Length, -1 when it came
+	// chunked.
+	contentLength int64
 }
 
 func (r response) wantStatus(status int) response {
@@ -117,7 +120,7 @@ func (e *env) call(token, method, path string, body any) response {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	r := response{t: e.t, status: resp.StatusCode, raw: raw}
+	r := response{t: e.t, status: resp.StatusCode, raw: raw, contentLength: resp.ContentLength}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &r.body); err != nil {
 			e.t.Fatalf("response is not a JSON object: %s", raw)

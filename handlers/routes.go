@@ -54,6 +54,7 @@ func NewServer(d Deps) *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(log)
+	e.JSONSerializer = wholeJSON{}
 
 	// Order: request id → recover → logger → CORS → body limit → auth (per
 	// route). CORS comes before auth: a browser's preflight carries no token.
