@@ -278,3 +278,52 @@ func checkLearnt(t *testing.T, db *pgx.Conn, learnerIDs map[string]string, learn
 		}
 	}
 }
+
+// TestSecondSIGTERMStopsAtOnce: an operator who sends a second SIGTERM (or
+// presses Ctrl-C twice) does not want to wait out the drain. The first
+// signal starts it, with a post waiting for its summary; the second ends the
+// process at once, and the post's turns, stored before the model was asked,
+// are kept.
+func TestSecondSIGTERMStopsAtOnce(t *testing.T) {
+	databaseURL := pgtest.NewDatabase(t)
+	db := connect(t, databaseURL)
+	model := newSlowModel(t)
+	server := startServer(t, map[string]string{
+		"DATABASE_URL":        databaseURL,
+		"SUPABASE_JWT_SECRET": jwtSecret,
+		"OPENAI_API_KEY":      "sk-fault-suite",
+		"OPENAI_BASE_URL":     model.srv.URL,
+		"OPENAI_MODEL":        "fault-suite-model",
+	})
+	dana := newFacilitator(t, db)
+	x := newExchange(conversation{who: dana}, "twice", "Emma cried before school again today.", "Let us plan a calmer morning.")
+	client := &http.Client{Timeout: 30 * time.Second}
+	posted := make(chan answer, 1)
+	go func() { posted <- postExchange(client, server.url, x) }()
+	t.Cleanup(func() {
+		model.releaseSummaries()
+		<-posted
+	})
+	waitFor(t, 15*time.Second, "the post to wait for its summary", func() bool {
+		summaries, _ := model.inFlight()
+		return summaries > 0
+	})
+
+	server.signal(t, syscall.SIGTERM)
+	waitFor(t, 10*time.Second, "new connections to be refused after the first SIGTERM", func() bool {
+		conn, err := net.DialTimeout("tcp", server.addr, time.Second)
+		if err == nil {
+			conn.Close()
+		}
+		return errors.Is(err, syscall.ECONNREFUSED)
+	})
+	if !server.running() {
+		t.Fatalf("the first SIGTERM did not wait for the post in flight: %v", server.cmd.ProcessState)
+	}
+	server.signal(t, syscall.SIGTERM)
+	state := server.wait(t, 5*time.Second)
+	if status, ok := state.Sys().(syscall.WaitStatus); !ok || !status.Signaled() || status.Signal() != syscall.SIGTERM {
+		t.Fatalf("after the second SIGTERM the server ended with %v, want killed by SIGTERM", state)
+	}
+	checkStoredOnce(t, db, []exchange{x})
+}

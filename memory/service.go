@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// summaryBudget bounds how long an update waits for the summarizer once the
+// SummaryBudget bounds how long an update waits for the summarizer once the
 // turns are safely stored; past it the summary is marked stale instead.
-const summaryBudget = 30 * time.Second
+const SummaryBudget = 30 * time.Second
 
 // Service is the one implementation of the memory's behaviour. The HTTP API
 // and the mentor's tools both call it, so they cannot drift apart.
@@ -65,7 +65,7 @@ func (s *Service) Update(ctx context.Context, learnerID *string, turns []Turn, r
 	}
 
 	// The client may hang up; the stored turns still deserve their summary.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), summaryBudget)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SummaryBudget)
 	defer cancel()
 	summary, err := s.summarizer.Summarize(ctx, appended.Job.Request)
 	var conv ConversationUpdate

@@ -25,6 +25,7 @@ import (
 	"mentormemory/app"
 	"mentormemory/auth"
 	"mentormemory/config"
+	"mentormemory/memory"
 	"mentormemory/postgres"
 	"mentormemory/simulator"
 )
@@ -32,6 +33,12 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal starts a graceful shutdown; from then on the signals
+	// are Go's defaults again, so a second one ends the process at once.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
@@ -109,14 +116,25 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 		WriteTimeout:      90 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
+	// The port is taken before the worker starts, so a port in use fails
+	// the start with nothing running.
+	listener, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		return err
+	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
+	go func() { errc <- srv.Serve(listener) }()
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopWork()
 	workDone := make(chan struct{})
 	go func() {
 		defer close(workDone)
 		a.Worker.Run(workCtx)
+	}()
+	// The worker finishes its job before the pool closes, however serve
+	// returns. Queued jobs wait in the database for the next start.
+	defer func() {
+		stopWork()
+		<-workDone
 	}()
 	log.Info("serving", "port", cfg.Port, "summarizer", app.NewSummarizer(cfg).Name())
 
@@ -125,16 +143,17 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 		return err
 	case <-ctx.Done():
 	}
-	// Drain in-flight requests, then let the worker finish its job, before
-	// the pool closes. Queued jobs wait in the database for the next start.
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// Drain in-flight requests first: a post may wait for its summary for
+	// the whole summary budget.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	log.Info("shutting down")
-	err = srv.Shutdown(shutdownCtx)
-	stopWork()
-	<-workDone
-	return err
+	return srv.Shutdown(shutdownCtx)
 }
+
+// shutdownGrace is how long SIGTERM waits for requests in flight: the
+// summary budget, plus time for the post's own statements.
+const shutdownGrace = memory.SummaryBudget + 10*time.Second
 
 func mintToken(args []string, getenv func(string) string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("token", flag.ContinueOnError)

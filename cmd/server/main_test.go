@@ -108,3 +108,27 @@ func TestServeRefusesBadConfig(t *testing.T) {
 		t.Fatalf("want an error naming PORT, got %v", err)
 	}
 }
+
+// A port already in use fails the start before anything runs: no
+// background worker left behind, no "serving" in the log.
+func TestServeFailsOnATakenPortBeforeStartingWork(t *testing.T) {
+	databaseURL := pgtest.NewDatabase(t)
+	taken, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	env := map[string]string{
+		"DATABASE_URL":        databaseURL,
+		"SUPABASE_JWT_SECRET": secret,
+		"PORT":                fmt.Sprint(taken.Addr().(*net.TCPAddr).Port),
+	}
+	var logs bytes.Buffer
+	err = run(context.Background(), nil, func(k string) string { return env[k] }, &logs)
+	if err == nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("serving on a taken port: %v, want address already in use", err)
+	}
+	if strings.Contains(logs.String(), `"msg":"serving"`) {
+		t.Fatalf("the server started its work before it had its port:\n%s", logs.String())
+	}
+}
