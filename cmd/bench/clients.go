@@ -190,7 +190,7 @@ type clientRun struct {
 
 func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, c clientsConfig, mode string, index uint64, localDB bool) (*clientRun, error) {
 	logf("%s mode: %d clients for %s", mode, c.Clients, c.Duration)
-	if err := vacuumConversations(ctx, admin); err != nil {
+	if err := vacuumDatabase(ctx, admin); err != nil {
 		return nil, err
 	}
 	run := &clientRun{mode: mode}
