@@ -37,6 +37,11 @@ type Options struct {
 	Web           handlers.WebConfig
 	Sessions      handlers.SessionPolicy // default: tokens are only verified locally
 	CORSOrigins   []string
+	// DatabaseURL, when set, is the migrated database the app connects to,
+	// as the server does, instead of a fresh one: a test can put a proxy
+	// that misbehaves between them.
+	DatabaseURL string
+	TxTimeout   time.Duration // default: postgres.DefaultTxTimeout
 }
 
 // Service is a running app and its database.
@@ -58,7 +63,7 @@ func Start(tb testing.TB, opts Options) *Service {
 	if opts.Auth.JWTSecret == "" && opts.Auth.SupabaseURL == "" {
 		opts.Auth.JWTSecret = Secret
 	}
-	pool := pgtest.NewPool(tb)
+	pool := appPool(tb, opts.DatabaseURL)
 	// Server errors show in the failing test's output; the rest is noise.
 	log := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelError}))
 	verifier, err := auth.NewVerifier(context.Background(), opts.Auth)
@@ -67,6 +72,9 @@ func Start(tb testing.TB, opts Options) *Service {
 	}
 	tb.Cleanup(verifier.Close)
 	store := postgres.NewStore(pool, opts.ArchiveTurns)
+	if opts.TxTimeout > 0 {
+		store = store.WithTxTimeout(opts.TxTimeout)
+	}
 	svc := memory.NewService(store, opts.Summarizer, log)
 	var chat *counselor.Counselor
 	if opts.ModelURL != "" {
@@ -81,6 +89,20 @@ func Start(tb testing.TB, opts Options) *Service {
 	}))
 	tb.Cleanup(srv.Close)
 	return &Service{Pool: pool, URL: srv.URL}
+}
+
+// appPool is the app's pool: on a fresh, migrated database, or through
+// databaseURL as the server connects.
+func appPool(tb testing.TB, databaseURL string) *pgxpool.Pool {
+	if databaseURL == "" {
+		return pgtest.NewPool(tb)
+	}
+	pool, err := postgres.Open(context.Background(), databaseURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(pool.Close)
+	return pool
 }
 
 // testLog writes log lines to the test's log.

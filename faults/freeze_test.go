@@ -1,23 +1,17 @@
 package faults
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"net"
-	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"mentormemory/apptest"
 	"mentormemory/auth"
-	"mentormemory/handlers"
-	"mentormemory/memory"
 	"mentormemory/pgtest"
-	"mentormemory/postgres"
-	"mentormemory/summarizer"
 )
 
 // freezingProxy forwards TCP connections to the database until frozen; then
@@ -119,24 +113,11 @@ func TestFrozenDatabaseAnswers503InsteadOfHanging(t *testing.T) {
 	}
 	proxy := startFreezingProxy(t, parsed.Host)
 	parsed.Host = proxy.addr
-	ctx := context.Background()
-
-	pool, err := postgres.Open(ctx, parsed.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	const txTimeout = time.Second
-	store := postgres.NewStore(pool, 50).WithTxTimeout(txTimeout)
-	verifier, err := auth.NewVerifier(ctx, auth.Config{JWTSecret: jwtSecret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(handlers.NewServer(handlers.Deps{
-		Service: memory.NewService(store, summarizer.NewOffline(), log), Verifier: verifier, DB: store, Log: log,
-	}))
-	t.Cleanup(srv.Close)
+	// The transaction limit is a second, so a frozen database answers
+	// quickly.
+	srv := apptest.Start(t, apptest.Options{
+		DatabaseURL: parsed.String(), TxTimeout: time.Second, Auth: auth.Config{JWTSecret: jwtSecret},
+	})
 	client := newClient(t)
 
 	db := connect(t, databaseURL)

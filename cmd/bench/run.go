@@ -81,6 +81,9 @@ type route struct {
 	note   string
 	warm   bool
 	limit  int // measured requests at most, when smaller than -requests
+	// writes marks a route that stores: the database is vacuumed after
+	// it, so the next route does not meet autovacuum cleaning up after it.
+	writes bool
 	// prepare, when set, builds the route just before it is measured.
 	prepare func() (*route, error)
 	request func(r *rand.Rand, seq int64) (*http.Request, error)
@@ -213,6 +216,11 @@ func runBench(ctx context.Context, c runConfig) error {
 		logf("%s: %d requests, p50 %s, p99 %s, %d errors", rt.name, res.count,
 			ms(res.percentile(0.50)), ms(res.percentile(0.99)), res.errors)
 		results = append(results, res)
+		if rt.writes {
+			if err := vacuumDatabase(ctx, admin); err != nil {
+				return err
+			}
+		}
 	}
 	return report(env, c, results)
 }
@@ -409,7 +417,7 @@ func benchRoutes(base string, fs []*facilitator) []*route {
 			check: checkSearch,
 		},
 		{
-			key: "post", name: "POST 2 turns (offline summary)", target: 15 * time.Millisecond, warm: true,
+			key: "post", name: "POST 2 turns (offline summary)", target: 15 * time.Millisecond, warm: true, writes: true,
 			request: func(r *rand.Rand, _ int64) (*http.Request, error) {
 				f := randomF(r)
 				k := r.IntN(len(f.learners) + 1) // 0: general
@@ -435,6 +443,7 @@ func archivingRoute(base string, primed []primedConversation) *route {
 		key:    "post-archive",
 		name:   archivingRouteName,
 		target: 15 * time.Millisecond,
+		writes: true,
 		note:   "each request archives 50 turns; one POST in 25 does this in steady use",
 		limit:  len(primed),
 		request: func(r *rand.Rand, seq int64) (*http.Request, error) {
