@@ -2,39 +2,25 @@ package embedder
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 
+	"mentormemory/llmtest"
 	"mentormemory/memory"
 )
 
-// fakeOpenAI is an OpenAI-compatible embeddings server that records what
-// it is sent.
-type fakeOpenAI struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	calls []recordedCall
-}
-
-type recordedCall struct {
-	method, path, auth string
-	body               embeddingRequest
-}
-
+// embeddingRequest is what an embeddings request carries.
 type embeddingRequest struct {
 	Model          string   `json:"model"`
 	Input          []string `json:"input"`
@@ -44,38 +30,17 @@ type embeddingRequest struct {
 // replier answers one embeddings request.
 type replier func(w http.ResponseWriter, req embeddingRequest)
 
-// newFakeOpenAI starts a server whose POST /embeddings is answered by
-// reply; any other route is a 404 so a wrong path fails the test.
-func newFakeOpenAI(t *testing.T, reply replier) *fakeOpenAI {
-	t.Helper()
-	f := &fakeOpenAI{}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		var body embeddingRequest
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body is not JSON with an input array: %v: %s", err, raw)
-		}
-		f.mu.Lock()
-		f.calls = append(f.calls, recordedCall{method: r.Method, path: r.URL.Path, auth: r.Header.Get("Authorization"), body: body})
-		f.mu.Unlock()
-		if r.Method != http.MethodPost || r.URL.Path != "/embeddings" {
-			http.NotFound(w, r)
-			return
-		}
-		reply(w, body)
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
+// fakeOpenAI is the stand-in OpenAI server of these tests.
+type fakeOpenAI = llmtest.Server[embeddingRequest]
 
-func (f *fakeOpenAI) recorded() []recordedCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]recordedCall(nil), f.calls...)
+// newFakeOpenAI starts a server whose POST /embeddings is answered by
+// reply.
+func newFakeOpenAI(t *testing.T, reply replier) *fakeOpenAI {
+	return llmtest.New(t, "/embeddings", func(w http.ResponseWriter, _ *http.Request, req embeddingRequest) { reply(w, req) })
 }
 
 func newTestOpenAI(f *fakeOpenAI, cfg Config) *OpenAI {
-	cfg.BaseURL = f.srv.URL
+	cfg.BaseURL = f.URL
 	if cfg.APIKey == "" {
 		cfg.APIKey = "sk-test-key"
 	}
@@ -93,18 +58,12 @@ func writeData(w http.ResponseWriter, items []item) {
 	for i, it := range items {
 		data[i] = map[string]any{"object": "embedding", "index": it.index, "embedding": it.vector}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	llmtest.WriteJSON(w, http.StatusOK, map[string]any{
 		"object": "list",
 		"data":   data,
 		"model":  "fake-embedding-model",
 		"usage":  map[string]any{"prompt_tokens": 5, "total_tokens": 5},
 	})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
 }
 
 // numbered returns n distinct texts whose vectors vectorFor can tell apart.
@@ -187,25 +146,25 @@ func TestOpenAIRequest(t *testing.T) {
 	}
 	checkVectors(t, texts, got)
 
-	calls := f.recorded()
+	calls := f.Calls()
 	if len(calls) != 1 {
 		t.Fatalf("server got %d requests, want 1", len(calls))
 	}
 	c := calls[0]
-	if c.method != http.MethodPost || c.path != "/embeddings" {
-		t.Errorf("request = %s %s, want POST /embeddings", c.method, c.path)
+	if c.Method != http.MethodPost || c.Path != "/embeddings" {
+		t.Errorf("request = %s %s, want POST /embeddings", c.Method, c.Path)
 	}
-	if c.auth != "Bearer sk-secret-123" {
-		t.Errorf("Authorization = %q, want the API key as a Bearer token", c.auth)
+	if c.Auth != "Bearer sk-secret-123" {
+		t.Errorf("Authorization = %q, want the API key as a Bearer token", c.Auth)
 	}
-	if c.body.Model != "embed-test-3" {
-		t.Errorf("model = %q, want the configured embed-test-3", c.body.Model)
+	if c.Body.Model != "embed-test-3" {
+		t.Errorf("model = %q, want the configured embed-test-3", c.Body.Model)
 	}
-	if !slices.Equal(c.body.Input, texts) {
-		t.Errorf("input = %q, want the texts as an array: %q", c.body.Input, texts)
+	if !slices.Equal(c.Body.Input, texts) {
+		t.Errorf("input = %q, want the texts as an array: %q", c.Body.Input, texts)
 	}
-	if c.body.EncodingFormat != "float" {
-		t.Errorf("encoding_format = %q, want float", c.body.EncodingFormat)
+	if c.Body.EncodingFormat != "float" {
+		t.Errorf("encoding_format = %q, want float", c.Body.EncodingFormat)
 	}
 }
 
@@ -216,7 +175,7 @@ func TestOpenAIDefaultsAndHTTPClient(t *testing.T) {
 	if _, err := e.Embed(context.Background(), numbered(1)); err != nil {
 		t.Fatalf("Embed: %v", err)
 	}
-	if got := f.recorded()[0].body.Model; got != DefaultModel {
+	if got := f.Calls()[0].Body.Model; got != DefaultModel {
 		t.Errorf("model = %q, want the default %q", got, DefaultModel)
 	}
 	if tr.n.Load() == 0 {
@@ -262,12 +221,12 @@ func TestOpenAIBatches(t *testing.T) {
 			}
 			checkVectors(t, texts, got)
 
-			calls := f.recorded()
+			calls := f.Calls()
 			var sizes []int
 			var sent []string
 			for _, c := range calls {
-				sizes = append(sizes, len(c.body.Input))
-				sent = append(sent, c.body.Input...)
+				sizes = append(sizes, len(c.Body.Input))
+				sent = append(sent, c.Body.Input...)
 			}
 			if !slices.Equal(sizes, tc.sizes) {
 				t.Errorf("requests carried %v inputs, want %v", sizes, tc.sizes)
@@ -288,7 +247,7 @@ func TestOpenAIEmptyInputMakesNoRequest(t *testing.T) {
 			t.Errorf("Embed(%#v) = %v, %v; want nil, nil", texts, got, err)
 		}
 	}
-	if n := len(f.recorded()); n != 0 {
+	if n := len(f.Calls()); n != 0 {
 		t.Errorf("server got %d requests, want none", n)
 	}
 }
@@ -361,7 +320,7 @@ func TestOpenAIFailures(t *testing.T) {
 		{
 			name: "server error",
 			reply: func(w http.ResponseWriter, req embeddingRequest) {
-				writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": "boom", "type": "server_error"}})
+				llmtest.WriteJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": "boom", "type": "server_error"}})
 			},
 			check: func(t *testing.T, err error) {
 				var apiErr *openai.Error
@@ -435,7 +394,7 @@ func TestOpenAIRetriesAtMostOnce(t *testing.T) {
 	var hits atomic.Int32
 	f := newFakeOpenAI(t, func(w http.ResponseWriter, req embeddingRequest) {
 		hits.Add(1)
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]any{"message": "busy"}})
+		llmtest.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]any{"message": "busy"}})
 	})
 	if _, err := newTestOpenAI(f, Config{}).Embed(context.Background(), numbered(1)); err == nil {
 		t.Fatal("want an error from a server that always fails")
@@ -453,7 +412,7 @@ func TestOpenAIStopsAtFailedBatch(t *testing.T) {
 	if _, err := newTestOpenAI(f, Config{}).Embed(context.Background(), numbered(129)); !errors.Is(err, ErrCountMismatch) {
 		t.Fatalf("Embed error = %v, want ErrCountMismatch", err)
 	}
-	if n := len(f.recorded()); n != 1 {
+	if n := len(f.Calls()); n != 1 {
 		t.Errorf("server got %d requests, want 1", n)
 	}
 }

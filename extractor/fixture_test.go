@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"mentormemory/llmtest"
 	"mentormemory/memory"
 )
 
@@ -42,7 +43,7 @@ func TestExchangeKey(t *testing.T) {
 // A session with a (here fake) model records a fixture; a later run replays
 // it without one and gets the same memories for the same exchange.
 func TestRecorderFixtureRoundTrip(t *testing.T) {
-	f := newFakeOpenAI(t, replyContent(sampleReply(t), "stop"))
+	f := llmtest.NewChat(t, llmtest.ReplyContent(sampleReply(t), "stop"))
 	rec := NewRecorder(newTestOpenAI(f, Config{}))
 	if rec.Name() != "openai" {
 		t.Errorf("Recorder.Name() = %q, want the inner extractor's", rec.Name())
@@ -93,7 +94,7 @@ func TestRecorderFixtureRoundTrip(t *testing.T) {
 	if err != nil || unknown != nil {
 		t.Errorf("unknown exchange = %v, %v; want no memories and no error", unknown, err)
 	}
-	if n := len(f.recorded()); n != 1 {
+	if n := len(f.Calls()); n != 1 {
 		t.Errorf("the model was asked %d times, want once: replay must not call it", n)
 	}
 }

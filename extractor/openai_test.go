@@ -3,120 +3,30 @@ package extractor
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 
+	"mentormemory/llmtest"
 	"mentormemory/memory"
 )
 
-// fakeOpenAI is an OpenAI-compatible server that records what it is sent.
-type fakeOpenAI struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	calls []recordedCall
-}
-
-type recordedCall struct {
-	method, path, auth string
-	body               chatRequest
-}
-
-type chatRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	} `json:"messages"`
-	ResponseFormat map[string]any `json:"response_format"`
-}
-
-// message is the content of the first message with role.
-func (r chatRequest) message(role string) string {
-	for _, m := range r.Messages {
-		if m.Role == role {
-			return m.Content
-		}
-	}
-	return ""
-}
-
-// newFakeOpenAI starts a server whose POST /chat/completions is answered by
-// reply; any other route is a 404 so a wrong path fails the test.
-func newFakeOpenAI(t *testing.T, reply http.HandlerFunc) *fakeOpenAI {
-	t.Helper()
-	f := &fakeOpenAI{}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, _ := io.ReadAll(r.Body)
-		var body chatRequest
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body is not JSON: %v: %s", err, raw)
-		}
-		f.mu.Lock()
-		f.calls = append(f.calls, recordedCall{method: r.Method, path: r.URL.Path, auth: r.Header.Get("Authorization"), body: body})
-		f.mu.Unlock()
-		if r.Method != http.MethodPost || r.URL.Path != "/chat/completions" {
-			http.NotFound(w, r)
-			return
-		}
-		reply(w, r)
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeOpenAI) recorded() []recordedCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]recordedCall(nil), f.calls...)
-}
-
-// replyWith answers with a chat.completion whose message is message.
-func replyWith(message map[string]any, finishReason string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{
-			"id":      "chatcmpl-test",
-			"object":  "chat.completion",
-			"created": 1700000000,
-			"model":   "fake-model",
-			"choices": []any{map[string]any{
-				"index":         0,
-				"message":       message,
-				"finish_reason": finishReason,
-				"logprobs":      nil,
-			}},
-			"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-		})
-	}
-}
-
-// replyContent answers with an assistant message carrying content.
-func replyContent(content, finishReason string) http.HandlerFunc {
-	return replyWith(map[string]any{"role": "assistant", "content": content, "refusal": nil}, finishReason)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
+// fakeOpenAI is the stand-in OpenAI server of these tests.
+type fakeOpenAI = llmtest.Server[llmtest.ChatRequest]
 
 func newTestOpenAI(f *fakeOpenAI, cfg Config) *OpenAI {
-	cfg.BaseURL = f.srv.URL
+	cfg.BaseURL = f.URL
 	if cfg.APIKey == "" {
 		cfg.APIKey = "sk-test-key"
 	}
@@ -149,27 +59,27 @@ func TestOpenAIName(t *testing.T) {
 // The request asks for structured output: a strict JSON schema whose shape
 // is the one parseReply expects, and which strict mode accepts.
 func TestOpenAIRequestUsesStrictJSONSchema(t *testing.T) {
-	f := newFakeOpenAI(t, replyContent(`{"memories": []}`, "stop"))
+	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
 	e := newTestOpenAI(f, Config{APIKey: "sk-secret-123", Model: "test-model-7"})
 	if _, err := extract(t, e, memory.ExtractionRequest{LearnerName: "Alex", Turns: exchange}); err != nil {
 		t.Fatalf("Extract: %v", err)
 	}
-	calls := f.recorded()
+	calls := f.Calls()
 	if len(calls) != 1 {
 		t.Fatalf("server got %d requests, want 1", len(calls))
 	}
 	c := calls[0]
-	if c.auth != "Bearer sk-secret-123" {
-		t.Errorf("Authorization = %q, want the API key as a Bearer token", c.auth)
+	if c.Auth != "Bearer sk-secret-123" {
+		t.Errorf("Authorization = %q, want the API key as a Bearer token", c.Auth)
 	}
-	if c.body.Model != "test-model-7" {
-		t.Errorf("model = %q, want the configured test-model-7", c.body.Model)
+	if c.Body.Model != "test-model-7" {
+		t.Errorf("model = %q, want the configured test-model-7", c.Body.Model)
 	}
-	if c.body.message("system") == "" || c.body.message("user") == "" {
-		t.Errorf("request lacks a system or a user message: %+v", c.body.Messages)
+	if c.Body.First("system") == "" || c.Body.First("user") == "" {
+		t.Errorf("request lacks a system or a user message: %+v", c.Body.Messages)
 	}
 
-	rf := c.body.ResponseFormat
+	rf := c.Body.ResponseFormat
 	if rf["type"] != "json_schema" {
 		t.Fatalf("response_format = %v, want type json_schema", rf)
 	}
@@ -267,7 +177,7 @@ func keys(m map[string]any) []string {
 }
 
 func TestOpenAIExtractsMemories(t *testing.T) {
-	f := newFakeOpenAI(t, replyContent(sampleReply(t), "stop"))
+	f := llmtest.NewChat(t, llmtest.ReplyContent(sampleReply(t), "stop"))
 	got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{LearnerName: "Alex", Turns: exchange})
 	if err != nil {
 		t.Fatalf("Extract: %v", err)
@@ -277,13 +187,13 @@ func TestOpenAIExtractsMemories(t *testing.T) {
 	if !reflect.DeepEqual(got, sampleMemories) {
 		t.Errorf("memories =\n%#v\nwant\n%#v", got, sampleMemories)
 	}
-	if got := f.recorded()[0].body.Model; got != DefaultModel {
+	if got := f.Calls()[0].Body.Model; got != DefaultModel {
 		t.Errorf("model = %q, want the default %q", got, DefaultModel)
 	}
 }
 
 func TestOpenAIEmptyList(t *testing.T) {
-	f := newFakeOpenAI(t, replyContent(`{"memories": []}`, "stop"))
+	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
 	got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange})
 	if err != nil || len(got) != 0 {
 		t.Errorf("Extract = %v, %v; want no memories and no error", got, err)
@@ -291,12 +201,12 @@ func TestOpenAIEmptyList(t *testing.T) {
 }
 
 func TestOpenAINoTurnsMakesNoCall(t *testing.T) {
-	f := newFakeOpenAI(t, replyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "stop"))
+	f := llmtest.NewChat(t, llmtest.ReplyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "stop"))
 	got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{LearnerName: "Alex"})
 	if err != nil || len(got) != 0 {
 		t.Errorf("Extract(no turns) = %v, %v; want nothing", got, err)
 	}
-	if n := len(f.recorded()); n != 0 {
+	if n := len(f.Calls()); n != 0 {
 		t.Errorf("server got %d requests, want none", n)
 	}
 }
@@ -304,7 +214,7 @@ func TestOpenAINoTurnsMakesNoCall(t *testing.T) {
 // The user message carries the learner, the known memories with their types
 // and the exchange, each piece of data inside its fence.
 func TestOpenAIPromptCarriesExchangeKnownAndLearner(t *testing.T) {
-	f := newFakeOpenAI(t, replyContent(`{"memories": []}`, "stop"))
+	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
 	known := []memory.LearnerMemory{
 		{Type: memory.Preference, Content: "KNOWN-1: Alex prefers short explanations."},
 		{Type: memory.Context, Content: "KNOWN-2: Alex's mother wants to revisit fractions."},
@@ -312,7 +222,7 @@ func TestOpenAIPromptCarriesExchangeKnownAndLearner(t *testing.T) {
 	if _, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{LearnerName: "Alex Rivera", Turns: exchange, Known: known}); err != nil {
 		t.Fatalf("Extract: %v", err)
 	}
-	user := f.recorded()[0].body.message("user")
+	user := f.Calls()[0].Body.First("user")
 	if !strings.Contains(user, `"Alex Rivera"`) {
 		t.Errorf("user message does not name the learner:\n%s", user)
 	}
@@ -352,7 +262,7 @@ func TestOpenAIMalformedReplyReturnsNothing(t *testing.T) {
 	}
 	for name, content := range cases {
 		t.Run(name, func(t *testing.T) {
-			f := newFakeOpenAI(t, replyContent(content, "stop"))
+			f := llmtest.NewChat(t, llmtest.ReplyContent(content, "stop"))
 			got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange})
 			if !errors.Is(err, ErrMalformed) {
 				t.Errorf("error = %v, want ErrMalformed", err)
@@ -370,7 +280,7 @@ func TestOpenAIMalformedReplyReturnsNothing(t *testing.T) {
 // Invalid memories are dropped, their valid siblings kept, and the drop is
 // logged without the dropped text.
 func TestOpenAIDropsInvalidMemoriesKeepsValid(t *testing.T) {
-	f := newFakeOpenAI(t, replyContent(mixedReply(t), "stop"))
+	f := llmtest.NewChat(t, llmtest.ReplyContent(mixedReply(t), "stop"))
 	var logs bytes.Buffer
 	e := newTestOpenAI(f, Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	got, err := extract(t, e, memory.ExtractionRequest{Turns: exchange})
@@ -398,7 +308,7 @@ func TestOpenAIFailures(t *testing.T) {
 		{
 			name: "server error",
 			handler: func(w http.ResponseWriter, r *http.Request) {
-				writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": "boom", "type": "server_error"}})
+				llmtest.WriteJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": "boom", "type": "server_error"}})
 			},
 			check: func(t *testing.T, err error) {
 				var apiErr *openai.Error
@@ -416,36 +326,36 @@ func TestOpenAIFailures(t *testing.T) {
 		},
 		{
 			name:    "cut off by the token limit",
-			handler: replyContent(`{"memories": [{"type": "acad`, "length"),
+			handler: llmtest.ReplyContent(`{"memories": [{"type": "acad`, "length"),
 			want:    ErrTruncated,
 		},
 		{
 			name: "cut off with parseable content",
 			// The limit is the failure even when what came back parses.
-			handler: replyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "length"),
+			handler: llmtest.ReplyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "length"),
 			want:    ErrTruncated,
 		},
 		{
 			name:    "refusal",
-			handler: replyWith(map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}, "stop"),
+			handler: llmtest.Reply(map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}, "stop"),
 			want:    ErrRefused,
 		},
 		{
 			name: "no choices",
 			handler: func(w http.ResponseWriter, r *http.Request) {
-				writeJSON(w, http.StatusOK, map[string]any{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": []any{}})
+				llmtest.WriteJSON(w, http.StatusOK, map[string]any{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": []any{}})
 			},
 			want: ErrMalformed,
 		},
 		{
 			name:    "blank content",
-			handler: replyContent(" \n ", "stop"),
+			handler: llmtest.ReplyContent(" \n ", "stop"),
 			want:    ErrMalformed,
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeOpenAI(t, tc.handler)
+			f := llmtest.NewChat(t, tc.handler)
 			start := time.Now()
 			got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange})
 			if err == nil {
@@ -471,12 +381,12 @@ func TestOpenAIFailures(t *testing.T) {
 }
 
 func TestOpenAITimeout(t *testing.T) {
-	f := newFakeOpenAI(t, func(w http.ResponseWriter, r *http.Request) {
+	f := llmtest.NewChat(t, func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 		case <-time.After(5 * time.Second):
 		}
-		replyContent(`{"memories": []}`, "stop")(w, r)
+		llmtest.ReplyContent(`{"memories": []}`, "stop")(w, r)
 	})
 	_, err := extract(t, newTestOpenAI(f, Config{Timeout: 200 * time.Millisecond}), memory.ExtractionRequest{Turns: exchange})
 	if !errors.Is(err, context.DeadlineExceeded) {
@@ -487,9 +397,9 @@ func TestOpenAITimeout(t *testing.T) {
 // One retry at most: a failing server is asked twice, never three times.
 func TestOpenAIRetriesAtMostOnce(t *testing.T) {
 	var hits atomic.Int32
-	f := newFakeOpenAI(t, func(w http.ResponseWriter, r *http.Request) {
+	f := llmtest.NewChat(t, func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]any{"message": "busy"}})
+		llmtest.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]any{"message": "busy"}})
 	})
 	if _, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange}); err == nil {
 		t.Fatal("want an error from a server that always fails")

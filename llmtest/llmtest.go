@@ -1,0 +1,146 @@
+// Package llmtest is an OpenAI-compatible server for tests, in the test
+// process: the real openai-go client talks HTTP to it, and the test reads
+// back what the client sent.
+package llmtest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Call is one request the server received, its body decoded as Req.
+type Call[Req any] struct {
+	Method, Path, Auth string
+	Body               Req
+}
+
+// Server answers POST requests to one path (such as /chat/completions or
+// /embeddings) and records every request it receives, whatever its route.
+type Server[Req any] struct {
+	URL   string
+	mu    sync.Mutex
+	calls []Call[Req]
+}
+
+// New starts a server whose POST path is answered by reply, given the
+// request and its decoded body; any other route is a 404, so a client that
+// calls the wrong one fails its test. The server closes when the test ends.
+func New[Req any](t testing.TB, path string, reply func(w http.ResponseWriter, r *http.Request, body Req)) *Server[Req] {
+	t.Helper()
+	s := &Server[Req]{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body Req
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Errorf("request body does not decode as %T: %v: %s", body, err, raw)
+		}
+		s.mu.Lock()
+		s.calls = append(s.calls, Call[Req]{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body})
+		s.mu.Unlock()
+		if r.Method != http.MethodPost || r.URL.Path != path {
+			http.NotFound(w, r)
+			return
+		}
+		reply(w, r, body)
+	}))
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+// Calls returns the requests received so far, in order.
+func (s *Server[Req]) Calls() []Call[Req] {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call[Req](nil), s.calls...)
+}
+
+// WriteJSON answers with v as JSON.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// ChatCompletion is a chat.completion answer whose one choice is message.
+func ChatCompletion(message map[string]any, finishReason string) map[string]any {
+	return map[string]any{
+		"id":      "chatcmpl-test",
+		"object":  "chat.completion",
+		"created": 1700000000,
+		"model":   "fake-model",
+		"choices": []any{map[string]any{
+			"index":         0,
+			"message":       message,
+			"finish_reason": finishReason,
+			"logprobs":      nil,
+		}},
+		"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+	}
+}
+
+// ChatRequest is the part of a chat completion request tests read.
+type ChatRequest struct {
+	Model          string         `json:"model"`
+	Messages       []ChatMessage  `json:"messages"`
+	ResponseFormat map[string]any `json:"response_format"`
+}
+
+// ChatMessage is one message of a chat completion request.
+type ChatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// First is the content of the first message with role, or "".
+func (r ChatRequest) First(role string) string {
+	for _, m := range r.Messages {
+		if m.Role == role {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// Last is the content of the last message with role, or "".
+func (r ChatRequest) Last(role string) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == role {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+// Prompt is every message's content, in order, one per line.
+func (r ChatRequest) Prompt() string {
+	parts := make([]string, len(r.Messages))
+	for i, m := range r.Messages {
+		parts[i] = m.Content
+	}
+	return strings.Join(parts, "\n")
+}
+
+// NewChat starts a server whose POST /chat/completions is answered by
+// reply.
+func NewChat(t testing.TB, reply http.HandlerFunc) *Server[ChatRequest] {
+	return New(t, "/chat/completions", func(w http.ResponseWriter, r *http.Request, _ ChatRequest) { reply(w, r) })
+}
+
+// Reply answers a chat completion with message.
+func Reply(message map[string]any, finishReason string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		WriteJSON(w, http.StatusOK, ChatCompletion(message, finishReason))
+	}
+}
+
+// ReplyContent answers a chat completion with an assistant message
+// carrying content.
+func ReplyContent(content, finishReason string) http.HandlerFunc {
+	return Reply(map[string]any{"role": "assistant", "content": content, "refusal": nil}, finishReason)
+}
