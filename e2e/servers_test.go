@@ -19,6 +19,7 @@ import (
 	"mentormemory/apptest"
 	"mentormemory/auth"
 	"mentormemory/handlers"
+	"mentormemory/llmtest"
 )
 
 const (
@@ -57,12 +58,7 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if m.signOff != "" {
 		reply += " " + m.signOff
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-e2e", "object": "chat.completion", "created": time.Now().Unix(), "model": "e2e-model",
-		"choices": []map[string]any{{"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": reply}}},
-	})
+	llmtest.WriteJSON(w, http.StatusOK, llmtest.ChatCompletion(map[string]any{"role": "assistant", "content": reply}, "stop"))
 }
 
 func (m *model) all() []map[string]any {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"mentormemory/apptest"
+	"mentormemory/llmtest"
 )
 
 // scriptedModel is an OpenAI-compatible server whose answers a test scripts
@@ -62,21 +62,14 @@ func (m *scriptedModel) lastPrompt(t *testing.T) string {
 	return string(text)
 }
 
-func completion(message map[string]any) map[string]any {
-	return map[string]any{
-		"id": "chatcmpl-1", "object": "chat.completion", "created": time.Now().Unix(), "model": "test-model",
-		"choices": []map[string]any{{"index": 0, "finish_reason": "stop", "message": message}},
-	}
-}
-
 func textReply(content string) map[string]any {
-	return completion(map[string]any{"role": "assistant", "content": content})
+	return llmtest.ChatCompletion(map[string]any{"role": "assistant", "content": content}, "stop")
 }
 
 func toolCallReply(name, arguments string) map[string]any {
-	return completion(map[string]any{"role": "assistant", "content": nil, "tool_calls": []map[string]any{{
+	return llmtest.ChatCompletion(map[string]any{"role": "assistant", "content": nil, "tool_calls": []map[string]any{{
 		"id": "call_1", "type": "function", "function": map[string]any{"name": name, "arguments": arguments},
-	}}})
+	}}}, "stop")
 }
 
 // messageContents returns the contents of a request's messages of one role.

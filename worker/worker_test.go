@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/extractor"
+	"mentormemory/llmtest"
 	"mentormemory/memory"
 	"mentormemory/pgtest"
 	"mentormemory/postgres"
@@ -39,17 +39,11 @@ func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := f.calls
 	f.mu.Unlock()
 	status, content := f.reply(n)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
 	if status != http.StatusOK {
-		fmt.Fprint(w, `{"error":{"message":"overloaded"}}`)
+		llmtest.WriteJSON(w, status, map[string]any{"error": map[string]any{"message": "overloaded"}})
 		return
 	}
-	json.NewEncoder(w).Encode(map[string]any{
-		"id": "c1", "object": "chat.completion", "created": 1, "model": "test",
-		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": content}}},
-	})
+	llmtest.WriteJSON(w, status, llmtest.ChatCompletion(map[string]any{"role": "assistant", "content": content}, "stop"))
 }
 
 func (f *fakeModel) count() int {
