@@ -184,6 +184,7 @@ type clientRun struct {
 	cpu      cpuUse
 	watch    *watch
 	jobs     jobCounts
+	workers  int // memory extractions the worker runs at once
 	checked  invariants
 	failures []string
 }
@@ -207,6 +208,7 @@ func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, 
 	if err != nil {
 		return nil, err
 	}
+	run.workers = cfg.MemoryWorkers
 	served, err := serveApp(ctx, cfg, c.serverLog(mode), c.Clients)
 	if err != nil {
 		return nil, err
@@ -755,8 +757,8 @@ func (run *clientRun) report(c clientsConfig) error {
 	}
 	if m := run.model; m != nil {
 		j := run.jobs
-		notes = append(notes, fmt.Sprintf("Model calls answered: %d summaries, %d extractions; at most %d in flight at once. Extraction jobs: %d queued, %d done, %d still queued at the end (one worker, one model call at a time), %d failed.",
-			m.summaries.Load(), m.extractions.Load(), m.maxInFlight.Load(), j.queued, j.done, j.waiting, j.failed))
+		notes = append(notes, fmt.Sprintf("Model calls answered: %d summaries, %d extractions; at most %d in flight at once. Extraction jobs: %d queued, %d done, %d still queued at the end (%d extractions at a time, MEMORY_WORKERS), %d failed.",
+			m.summaries.Load(), m.extractions.Load(), m.maxInFlight.Load(), j.queued, j.done, j.waiting, run.workers, j.failed))
 	}
 	notes = append(notes,
 		fmt.Sprintf("Stored turns: %s acknowledged in %d conversations, %s of them in the log exactly once (%d missing, %d stored twice); the logs grew by %s turns; failed posts sent %d turns, %d of them stored.",
