@@ -4,6 +4,9 @@ import (
 	"context"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/memory"
 )
 
 // Identity reports, through the write path (inTx) and the read path (read),
@@ -20,3 +23,21 @@ func (s *Store) Identity(ctx context.Context) (write, read [2]string, err error)
 		func(br pgx.BatchResults) error { return br.QueryRow().Scan(&read[0], &read[1]) })
 	return
 }
+
+// OpeningMemoryIDs runs the opening's memory query for a conversation and
+// returns the ids and importances it reads, in order.
+func OpeningMemoryIDs(ctx context.Context, db *pgxpool.Pool, facilitator, learner string) (ids []string, importance []float64, err error) {
+	rows, err := db.Query(ctx, openingMemoriesSQL, facilitator, learner, openingMemories)
+	if err != nil {
+		return nil, nil, err
+	}
+	found, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.LearnerMemory, error) { return scanMemory(row) })
+	for _, m := range found {
+		ids = append(ids, m.ID)
+		importance = append(importance, m.Importance)
+	}
+	return ids, importance, err
+}
+
+// OpeningMemories is how many memories an opening is built from.
+const OpeningMemories = openingMemories
