@@ -97,10 +97,31 @@ run_tests() {
   fi
 }
 
+# fuzz_target DIR TARGET fuzzes one target for FUZZ_TIME. A failing input is
+# written to DIR/testdata/fuzz/TARGET/ and fails the run. Go 1.26's fuzzing
+# coordinator can also stop with "context deadline exceeded" just as
+# -fuzztime ends, writing nothing (go.dev/issue/75804, fixed in Go 1.27):
+# that ending, and only it, is reported and not counted as a failure.
+fuzz_target() {
+  local dir=$1 target=$2 corpus="$1/testdata/fuzz/$2" out before after status
+  out=$(mktemp)
+  before=$(find "$corpus" -type f 2>/dev/null | wc -l)
+  set +e
+  go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZ_TIME" -fuzzminimizetime 1s "$dir" </dev/null 2>&1 | tee "$out"
+  status=${PIPESTATUS[0]}
+  set -e
+  after=$(find "$corpus" -type f 2>/dev/null | wc -l)
+  if ((status != 0 && after == before)) && grep -qx '    context deadline exceeded' "$out"; then
+    warn "$target: the fuzzing coordinator stopped with 'context deadline exceeded' and wrote no failing input (go.dev/issue/75804); not a failure of $target"
+    status=0
+  fi
+  rm -f "$out"
+  return "$status"
+}
+
 # Each fuzz target (func FuzzX in a *_fuzz_test.go file) runs on its own, as
-# go test -fuzz requires. New inputs stay in Go's cache; a failing one is
-# written to the package's testdata/fuzz/FuzzX/ and fails the run. Shrinking
-# inputs is capped so that the time goes to fuzzing.
+# go test -fuzz requires. New inputs stay in Go's cache. Shrinking inputs is
+# capped so that the time goes to fuzzing.
 run_fuzz() {
   section "go test -fuzz ($FUZZ_TIME per target)"
   if [[ $# -gt 0 && $1 != -* ]]; then
@@ -110,7 +131,7 @@ run_fuzz() {
   local file target
   while IFS=: read -r file target; do
     log "$target in $(dirname "$file")"
-    go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZ_TIME" -fuzzminimizetime 1s "$(dirname "$file")" </dev/null
+    fuzz_target "$(dirname "$file")" "$target"
   done < <(find . \( -name .git -o -name .data -o -name node_modules -o -name test-artifacts \) -prune \
     -o -name '*_fuzz_test.go' -type f -exec grep -Ho '^func Fuzz[A-Za-z0-9_]*' {} + | sed 's/:func /:/' | sort)
 }
