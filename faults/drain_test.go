@@ -3,9 +3,7 @@ package faults
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -134,6 +132,18 @@ func (m *slowModel) serve(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// serverEnv is the environment of a server on databaseURL that uses this
+// model.
+func (m *slowModel) serverEnv(databaseURL string) map[string]string {
+	return map[string]string{
+		"DATABASE_URL":        databaseURL,
+		"SUPABASE_JWT_SECRET": jwtSecret,
+		"OPENAI_API_KEY":      "sk-fault-suite",
+		"OPENAI_BASE_URL":     m.srv.URL,
+		"OPENAI_MODEL":        "fault-suite-model",
+	}
+}
+
 // inFlight reports the summaries asked for so far and the learners whose
 // extraction was asked for.
 func (m *slowModel) inFlight() (summaries int, extractions []string) {
@@ -152,13 +162,7 @@ func TestSIGTERMDrainsRequestsAndJobs(t *testing.T) {
 	databaseURL := pgtest.NewDatabase(t)
 	db := connect(t, databaseURL)
 	model := newSlowModel(t)
-	env := map[string]string{
-		"DATABASE_URL":        databaseURL,
-		"SUPABASE_JWT_SECRET": jwtSecret,
-		"OPENAI_API_KEY":      "sk-fault-suite",
-		"OPENAI_BASE_URL":     model.srv.URL,
-		"OPENAI_MODEL":        "fault-suite-model",
-	}
+	env := model.serverEnv(databaseURL)
 	server := startServer(t, env)
 
 	dana := newFacilitator(t, db)
@@ -193,13 +197,7 @@ func TestSIGTERMDrainsRequestsAndJobs(t *testing.T) {
 	_, inProgress := model.inFlight()
 	server.signal(t, syscall.SIGTERM)
 
-	waitFor(t, 10*time.Second, "new connections to be refused after SIGTERM", func() bool {
-		conn, err := net.DialTimeout("tcp", server.addr, time.Second)
-		if err == nil {
-			conn.Close()
-		}
-		return errors.Is(err, syscall.ECONNREFUSED)
-	})
+	server.waitRefusing(t)
 	if !server.running() {
 		t.Fatalf("the server exited with posts and an extraction still waiting for the model: %v", server.cmd.ProcessState)
 	}
@@ -288,13 +286,7 @@ func TestSecondSIGTERMStopsAtOnce(t *testing.T) {
 	databaseURL := pgtest.NewDatabase(t)
 	db := connect(t, databaseURL)
 	model := newSlowModel(t)
-	server := startServer(t, map[string]string{
-		"DATABASE_URL":        databaseURL,
-		"SUPABASE_JWT_SECRET": jwtSecret,
-		"OPENAI_API_KEY":      "sk-fault-suite",
-		"OPENAI_BASE_URL":     model.srv.URL,
-		"OPENAI_MODEL":        "fault-suite-model",
-	})
+	server := startServer(t, model.serverEnv(databaseURL))
 	dana := newFacilitator(t, db)
 	x := newExchange(conversation{who: dana}, "twice", "Emma cried before school again today.", "Let us plan a calmer morning.")
 	client := &http.Client{Timeout: 30 * time.Second}
@@ -310,13 +302,7 @@ func TestSecondSIGTERMStopsAtOnce(t *testing.T) {
 	})
 
 	server.signal(t, syscall.SIGTERM)
-	waitFor(t, 10*time.Second, "new connections to be refused after the first SIGTERM", func() bool {
-		conn, err := net.DialTimeout("tcp", server.addr, time.Second)
-		if err == nil {
-			conn.Close()
-		}
-		return errors.Is(err, syscall.ECONNREFUSED)
-	})
+	server.waitRefusing(t)
 	if !server.running() {
 		t.Fatalf("the first SIGTERM did not wait for the post in flight: %v", server.cmd.ProcessState)
 	}

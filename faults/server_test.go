@@ -1,8 +1,10 @@
 package faults
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -126,6 +128,19 @@ func (p *serverProcess) running() bool {
 	default:
 		return true
 	}
+}
+
+// waitRefusing waits until the server refuses new connections, as it does
+// once a shutdown has begun.
+func (p *serverProcess) waitRefusing(t *testing.T) {
+	t.Helper()
+	waitFor(t, 10*time.Second, "new connections to be refused after SIGTERM", func() bool {
+		conn, err := net.DialTimeout("tcp", p.addr, time.Second)
+		if err == nil {
+			conn.Close()
+		}
+		return errors.Is(err, syscall.ECONNREFUSED)
+	})
 }
 
 // signal sends sig to the server.
