@@ -18,15 +18,21 @@ type sessionClock struct{ now time.Time }
 
 func (c *sessionClock) Now() time.Time { return c.now }
 
-func newSessionCheck(t *testing.T, a *apptest.SupabaseAuth, clock *sessionClock) *auth.SessionCheck {
+// startSessionCheck starts a stand-in Supabase Auth with a caller signed in
+// with token, and a session check against it on a settable clock.
+func startSessionCheck(t *testing.T, token string) (*apptest.SupabaseAuth, *sessionClock, *auth.SessionCheck, memory.Caller) {
 	t.Helper()
+	a := apptest.StartSupabaseAuth(t)
+	clock := &sessionClock{now: time.Now()}
 	check, err := auth.NewSessionCheck(auth.SessionCheckConfig{
 		SupabaseURL: a.URL, AnonKey: a.AnonKey, CacheTTL: 30 * time.Second, Timeout: time.Second, Now: clock.Now,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return check
+	caller := memory.Caller{UserID: uuid.NewString()}
+	a.SignIn(token, caller.UserID)
+	return a, clock, check, caller
 }
 
 func wantCode(t *testing.T, err error, code memory.Code, what string) {
@@ -37,12 +43,8 @@ func wantCode(t *testing.T, err error, code memory.Code, what string) {
 }
 
 func TestSessionCheckAcceptsLiveSessionsAndRefusesEndedOnes(t *testing.T) {
-	a := apptest.StartSupabaseAuth(t)
-	clock := &sessionClock{now: time.Now()}
-	check := newSessionCheck(t, a, clock)
+	a, clock, check, caller := startSessionCheck(t, "live-token")
 	ctx := context.Background()
-	caller := memory.Caller{UserID: uuid.NewString()}
-	a.SignIn("live-token", caller.UserID)
 
 	if err := check.Check(ctx, "live-token", caller); err != nil {
 		t.Fatalf("live session refused: %v", err)
@@ -73,12 +75,8 @@ func TestSessionCheckAcceptsLiveSessionsAndRefusesEndedOnes(t *testing.T) {
 }
 
 func TestSessionCheckFailsClosedWhenAuthIsUnhealthy(t *testing.T) {
-	a := apptest.StartSupabaseAuth(t)
-	clock := &sessionClock{now: time.Now()}
-	check := newSessionCheck(t, a, clock)
+	a, clock, check, caller := startSessionCheck(t, "token")
 	ctx := context.Background()
-	caller := memory.Caller{UserID: uuid.NewString()}
-	a.SignIn("token", caller.UserID)
 
 	for _, status := range []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusTooManyRequests} {
 		a.FailWith(status)

@@ -259,42 +259,41 @@ type table struct {
 	rows   [][]string
 }
 
-// text lays the report out for the terminal.
-func (r resultsReport) text(title string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s\n", title)
-	for _, line := range r.header {
-		fmt.Fprintf(&b, "  %s\n", line)
-	}
-	for _, t := range r.tables {
-		b.WriteString("\n")
-		textTable(&b, t.header, t.rows)
-	}
-	if len(r.notes) > 0 {
-		b.WriteString("\n")
-	}
-	for _, n := range r.notes {
-		fmt.Fprintf(&b, "  - %s\n", n)
-	}
-	return b.String()
+// layout is how a report is written out: its title line, the prefixes of
+// header lines and of notes, and how tables are drawn.
+type layout struct {
+	title        string // format with the title
+	headerPrefix string
+	notePrefix   string
+	table        func(b *strings.Builder, header []string, rows [][]string)
 }
 
+var (
+	textLayout     = layout{title: "\n%s\n", headerPrefix: "  ", notePrefix: "  - ", table: textTable}
+	markdownLayout = layout{title: "### %s\n\n", headerPrefix: "- ", notePrefix: "- ", table: markdownTable}
+)
+
+// text lays the report out for the terminal.
+func (r resultsReport) text(title string) string { return r.render(title, textLayout) }
+
 // markdown lays the report out as a Markdown section.
-func (r resultsReport) markdown(title string) string {
+func (r resultsReport) markdown(title string) string { return r.render(title, markdownLayout) }
+
+func (r resultsReport) render(title string, l layout) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s\n\n", title)
+	fmt.Fprintf(&b, l.title, title)
 	for _, line := range r.header {
-		fmt.Fprintf(&b, "- %s\n", line)
+		fmt.Fprintf(&b, "%s%s\n", l.headerPrefix, line)
 	}
 	for _, t := range r.tables {
 		b.WriteString("\n")
-		markdownTable(&b, t.header, t.rows)
+		l.table(&b, t.header, t.rows)
 	}
 	if len(r.notes) > 0 {
 		b.WriteString("\n")
 	}
 	for _, n := range r.notes {
-		fmt.Fprintf(&b, "- %s\n", n)
+		fmt.Fprintf(&b, "%s%s\n", l.notePrefix, n)
 	}
 	return b.String()
 }
