@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strings"
@@ -92,5 +93,43 @@ func TestAnswersCarryTheirLength(t *testing.T) {
 	got := e.call(u.token, http.MethodGet, "/api/conversation-memory", nil).wantStatus(http.StatusOK)
 	if len(got.raw) < 4096 || got.contentLength != int64(len(got.raw)) {
 		t.Fatalf("answer of %d bytes came with Content-Length %d (-1: chunked)", len(got.raw), got.contentLength)
+	}
+}
+
+// TestRecentTurnsComeBackAsPosted checks that the last turns a post and a
+// read return are the posted ones, field for field (client id, role,
+// content with markup and non-ASCII text, time stored), however they are
+// carried from the database to the answer.
+func TestRecentTurnsComeBackAsPosted(t *testing.T) {
+	e := newEnv(t, apptest.Options{})
+	dana := e.newUser()
+	posted := []memory.Turn{
+		{ID: "t-1", Role: memory.RoleUser, Content: `Léa wrote "<b>I hate maths</b>" & tore the page.`},
+		{Role: memory.RoleAssistant, Content: "Ask her which step felt worst — then start there.\nOne step a day."},
+	}
+	res := e.post(dana, "", posted...).wantStatus(http.StatusOK)
+	got := e.call(dana.token, http.MethodGet, "/api/conversation-memory", nil).wantStatus(http.StatusOK)
+
+	for name, answer := range map[string]response{"post": res, "read": got} {
+		recent := conversation(answer)["recent_turns"].([]any)
+		if len(recent) != len(posted) {
+			t.Fatalf("%s: %d recent turns, want %d: %s", name, len(recent), len(posted), answer.raw)
+		}
+		for i, want := range posted {
+			turn := recent[i].(map[string]any)
+			wantKeys := 3 // role, content, created_at
+			if want.ID != "" {
+				wantKeys++
+				if turn["id"] != want.ID {
+					t.Errorf("%s: turn %d id %v, want %q", name, i, turn["id"], want.ID)
+				}
+			}
+			if len(turn) != wantKeys || turn["role"] != want.Role || turn["content"] != want.Content || turn["created_at"] == "" {
+				t.Errorf("%s: turn %d is %v, want %+v with its time", name, i, turn, want)
+			}
+		}
+	}
+	if !bytes.Contains(got.raw, []byte(`\u003cb\u003e`)) {
+		t.Errorf("markup in a turn should come escaped, as in every other answer: %s", got.raw)
 	}
 }

@@ -1,6 +1,9 @@
 package memory
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // The two speakers of a conversation turn.
 const (
@@ -21,14 +24,51 @@ type Turn struct {
 // none) conversation: the rolling summary, the last turns, and the number of
 // turns in the segment not yet archived.
 type ConversationUpdate struct {
-	ID           string    `json:"id"`
-	LearnerID    *string   `json:"learner_id"`
-	Summary      string    `json:"summary"`
-	SummaryStale bool      `json:"summary_stale"`
-	TurnCount    int       `json:"turn_count"`
-	RecentTurns  []Turn    `json:"recent_turns"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	ID           string      `json:"id"`
+	LearnerID    *string     `json:"learner_id"`
+	Summary      string      `json:"summary"`
+	SummaryStale bool        `json:"summary_stale"`
+	TurnCount    int         `json:"turn_count"`
+	RecentTurns  RecentTurns `json:"recent_turns"`
+	CreatedAt    time.Time   `json:"created_at"`
+	UpdatedAt    time.Time   `json:"updated_at"`
+}
+
+// RecentTurns is the JSON array of a conversation's last turns, kept as the
+// database hands it over: a read passes it on to the client as it is,
+// instead of decoding every turn and encoding it again, which was a fifth
+// of what a GET cost the server. Turns decodes it when the turns themselves
+// are needed.
+type RecentTurns json.RawMessage
+
+// NewRecentTurns encodes turns.
+func NewRecentTurns(turns []Turn) (RecentTurns, error) {
+	if turns == nil {
+		turns = []Turn{}
+	}
+	raw, err := json.Marshal(turns)
+	return RecentTurns(raw), err
+}
+
+// Turns decodes the turns.
+func (r RecentTurns) Turns() ([]Turn, error) {
+	var turns []Turn
+	if len(r) == 0 {
+		return turns, nil
+	}
+	return turns, json.Unmarshal(r, &turns)
+}
+
+func (r RecentTurns) MarshalJSON() ([]byte, error) {
+	if len(r) == 0 {
+		return []byte("[]"), nil
+	}
+	return r, nil
+}
+
+func (r *RecentTurns) UnmarshalJSON(data []byte) error {
+	*r = append((*r)[:0], data...)
+	return nil
 }
 
 // Learner is a child or student a facilitator talks to the mentor about.

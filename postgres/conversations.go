@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -34,10 +33,8 @@ func scanConversation(row pgx.Row) (conversationRow, error) {
 	var recent []byte
 	err := row.Scan(&c.ID, &c.LearnerID, &c.Summary, &c.SummaryStale, &c.summarizedTurnID,
 		&c.TurnCount, &recent, &c.CreatedAt, &c.UpdatedAt)
-	if err != nil {
-		return c, err
-	}
-	return c, json.Unmarshal(recent, &c.RecentTurns)
+	c.RecentTurns = memory.RecentTurns(recent)
+	return c, err
 }
 
 func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory.ConversationUpdate, error) {
@@ -135,9 +132,12 @@ func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memo
 			return nil
 		}
 
-		recent := append(slices.Clone(conv.RecentTurns), fresh...)
-		recent = recent[max(0, len(recent)-recentTurnsKept):]
-		recentJSON, err := json.Marshal(recent)
+		recent, err := conv.RecentTurns.Turns()
+		if err != nil {
+			return err
+		}
+		recent = append(recent, fresh...)
+		recentJSON, err := memory.NewRecentTurns(recent[max(0, len(recent)-recentTurnsKept):])
 		if err != nil {
 			return err
 		}

@@ -131,7 +131,11 @@ func (x *Executor) getMemory(ctx context.Context, learnerID *string) (memoryResu
 	if err != nil || conv == nil {
 		return memoryResult{Success: err == nil, RecentContext: []contextTurn{}}, err
 	}
-	recent := conv.RecentTurns[max(0, len(conv.RecentTurns)-recentContextTurns):]
+	turns, err := conv.RecentTurns.Turns()
+	if err != nil {
+		return memoryResult{}, err
+	}
+	recent := turns[max(0, len(turns)-recentContextTurns):]
 	result := memoryResult{
 		Success:       true,
 		HasMemory:     true,
