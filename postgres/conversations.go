@@ -176,6 +176,15 @@ func joinContents(turns []memory.Turn) string {
 	return strings.Join(contents, "\n")
 }
 
+// storedClientTurnsSQL finds the stored turns of a conversation ($1
+// facilitator, $2 learner or null) that carry one of the client ids $3.
+// It is probed through conversation_turns_owner_client_id, one probe per id;
+// the learner is compared with "is not distinct from" so that no index on
+// the conversation tempts the planner into reading all its turns.
+const storedClientTurnsSQL = `select client_turn_id, role, content from public.conversation_turns
+	where facilitator_id = $1::uuid and client_turn_id is not null and client_turn_id = any($3::text[])
+		and learner_id is not distinct from $2::uuid`
+
 // unstoredTurns drops the posted turns that are already stored, so a client
 // may resend its whole history, or retry after a timeout, without storing
 // or counting anything twice.
@@ -193,12 +202,7 @@ func unstoredTurns(ctx context.Context, tx pgx.Tx, me string, learnerID *string,
 		for i, t := range posted {
 			ids[i] = t.ID
 		}
-		// Probed through conversation_turns_owner_client_id; the learner
-		// is compared with "is not distinct from" so that no index on the
-		// conversation tempts the planner into reading all its turns.
-		rows, err := tx.Query(ctx, `select client_turn_id, role, content from public.conversation_turns
-			where facilitator_id = $1::uuid and client_turn_id is not null and client_turn_id = any($3::text[])
-				and learner_id is not distinct from $2::uuid`, me, learnerID, ids)
+		rows, err := tx.Query(ctx, storedClientTurnsSQL, me, learnerID, ids)
 		if err != nil {
 			return nil, err
 		}

@@ -41,3 +41,6 @@ func OpeningMemoryIDs(ctx context.Context, db *pgxpool.Pool, facilitator, learne
 
 // OpeningMemories is how many memories an opening is built from.
 const OpeningMemories = openingMemories
+
+// StoredClientTurnsSQL is the lookup of resent turns by client id.
+const StoredClientTurnsSQL = storedClientTurnsSQL

@@ -1,0 +1,86 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"mentormemory/pgtest"
+	"mentormemory/postgres"
+)
+
+// TestResentTurnsAreFoundByIndexProbes checks that looking up resent turns
+// by client id probes the (facilitator, client id) index of migration 0007
+// under the generic plan that prepared statements settle on, instead of
+// reading every turn of a long conversation, as it did before.
+func TestResentTurnsAreFoundByIndexProbes(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.NewPool(t)
+	const facilitator = "5d0c7a3e-8b1f-4c2a-9e6d-3f4a5b6c7d01"
+	const learner = "5d0c7a3e-8b1f-4c2a-9e6d-3f4a5b6c7d02"
+	setup := []string{
+		`insert into auth.users (id) values ('` + facilitator + `')`,
+		`insert into public.learners (id, facilitator_id, name) values ('` + learner + `', '` + facilitator + `', 'Ada')`,
+		// A long conversation, every turn with a client id.
+		`insert into public.conversation_turns (facilitator_id, learner_id, role, content, client_turn_id)
+			select '` + facilitator + `', '` + learner + `', 'user', 'turn ' || n, 'client-' || n
+			from generate_series(1, 5000) n`,
+		`analyze public.conversation_turns`,
+	}
+	for _, q := range setup {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	for _, q := range []string{
+		`set plan_cache_mode = force_generic_plan`,
+		`prepare stored_client_turns as ` + postgres.StoredClientTurnsSQL,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var plan []byte
+	// EXPLAIN EXECUTE takes no parameters of its own: the values are literals.
+	if err := conn.QueryRow(ctx, `explain (format json) execute stored_client_turns(
+		'`+facilitator+`', '`+learner+`', array['client-4999', 'client-5000'])`).Scan(&plan); err != nil {
+		t.Fatal(err)
+	}
+	var parsed []struct{ Plan planNode }
+	if err := json.Unmarshal(plan, &parsed); err != nil || len(parsed) != 1 {
+		t.Fatalf("plan %s: %v", plan, err)
+	}
+	indexes := parsed[0].Plan.indexes()
+	if len(indexes) != 1 || indexes[0] != "conversation_turns_owner_client_id" {
+		t.Fatalf("the generic plan reads indexes %v, want conversation_turns_owner_client_id alone:\n%s", indexes, plan)
+	}
+	if strings.Contains(string(plan), "Seq Scan") {
+		t.Fatalf("the generic plan reads the whole table:\n%s", plan)
+	}
+}
+
+// planNode is a node of EXPLAIN's JSON plan, with the fields the test reads.
+type planNode struct {
+	NodeType  string     `json:"Node Type"`
+	IndexName string     `json:"Index Name"`
+	Plans     []planNode `json:"Plans"`
+}
+
+// indexes lists the indexes the plan reads, in plan order.
+func (n planNode) indexes() []string {
+	var names []string
+	if n.IndexName != "" {
+		names = append(names, n.IndexName)
+	}
+	for _, child := range n.Plans {
+		names = append(names, child.indexes()...)
+	}
+	return names
+}
