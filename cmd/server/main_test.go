@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
+	"mentormemory/app"
 	"mentormemory/auth"
 	"mentormemory/pgtest"
 )
@@ -46,6 +48,7 @@ func TestTokenCommand(t *testing.T) {
 }
 
 func TestServeMigratesAndAnswers(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	databaseURL := pgtest.NewDatabase(t)
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -77,6 +80,11 @@ func TestServeMigratesAndAnswers(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("healthz: %d", resp.StatusCode)
+	}
+	// Serving sets the garbage collector up for a long-running server, as
+	// GOGC is not in its environment.
+	if got := debug.SetGCPercent(100); got != app.ServerGCPercent {
+		t.Errorf("the server runs with GC percent %d, want %d", got, app.ServerGCPercent)
 	}
 	resp, err = http.Get(base + "/api/conversation-memory")
 	if err != nil {
