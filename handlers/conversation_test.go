@@ -96,11 +96,11 @@ func TestAnswersCarryTheirLength(t *testing.T) {
 	}
 }
 
-// TestRecentTurnsComeBackAsPosted checks that the last turns a post and a
-// read return are the posted ones, field for field (client id, role,
-// content with markup and non-ASCII text, time stored), however they are
-// carried from the database to the answer.
-func TestRecentTurnsComeBackAsPosted(t *testing.T) {
+// TestTurnsComeBackAsPosted checks that the last turns a post and a read
+// return, and the turns a search matched, are the posted ones, field for
+// field (client id, role, content with markup and non-ASCII text, time
+// stored), however they are carried from the database to the answer.
+func TestTurnsComeBackAsPosted(t *testing.T) {
 	e := newEnv(t, apptest.Options{})
 	dana := e.newUser()
 	posted := []memory.Turn{
@@ -109,14 +109,26 @@ func TestRecentTurnsComeBackAsPosted(t *testing.T) {
 	}
 	res := e.post(dana, "", posted...).wantStatus(http.StatusOK)
 	got := e.call(dana.token, http.MethodGet, "/api/conversation-memory", nil).wantStatus(http.StatusOK)
+	found := e.call(dana.token, http.MethodGet, "/api/conversation-memory?search=maths", nil).wantStatus(http.StatusOK)
+	if found.body["count"] != 1.0 {
+		t.Fatalf("the search should find the conversation: %s", found.raw)
+	}
 
-	for name, answer := range map[string]response{"post": res, "read": got} {
-		recent := conversation(answer)["recent_turns"].([]any)
-		if len(recent) != len(posted) {
-			t.Fatalf("%s: %d recent turns, want %d: %s", name, len(recent), len(posted), answer.raw)
+	for name, turns := range map[string]any{
+		"post":   conversation(res)["recent_turns"],
+		"read":   conversation(got)["recent_turns"],
+		"search": found.body["results"].([]any)[0].(map[string]any)["matches"],
+	} {
+		expected := posted
+		if name == "search" {
+			expected = posted[:1] // only the first turn says "maths"
 		}
-		for i, want := range posted {
-			turn := recent[i].(map[string]any)
+		list := turns.([]any)
+		if len(list) != len(expected) {
+			t.Fatalf("%s: %d turns, want %d: %v", name, len(list), len(expected), list)
+		}
+		for i, want := range expected {
+			turn := list[i].(map[string]any)
 			wantKeys := 3 // role, content, created_at
 			if want.ID != "" {
 				wantKeys++

@@ -24,34 +24,35 @@ type Turn struct {
 // none) conversation: the rolling summary, the last turns, and the number of
 // turns in the segment not yet archived.
 type ConversationUpdate struct {
-	ID           string      `json:"id"`
-	LearnerID    *string     `json:"learner_id"`
-	Summary      string      `json:"summary"`
-	SummaryStale bool        `json:"summary_stale"`
-	TurnCount    int         `json:"turn_count"`
-	RecentTurns  RecentTurns `json:"recent_turns"`
-	CreatedAt    time.Time   `json:"created_at"`
-	UpdatedAt    time.Time   `json:"updated_at"`
+	ID           string    `json:"id"`
+	LearnerID    *string   `json:"learner_id"`
+	Summary      string    `json:"summary"`
+	SummaryStale bool      `json:"summary_stale"`
+	TurnCount    int       `json:"turn_count"`
+	RecentTurns  TurnsJSON `json:"recent_turns"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
-// RecentTurns is the JSON array of a conversation's last turns, kept as the
-// database hands it over: a read passes it on to the client as it is,
-// instead of decoding every turn and encoding it again (the decoding alone
-// was a sixth of the CPU the GET benchmark cost the process). Turns decodes
-// it when the turns themselves are needed.
-type RecentTurns json.RawMessage
+// TurnsJSON is a JSON array of turns (a conversation's last turns, a search
+// result's best matches) kept as the database hands it over: a read passes
+// it on to the client as it is, instead of decoding every turn and encoding
+// it again (decoding the last turns alone was a sixth of the CPU the GET
+// benchmark cost the process). Turns decodes it when the turns themselves
+// are needed.
+type TurnsJSON json.RawMessage
 
-// NewRecentTurns encodes turns.
-func NewRecentTurns(turns []Turn) (RecentTurns, error) {
+// NewTurnsJSON encodes turns.
+func NewTurnsJSON(turns []Turn) (TurnsJSON, error) {
 	if turns == nil {
 		turns = []Turn{}
 	}
 	raw, err := json.Marshal(turns)
-	return RecentTurns(raw), err
+	return TurnsJSON(raw), err
 }
 
 // Turns decodes the turns.
-func (r RecentTurns) Turns() ([]Turn, error) {
+func (r TurnsJSON) Turns() ([]Turn, error) {
 	var turns []Turn
 	if len(r) == 0 {
 		return turns, nil
@@ -61,7 +62,7 @@ func (r RecentTurns) Turns() ([]Turn, error) {
 
 // MarshalJSON writes the array as stored; encoding/json still checks it
 // and takes out the spaces Postgres puts after commas and colons.
-func (r RecentTurns) MarshalJSON() ([]byte, error) {
+func (r TurnsJSON) MarshalJSON() ([]byte, error) {
 	if len(r) == 0 {
 		return []byte("[]"), nil
 	}
@@ -69,7 +70,7 @@ func (r RecentTurns) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON keeps a copy of the array, for clients of the API.
-func (r *RecentTurns) UnmarshalJSON(data []byte) error {
+func (r *TurnsJSON) UnmarshalJSON(data []byte) error {
 	*r = append((*r)[:0], data...)
 	return nil
 }

@@ -15,7 +15,7 @@ func TestRecentTurnsRoundTrip(t *testing.T) {
 		{ID: "t-1", Role: memory.RoleUser, Content: `She said "<no>" & left`},
 		{Role: memory.RoleAssistant, Content: "Try again tomorrow — gently."},
 	}
-	recent, err := memory.NewRecentTurns(turns)
+	recent, err := memory.NewTurnsJSON(turns)
 	if err != nil {
 		t.Fatal(err)
 	}

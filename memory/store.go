@@ -92,6 +92,6 @@ type SearchResult struct {
 	Archived       bool      `json:"archived"`
 	Rank           float64   `json:"rank"`
 	// Snippet is HTML-escaped text with the matched words in <mark>.
-	Snippet string `json:"snippet"`
-	Matches []Turn `json:"matches"`
+	Snippet string    `json:"snippet"`
+	Matches TurnsJSON `json:"matches"`
 }

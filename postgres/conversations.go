@@ -33,7 +33,7 @@ func scanConversation(row pgx.Row) (conversationRow, error) {
 	var recent []byte
 	err := row.Scan(&c.ID, &c.LearnerID, &c.Summary, &c.SummaryStale, &c.summarizedTurnID,
 		&c.TurnCount, &recent, &c.CreatedAt, &c.UpdatedAt)
-	c.RecentTurns = memory.RecentTurns(recent)
+	c.RecentTurns = memory.TurnsJSON(recent)
 	return c, err
 }
 
@@ -137,7 +137,7 @@ func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memo
 			return err
 		}
 		recent = append(recent, fresh...)
-		recentJSON, err := memory.NewRecentTurns(recent[max(0, len(recent)-recentTurnsKept):])
+		recentJSON, err := memory.NewTurnsJSON(recent[max(0, len(recent)-recentTurnsKept):])
 		if err != nil {
 			return err
 		}

@@ -170,7 +170,7 @@ func (s *Store) Search(ctx context.Context, q memory.SearchQuery) ([]memory.Sear
 		results, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.SearchResult, error) {
 			var r memory.SearchResult
 			var snippet string
-			var matches []memory.Turn
+			var matches []byte
 			err := row.Scan(&r.ID, &r.LearnerID, &r.Summary, &r.TurnCount, &r.Date, &r.Archived,
 				&r.Rank, &matches, &snippet)
 			r.Rank = math.Round(r.Rank*1e4) / 1e4
@@ -179,7 +179,7 @@ func (s *Store) Search(ctx context.Context, q memory.SearchQuery) ([]memory.Sear
 				r.LearnerContext = "Learner-specific"
 			}
 			r.Snippet = highlight(snippet)
-			r.Matches = matches
+			r.Matches = memory.TurnsJSON(matches)
 			return r, err
 		})
 		return err

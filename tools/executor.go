@@ -171,14 +171,18 @@ func (x *Executor) search(ctx context.Context, text string, includeArchive bool)
 	}
 	result := searchResult{Success: true, Count: len(found), Results: make([]foundItem, len(found))}
 	for i, r := range found {
+		matches, err := r.Matches.Turns()
+		if err != nil {
+			return searchResult{}, err
+		}
 		item := foundItem{
 			Summary:        r.Summary,
 			Date:           r.Date,
 			LearnerContext: r.LearnerContext,
 			Snippet:        plainSnippet(r.Snippet),
-			Matches:        make([]contextTurn, len(r.Matches)),
+			Matches:        make([]contextTurn, len(matches)),
 		}
-		for j, m := range r.Matches {
+		for j, m := range matches {
 			item.Matches[j] = contextTurn{Role: m.Role, Content: m.Content}
 		}
 		result.Results[i] = item
