@@ -19,9 +19,8 @@ func TestResentTurnsAreFoundByIndexProbes(t *testing.T) {
 	pool := pgtest.NewPool(t)
 	const facilitator = "5d0c7a3e-8b1f-4c2a-9e6d-3f4a5b6c7d01"
 	const learner = "5d0c7a3e-8b1f-4c2a-9e6d-3f4a5b6c7d02"
+	seedLearner(t, pool, facilitator, learner)
 	setup := []string{
-		`insert into auth.users (id) values ('` + facilitator + `')`,
-		`insert into public.learners (id, facilitator_id, name) values ('` + learner + `', '` + facilitator + `', 'Ada')`,
 		// A long conversation, every turn with a client id.
 		`insert into public.conversation_turns (facilitator_id, learner_id, role, content, client_turn_id)
 			select '` + facilitator + `', '` + learner + `', 'user', 'turn ' || n, 'client-' || n

@@ -17,12 +17,7 @@ func TestOpeningReadsTheMostImportantPersonalAndContextMemories(t *testing.T) {
 	pool := pgtest.NewPool(t)
 	const facilitator = "0b7e4a52-6d1f-4f0e-9c1a-2e5d7b8c9a01"
 	const learner = "0b7e4a52-6d1f-4f0e-9c1a-2e5d7b8c9a02"
-	if _, err := pool.Exec(ctx, `insert into auth.users (id) values ($1::uuid)`, facilitator); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, `insert into public.learners (id, facilitator_id, name) values ($1::uuid, $2::uuid, 'Ada')`, learner, facilitator); err != nil {
-		t.Fatal(err)
-	}
+	seedLearner(t, pool, facilitator, learner)
 	// 40 memories of each type with importances interleaved across the
 	// types; the academic ones matter most but are not for the opening.
 	var want []string

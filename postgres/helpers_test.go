@@ -1,0 +1,22 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// seedLearner adds a facilitator and one learner of theirs named Ada, as the
+// database's owner, with the ids given.
+func seedLearner(t *testing.T, pool *pgxpool.Pool, facilitator, learner string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, `insert into auth.users (id) values ($1::uuid)`, facilitator); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `insert into public.learners (id, facilitator_id, name) values ($1::uuid, $2::uuid, 'Ada')`,
+		learner, facilitator); err != nil {
+		t.Fatal(err)
+	}
+}
