@@ -85,12 +85,14 @@ terms as materialized (
 query as (
 	select string_agg(term_query::text, ' | ')::tsquery as q from terms
 ),
+-- An active conversation's vector is computed here, from its summary and
+-- turns (migration 0009); one with neither has nothing to be found by.
 docs as materialized (
 	select false as archived, c.id, c.learner_id, c.summary, c.turn_count, c.updated_at as date,
 		c.search_vector as v
 	from public.conversation_updates c
 	where c.facilitator_id = $1::uuid and ($4::uuid is null or c.learner_id = $4::uuid)
-		and c.search_vector <> ''::tsvector
+		and (c.turns_vector <> ''::tsvector or c.summary <> '')
 	union all
 	select true, a.id, a.learner_id, a.summary, a.turn_count, a.archived_at, a.search_vector
 	from public.conversation_history_archive a

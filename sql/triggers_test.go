@@ -210,17 +210,17 @@ func TestAutoArchive(t *testing.T) {
 	})
 }
 
-// TestConversationSearchVector checks the active conversation's generated
-// search vector: the summary at weight A and the active turns (turns_vector,
-// extended per update and rebuilt on archiving) at weight B.
+// TestConversationSearchVector checks the active conversation's search
+// vector, search_vector(c): the summary at weight A and the active turns
+// (turns_vector, extended per update and rebuilt on archiving) at weight B.
 func TestConversationSearchVector(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t)
 
 	matches := func(t *testing.T, tx pgx.Tx, a, learner, weights, word string) bool {
 		t.Helper()
-		return scalar[bool](t, tx, `select ts_filter(search_vector, $3::"char"[]) @@ to_tsquery('english', $4::text)
-			from public.conversation_updates where facilitator_id = $1::uuid and learner_id = $2::uuid`,
+		return scalar[bool](t, tx, `select ts_filter(c.search_vector, $3::"char"[]) @@ to_tsquery('english', $4::text)
+			from public.conversation_updates c where facilitator_id = $1::uuid and learner_id = $2::uuid`,
 			a, learner, weights, word)
 	}
 
