@@ -8,9 +8,9 @@ import (
 	"mentormemory/memory"
 )
 
-// TestRecentTurnsRoundTrip checks that a conversation's last turns survive
+// TestTurnsJSONRoundTrip checks that a conversation's last turns survive
 // encoding and decoding the conversation, and that none encode as [].
-func TestRecentTurnsRoundTrip(t *testing.T) {
+func TestTurnsJSONRoundTrip(t *testing.T) {
 	turns := []memory.Turn{
 		{ID: "t-1", Role: memory.RoleUser, Content: `She said "<no>" & left`},
 		{Role: memory.RoleAssistant, Content: "Try again tomorrow — gently."},

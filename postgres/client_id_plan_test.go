@@ -67,7 +67,6 @@ func TestResentTurnsAreFoundByIndexProbes(t *testing.T) {
 
 // planNode is a node of EXPLAIN's JSON plan, with the fields the test reads.
 type planNode struct {
-	NodeType  string     `json:"Node Type"`
 	IndexName string     `json:"Index Name"`
 	Plans     []planNode `json:"Plans"`
 }
