@@ -82,60 +82,77 @@ terms as materialized (
 	group by term order by max(weight) desc, term limit $10
 ),
 
-query as (
+query as materialized (
 	select string_agg(term_query::text, ' | ')::tsquery as q from terms
 ),
--- An active conversation's vector is computed here, from its summary and
--- turns (migration 0009); one with neither has nothing to be found by.
+-- Every candidate conversation is read once, in place: its length and,
+-- when it matches, each term's frequency, in the order of term. Nothing
+-- here copies a search vector: each one is a few kilobytes, and copying a
+-- hundred of them into a CTE's store and back was a tenth of a search. An
+-- active conversation's vector is computed from its summary and turns
+-- (migration 0009); one with neither has nothing to be found by.
+--
+-- A term's frequency counts the summary's occurrences $7 times. For a
+-- one-word query ts_rank_cd is the sum of the weights of its occurrences,
+-- which reads the term straight from the vector instead of unnesting every
+-- lexeme of every matching conversation.
 docs as materialized (
-	select false as archived, c.id, c.learner_id, c.summary, c.turn_count, c.updated_at as date,
-		c.search_vector as v
-	from public.conversation_updates c
-	where c.facilitator_id = $1::uuid and ($4::uuid is null or c.learner_id = $4::uuid)
-		and (c.turns_vector <> ''::tsvector or c.summary <> '')
-	union all
-	select true, a.id, a.learner_id, a.summary, a.turn_count, a.archived_at, a.search_vector
-	from public.conversation_history_archive a
-	where $5::boolean and a.facilitator_id = $1::uuid and ($4::uuid is null or a.learner_id = $4::uuid)
+	select d.archived, d.id, d.date, length(d.v)::float8 as dl,
+		case when d.v @@ (select q from query) then array(
+			select ts_rank_cd(array[0.1, 0.1, 1 / $7::float8, 1]::float4[], d.v, t.term_query, 0) * $7::float8
+			from terms t order by t.term)
+		end as tfs
+	from (
+		select false as archived, c.id, c.updated_at as date, c.search_vector as v
+		from public.conversation_updates c
+		where c.facilitator_id = $1::uuid and ($4::uuid is null or c.learner_id = $4::uuid)
+			and (c.turns_vector <> ''::tsvector or c.summary <> '')
+		union all
+		select true, a.id, a.archived_at, a.search_vector
+		from public.conversation_history_archive a
+		where $5::boolean and a.facilitator_id = $1::uuid and ($4::uuid is null or a.learner_id = $4::uuid)
+	) d
 ),
-stats as (
-	select count(*)::float8 as n, greatest(avg(length(v)), 1)::float8 as avgdl from docs
+stats as materialized (
+	select count(*)::float8 as n, greatest(avg(dl), 1)::float8 as avgdl from docs
 ),
-hits as materialized (
-	select d.archived, d.id, d.date, length(d.v)::float8 as dl, d.v
-	from docs d where d.v @@ (select q from query)
+freqs as materialized (
+	select d.archived, d.id, d.date, d.dl, f.term_no, f.tf
+	from docs d cross join lateral unnest(d.tfs) with ordinality as f(tf, term_no)
+	where d.tfs is not null and f.tf > 0
 ),
--- A term's frequency in a conversation, the summary's occurrences counted
--- $7 times. For a one-word query ts_rank_cd is the sum of the weights of
--- its occurrences, which reads the term straight from the vector instead
--- of unnesting every lexeme of every matching conversation.
-freqs as (
-	select h.archived, h.id, h.date, h.dl, t.term, t.weight,
-		ts_rank_cd(array[0.1, 0.1, 1 / $7::float8, 1]::float4[], h.v, t.term_query, 0) * $7::float8 as tf
-	from hits h cross join terms t
-),
-idf as (
-	select term, ln(1 + ((select n from stats) - count(*) + 0.5) / (count(*) + 0.5)) as idf
-	from freqs where tf > 0 group by term
+-- Each term's weight and inverse document frequency, numbered as in tfs.
+term_weights as materialized (
+	select t.term_no, t.weight, ln(1 + (s.n - count(*) + 0.5) / (count(*) + 0.5)) as idf
+	from (select row_number() over (order by term) as term_no, weight from terms) t
+	join freqs f using (term_no)
+	cross join stats s
+	group by t.term_no, t.weight, s.n
 ),
 -- Ranked and cut to the limit before the costlier per-result work below.
-ranked as (
+ranked as materialized (
 	select f.archived, f.id, f.date,
-		sum(f.weight * i.idf * f.tf * ($8::float8 + 1)
-			/ (f.tf + $8::float8 * (1 - $9::float8 + $9::float8 * f.dl / (select avgdl from stats)))) as score
-	from freqs f join idf i using (term)
-	where f.tf > 0
+		sum(w.weight * w.idf * f.tf * ($8::float8 + 1)
+			/ (f.tf + $8::float8 * (1 - $9::float8 + $9::float8 * f.dl / s.avgdl))) as score
+	from freqs f join term_weights w using (term_no) cross join stats s
 	group by f.archived, f.id, f.date
 	order by score desc, f.date desc, f.id
 	limit $6
 )
-select d.id::text, d.learner_id::text, coalesce(d.summary, ''), d.turn_count, d.date, d.archived,
+select r.id::text, d.learner_id::text, coalesce(d.summary, ''), d.turn_count, r.date, r.archived,
 	r.score,
 	coalesce(m.matches, '[]'::jsonb),
 	ts_headline('english', coalesce(m.best, d.summary, ''), (select q from query),
 		'StartSel=` + markStart + `, StopSel=` + markStop + `, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
 from ranked r
-join docs d on d.archived = r.archived and d.id = r.id
+-- Each result's row, found by its key.
+cross join lateral (
+	select c.learner_id, c.summary, c.turn_count from public.conversation_updates c
+	where not r.archived and c.facilitator_id = $1::uuid and c.id = r.id
+	union all
+	select a.learner_id, a.summary, a.turn_count from public.conversation_history_archive a
+	where r.archived and a.facilitator_id = $1::uuid and a.id = r.id
+) d
 left join lateral (
 	select jsonb_agg(jsonb_strip_nulls(jsonb_build_object('id', b.client_turn_id, 'role', b.role,
 			'content', b.content, 'created_at', b.created_at)) order by b.rank desc, b.id) as matches,
@@ -144,13 +161,13 @@ left join lateral (
 		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
 			ts_rank(t.content_vector, (select q from query)) as rank
 		from public.conversation_turns t
-		where d.archived and t.facilitator_id = $1::uuid and t.archive_id = d.id
+		where r.archived and t.facilitator_id = $1::uuid and t.archive_id = r.id
 			and t.content_vector @@ (select q from query)
 		union all
 		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
 			ts_rank(t.content_vector, (select q from query))
 		from public.conversation_turns t
-		where not d.archived and t.facilitator_id = $1::uuid and t.archive_id is null
+		where not r.archived and t.facilitator_id = $1::uuid and t.archive_id is null
 			and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(d.learner_id, '` + nilLearner + `'::uuid)
 			and t.content_vector @@ (select q from query)
 		order by rank desc, id
