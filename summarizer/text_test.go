@@ -37,3 +37,14 @@ func TestDefuse(t *testing.T) {
 		t.Errorf("defuse changed ordinary text: %q", got)
 	}
 }
+
+func TestTokens(t *testing.T) {
+	got := tokens("Maya’s kids' DON'T 'quote' Éclair 4th-grade,x'y ''")
+	want := []string{"maya's", "kids", "don't", "quote", "éclair", "4th", "grade", "x'y"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("tokens =\n%q\nwant\n%q", got, want)
+	}
+	if got := tokens(" ,. "); got != nil {
+		t.Errorf("tokens of punctuation = %q, want none", got)
+	}
+}
