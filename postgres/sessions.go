@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/memory"
@@ -32,34 +33,39 @@ func (s *Store) LiveSession(ctx context.Context, learnerID *string) (memory.Sess
 	return state, err
 }
 
-// trackSession folds newly stored turns into the conversation's live
-// session, starting one when none is live, and returns its id. A live
-// session idle past the limit is ended first, so its opening is ready.
-func trackSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName string, fresh []memory.Turn) (string, error) {
-	var id string
-	var closingJSON []byte
-	var idle bool
-	err := tx.QueryRow(ctx, `select id::text, closing, last_activity_at <= now() - make_interval(secs => $3)
-		from public.mentor_sessions where `+sameConversation+` and ended_at is null for update`,
-		me, learnerKey(learnerID), memory.SessionIdleLimit.Seconds()).Scan(&id, &closingJSON, &idle)
-	found := err == nil
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return "", err
+// lockLiveSessionSQL locks the conversation's live session, if any, and
+// says whether it has been idle past the limit ($3, seconds). $1
+// facilitator, $2 learner key.
+const lockLiveSessionSQL = `select id::text, closing, last_activity_at <= now() - make_interval(secs => $3)
+	from public.mentor_sessions where ` + sameConversation + ` and ended_at is null for update`
+
+// liveSession is a conversation's live session as lockLiveSessionSQL reads
+// it; the zero value stands for none.
+type liveSession struct {
+	id      string
+	closing []byte
+	idle    bool
+}
+
+func scanLiveSession(row pgx.Row) (liveSession, error) {
+	var s liveSession
+	err := row.Scan(&s.id, &s.closing, &s.idle)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return liveSession{}, nil
 	}
-	if found && idle {
-		if _, err := endSession(ctx, tx, me, learnerID, learnerName, id, memory.EndedIdle); err != nil {
-			return "", err
-		}
-		found = false
-	}
-	if !found {
-		if err := tx.QueryRow(ctx, `insert into public.mentor_sessions (facilitator_id, learner_id)
-			values ($1::uuid, $2::uuid) returning id::text, closing`, me, learnerID).Scan(&id, &closingJSON); err != nil {
-			return "", err
-		}
-	}
+	return s, err
+}
+
+// queueSessionUpdate folds newly stored turns into the conversation's live
+// session, or starts one when none is live, and returns its id. The id of a
+// new session is chosen here, so the session is written with its closing
+// state in one statement.
+func queueSessionUpdate(b *pgx.Batch, me string, learnerID *string, learnerName string, live liveSession, fresh []memory.Turn) (string, error) {
 	var closing memory.ClosingState
-	if err := json.Unmarshal(closingJSON, &closing); err != nil {
+	id := live.id
+	if id == "" {
+		id = uuid.NewString()
+	} else if err := json.Unmarshal(live.closing, &closing); err != nil {
 		return "", err
 	}
 	closing.SessionID = id
@@ -75,12 +81,18 @@ func trackSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, 
 	if err != nil {
 		return "", err
 	}
-	_, err = tx.Exec(ctx, `update public.mentor_sessions
+	if live.id == "" {
+		b.Queue(`insert into public.mentor_sessions (facilitator_id, id, exchanges, last_message, closing, learner_id)
+			values ($1::uuid, $2::uuid, $3, $4, $5::jsonb, $6::uuid)`,
+			me, id, closing.Exchanges, lastMessage, string(encoded), learnerID)
+		return id, nil
+	}
+	b.Queue(`update public.mentor_sessions
 		set exchanges = $3, last_message = coalesce(nullif($4, ''), last_message),
 			last_activity_at = now(), closing = $5::jsonb
 		where facilitator_id = $1::uuid and id = $2::uuid`,
 		me, id, closing.Exchanges, lastMessage, string(encoded))
-	return id, err
+	return id, nil
 }
 
 // EndSession ends the conversation's live session and answers from its
