@@ -1,0 +1,77 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/memory"
+	"mentormemory/pgtest"
+	"mentormemory/postgres"
+)
+
+// roundTrips counts the requests the app sends Postgres and waits on: a
+// statement on its own (begin and commit included) or a batch of them.
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// A post to a conversation that exists, with a live session, makes six
+// round trips: begin, the caller's settings, the reads and locks, the
+// writes and the summary's turns, the record's update, commit. Each one
+// more is a network round trip on every post when the database is remote.
+func TestPostMakesSixRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := &roundTrips{}
+	cfg.ConnConfig.Tracer = counter
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	const facilitator = "3c0f5e1a-7b2d-4e8f-9a1b-2c3d4e5f6a71"
+	const learner = "3c0f5e1a-7b2d-4e8f-9a1b-2c3d4e5f6a72"
+	seedLearner(t, pool, facilitator, learner)
+	claims, _ := json.Marshal(map[string]string{"sub": facilitator, "role": "authenticated", "aud": "authenticated"})
+	ctx = memory.WithCaller(ctx, memory.Caller{UserID: facilitator, Claims: claims})
+	store := postgres.NewStore(pool, 50)
+	post := func(n string) memory.Appended {
+		t.Helper()
+		out, err := store.AppendTurns(ctx, new(string(learner)), []memory.Turn{
+			{Role: memory.RoleUser, Content: "How is the reading going? " + n, ID: "u" + n},
+			{Role: memory.RoleAssistant, Content: "Ada read two chapters. " + n, ID: "a" + n},
+		}, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	post("1") // creates the record and the session
+
+	counter.n.Store(0)
+	if out := post("2"); out.Added != 2 || out.Job == nil {
+		t.Fatalf("the second post stored %d turns (summary job %v), want 2 and a job", out.Added, out.Job)
+	}
+	if got := counter.n.Load(); got != 6 {
+		t.Fatalf("a post made %d round trips, want 6", got)
+	}
+}
