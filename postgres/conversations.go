@@ -58,10 +58,10 @@ func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory
 // and the session and reads what the summarizer needs, the third saves the
 // conversation's record. Each round trip is a pipeline of statements that
 // Postgres runs one after the other in the transaction. With one statement
-// per round trip a post made eleven of them, begin and commit included, and
-// now makes six: on loopback that is about 4% more posts a second at eight
-// at a time, and with the database across a network (Supabase) each round
-// trip saved is its latency saved on every post.
+// per round trip a post made eleven of them, begin and commit included; it
+// now makes six. On loopback the difference is small; with the database
+// across a network (Supabase) each round trip saved is its latency saved on
+// every post.
 
 // opened is what a post works on: the learner's name, the conversation's
 // active record and live session, both locked until the transaction ends
@@ -123,17 +123,6 @@ func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *stri
 	return opened{}, &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry"}
 }
 
-// sendBatch sends the batch's statements in one round trip and reads their
-// results with read; the batch is closed however read ends.
-func sendBatch(ctx context.Context, tx pgx.Tx, b *pgx.Batch, read func(br pgx.BatchResults) error) error {
-	br := tx.SendBatch(ctx, b)
-	if err := read(br); err != nil {
-		br.Close()
-		return err
-	}
-	return br.Close()
-}
-
 func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memory.Turn, regenerate bool, inline memory.InlineSummarizer) (memory.Appended, error) {
 	var out memory.Appended
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
@@ -165,13 +154,15 @@ func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memo
 		var job *memory.SummaryJob
 		if err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
 			if len(fresh) > 0 {
+				var err error
 				if fresh, stored, err = readInsertedTurns(br, fresh); err != nil {
 					return err
 				}
-				if _, err := br.Exec(); err != nil {
+				if _, err := br.Exec(); err != nil { // the session's write
 					return err
 				}
 			}
+			var err error
 			job, err = readSummaryJob(br, conv, o.learnerName, full, regenerate)
 			return err
 		}); err != nil {

@@ -151,22 +151,33 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 		b.Queue(learnerNameSQL, caller.UserID, *learnerID)
 	}
 	queue(b, caller.UserID)
-	br := s.pool.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return dbError(err)
-	}
-	if learnerID != nil {
-		if _, err := learnerName(br.QueryRow()); err != nil {
-			br.Close()
-			return dbError(err)
+	return dbError(sendBatch(ctx, s.pool, b, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return err
 		}
-	}
-	if err := collect(br); err != nil {
+		if learnerID != nil {
+			if _, err := learnerName(br.QueryRow()); err != nil {
+				return err
+			}
+		}
+		return collect(br)
+	}))
+}
+
+// batchSender is a pool or a transaction: what sends a batch.
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// sendBatch sends the batch's statements in one round trip and reads their
+// results with read; the batch is closed however read ends.
+func sendBatch(ctx context.Context, to batchSender, b *pgx.Batch, read func(br pgx.BatchResults) error) error {
+	br := to.SendBatch(ctx, b)
+	if err := read(br); err != nil {
 		br.Close()
-		return dbError(err)
+		return err
 	}
-	return dbError(br.Close())
+	return br.Close()
 }
 
 // dbError turns a database failure into a memory error: the database being
