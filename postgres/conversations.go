@@ -75,53 +75,60 @@ type opened struct {
 }
 
 // openConversation reads and locks, in one round trip, what a post works
-// on; the conversation's record is created first when missing.
+// on. The batch first creates the conversation's record when it is missing,
+// so that the record is there to lock before anything else is: posts to one
+// conversation take the record's lock, then the live session's, always in
+// that order. (Locking the session while the record was missing let a post
+// hold the session and wait for the record while another held the record
+// and waited for the session: a deadlock under parallel first posts.)
 func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *string, posted []memory.Turn) (opened, error) {
-	// The record usually exists, so it is locked first and inserted only
-	// when missing. A concurrent first post or clear can get in between;
-	// the next round then finds, or creates, the row.
-	for range 3 {
-		var o opened
-		found := true
-		b := &pgx.Batch{}
-		if learnerID != nil {
-			b.Queue(learnerNameSQL, me, *learnerID)
-		}
-		b.Queue(`select `+conversationColumns+` from public.conversation_updates
-			where `+sameConversation+` for update`, me, learnerKey(learnerID))
-		queueStoredTurns(b, me, learnerID, posted)
-		b.Queue(lockLiveSessionSQL, me, learnerKey(learnerID), memory.SessionIdleLimit.Seconds())
-		err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
-			var err error
-			if learnerID != nil {
-				if o.learnerName, err = learnerName(br.QueryRow()); err != nil {
-					return err
-				}
-			}
-			if o.conv, err = scanConversation(br.QueryRow()); errors.Is(err, pgx.ErrNoRows) {
-				found = false
-				return nil
-			} else if err != nil {
-				return err
-			}
-			if o.fresh, err = readUnstoredTurns(br, posted); err != nil {
-				return err
-			}
-			o.session, err = scanLiveSession(br.QueryRow())
-			return err
-		})
-		if err != nil || found {
-			return o, err
-		}
-		if _, err := tx.Exec(ctx, `insert into public.conversation_updates (facilitator_id, learner_id)
-			values ($1::uuid, $2::uuid)
-			on conflict on constraint conversation_updates_one_per_learner do nothing`,
-			me, learnerID); err != nil {
-			return opened{}, err
-		}
+	var o opened
+	b := &pgx.Batch{}
+	if learnerID != nil {
+		b.Queue(learnerNameSQL, me, *learnerID)
 	}
-	return opened{}, &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry"}
+	b.Queue(createConversationSQL, me, learnerKey(learnerID))
+	b.Queue(`select `+conversationColumns+` from public.conversation_updates
+		where `+sameConversation+` for update`, me, learnerKey(learnerID))
+	queueStoredTurns(b, me, learnerID, posted)
+	b.Queue(lockLiveSessionSQL, me, learnerKey(learnerID), memory.SessionIdleLimit.Seconds())
+	err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
+		var err error
+		if learnerID != nil {
+			if o.learnerName, err = learnerName(br.QueryRow()); err != nil {
+				return err
+			}
+		}
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		// Only a clear committed between the insert and the lock removes
+		// the record; the client retries and starts a new conversation.
+		if o.conv, err = scanConversation(br.QueryRow()); errors.Is(err, pgx.ErrNoRows) {
+			return &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry"}
+		} else if err != nil {
+			return err
+		}
+		if o.fresh, err = readUnstoredTurns(br, posted); err != nil {
+			return err
+		}
+		o.session, err = scanLiveSession(br.QueryRow())
+		return err
+	})
+	return o, err
 }
+
+// createConversationSQL creates the conversation's active record ($1
+// facilitator, $2 learner key) unless it exists, or the learner is not the
+// caller's. The existence probe spares the usual post a speculative
+// insertion; the conflict clause settles two first posts at once, the
+// second waiting for the first to commit.
+const createConversationSQL = `insert into public.conversation_updates (facilitator_id, learner_id)
+	select $1::uuid, nullif($2::uuid, '` + nilLearner + `'::uuid)
+	where not exists (select 1 from public.conversation_updates where ` + sameConversation + `)
+		and ($2::uuid = '` + nilLearner + `'::uuid
+			or exists (select 1 from public.learners where facilitator_id = $1::uuid and id = $2::uuid))
+	on conflict on constraint conversation_updates_one_per_learner do nothing`
 
 func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memory.Turn, regenerate bool, inline memory.InlineSummarizer) (memory.Appended, error) {
 	var out memory.Appended
