@@ -102,10 +102,8 @@ func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *stri
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		// Only a clear committed between the insert and the lock removes
-		// the record; the client retries and starts a new conversation.
 		if o.conv, err = scanConversation(br.QueryRow()); errors.Is(err, pgx.ErrNoRows) {
-			return &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry"}
+			return errConversationCleared
 		} else if err != nil {
 			return err
 		}
@@ -130,7 +128,24 @@ const createConversationSQL = `insert into public.conversation_updates (facilita
 			or exists (select 1 from public.learners where facilitator_id = $1::uuid and id = $2::uuid))
 	on conflict on constraint conversation_updates_one_per_learner do nothing`
 
+// errConversationCleared is openConversation's answer when a clear,
+// committed between the record's creation and its lock, removed the record.
+// The post then runs again from the start, in a new transaction: this one
+// may hold the cleared conversation's session lock, and waiting for a lock
+// while holding it could deadlock with a post of the new conversation.
+var errConversationCleared = errors.New("the conversation was cleared while the post opened it")
+
 func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memory.Turn, regenerate bool, inline memory.InlineSummarizer) (memory.Appended, error) {
+	for range 3 {
+		out, err := s.appendTurns(ctx, learnerID, turns, regenerate, inline)
+		if !errors.Is(err, errConversationCleared) {
+			return out, err
+		}
+	}
+	return memory.Appended{}, &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry"}
+}
+
+func (s *Store) appendTurns(ctx context.Context, learnerID *string, turns []memory.Turn, regenerate bool, inline memory.InlineSummarizer) (memory.Appended, error) {
 	var out memory.Appended
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		o, err := openConversation(ctx, tx, me, learnerID, turns)

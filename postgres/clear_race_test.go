@@ -1,0 +1,83 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/memory"
+	"mentormemory/pgtest"
+	"mentormemory/postgres"
+)
+
+// A post that meets a clear in progress waits for it, then stores its turns
+// in a new conversation: it neither fails nor writes into the cleared one.
+func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	const facilitator = "5d1e6f2a-8c3b-4f90-8b2c-3d4e5f6a7b81"
+	const learner = "5d1e6f2a-8c3b-4f90-8b2c-3d4e5f6a7b82"
+	seedLearner(t, pool, facilitator, learner)
+	claims, _ := json.Marshal(map[string]string{"sub": facilitator, "role": "authenticated", "aud": "authenticated"})
+	ctx = memory.WithCaller(ctx, memory.Caller{UserID: facilitator, Claims: claims})
+	store := postgres.NewStore(pool, 50)
+	exchange := func(n string) []memory.Turn {
+		return []memory.Turn{
+			{Role: memory.RoleUser, Content: "What did she read today? " + n, ID: "u" + n},
+			{Role: memory.RoleAssistant, Content: "Two chapters of her book. " + n, ID: "a" + n},
+		}
+	}
+	first, err := store.AppendTurns(ctx, new(string(learner)), exchange("1"), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The clear, held open: the record is deleted (and archived) but not
+	// committed, so the post finds the record, then waits for its lock.
+	clear, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer clear.Rollback(ctx)
+	if _, err := clear.Exec(ctx, `delete from public.conversation_updates where id = $1::uuid`, first.Conversation.ID); err != nil {
+		t.Fatal(err)
+	}
+	type posted struct {
+		out memory.Appended
+		err error
+	}
+	done := make(chan posted, 1)
+	go func() {
+		out, err := store.AppendTurns(ctx, new(string(learner)), exchange("2"), false, nil)
+		done <- posted{out, err}
+	}()
+	for waiting := 0; waiting == 0; {
+		select {
+		case p := <-done:
+			t.Fatalf("the post did not wait for the clear: %+v, %v", p.out, p.err)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if err := pool.QueryRow(ctx, `select count(*) from pg_locks where not granted`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := clear.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	p := <-done
+	if p.err != nil {
+		t.Fatalf("the post after the clear failed: %v", p.err)
+	}
+	if p.out.Added != 2 || p.out.Conversation.TurnCount != 2 || p.out.Conversation.ID == first.Conversation.ID {
+		t.Fatalf("after the clear the post stored %d turns in conversation %s with %d turns; want 2 in a new one (not %s)",
+			p.out.Added, p.out.Conversation.ID, p.out.Conversation.TurnCount, first.Conversation.ID)
+	}
+}
