@@ -2,11 +2,8 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/memory"
 	"mentormemory/pgtest"
@@ -16,17 +13,11 @@ import (
 // A post that meets a clear in progress waits for it, then stores its turns
 // in a new conversation: it neither fails nor writes into the cleared one.
 func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
-	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := pgtest.NewPool(t)
 	const facilitator = "5d1e6f2a-8c3b-4f90-8b2c-3d4e5f6a7b81"
 	const learner = "5d1e6f2a-8c3b-4f90-8b2c-3d4e5f6a7b82"
 	seedLearner(t, pool, facilitator, learner)
-	claims, _ := json.Marshal(map[string]string{"sub": facilitator, "role": "authenticated", "aud": "authenticated"})
-	ctx = memory.WithCaller(ctx, memory.Caller{UserID: facilitator, Claims: claims})
+	ctx := asFacilitator(context.Background(), facilitator)
 	store := postgres.NewStore(pool, 50)
 	exchange := func(n string) []memory.Turn {
 		return []memory.Turn{

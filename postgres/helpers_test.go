@@ -2,9 +2,12 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/memory"
 )
 
 // seedLearner adds a facilitator and one learner of theirs named Ada, as the
@@ -19,4 +22,11 @@ func seedLearner(t *testing.T, pool *pgxpool.Pool, facilitator, learner string) 
 		learner, facilitator); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// asFacilitator returns ctx carrying the facilitator as the verified caller,
+// with the claims a Supabase access token of theirs would have.
+func asFacilitator(ctx context.Context, id string) context.Context {
+	claims, _ := json.Marshal(map[string]string{"sub": id, "role": "authenticated", "aud": "authenticated"})
+	return memory.WithCaller(ctx, memory.Caller{UserID: id, Claims: claims})
 }

@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"mentormemory/memory"
@@ -16,8 +15,7 @@ import (
 func TestStatementsRunAsTheCaller(t *testing.T) {
 	store := postgres.NewStore(pgtest.NewPool(t), 50)
 	id := "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
-	claims, _ := json.Marshal(map[string]string{"sub": id, "role": "authenticated", "aud": "authenticated"})
-	ctx := memory.WithCaller(context.Background(), memory.Caller{UserID: id, Claims: claims})
+	ctx := asFacilitator(context.Background(), id)
 	write, read, err := store.Identity(ctx)
 	if err != nil {
 		t.Fatal(err)

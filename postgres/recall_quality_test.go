@@ -221,8 +221,7 @@ func newRecallFixture(t *testing.T) *recallFixture {
 	if _, err := f.pool.Exec(t.Context(), `insert into auth.users (id) values ($1::uuid)`, id); err != nil {
 		t.Fatal(err)
 	}
-	claims, _ := json.Marshal(map[string]string{"sub": id, "role": "authenticated", "aud": "authenticated"})
-	f.ctx = memory.WithCaller(t.Context(), memory.Caller{UserID: id, Claims: claims})
+	f.ctx = asFacilitator(t.Context(), id)
 	learner, err := f.hybrid.AddLearner(f.ctx, set.Learner)
 	if err != nil {
 		t.Fatal(err)

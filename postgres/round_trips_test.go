@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"sync/atomic"
 	"testing"
 
@@ -51,8 +50,7 @@ func TestPostMakesSixRoundTrips(t *testing.T) {
 	const facilitator = "3c0f5e1a-7b2d-4e8f-9a1b-2c3d4e5f6a71"
 	const learner = "3c0f5e1a-7b2d-4e8f-9a1b-2c3d4e5f6a72"
 	seedLearner(t, pool, facilitator, learner)
-	claims, _ := json.Marshal(map[string]string{"sub": facilitator, "role": "authenticated", "aud": "authenticated"})
-	ctx = memory.WithCaller(ctx, memory.Caller{UserID: facilitator, Claims: claims})
+	ctx = asFacilitator(ctx, facilitator)
 	store := postgres.NewStore(pool, 50)
 	post := func(n string) memory.Appended {
 		t.Helper()
