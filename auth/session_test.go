@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 	"mentormemory/auth"
 	"mentormemory/memory"
 )

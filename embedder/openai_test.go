@@ -16,7 +16,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
-	"mentormemory/llmtest"
+	"mentormemory/llm/llmtest"
 	"mentormemory/memory"
 )
 

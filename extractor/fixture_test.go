@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"mentormemory/llmtest"
+	"mentormemory/llm/llmtest"
 	"mentormemory/memory"
 )
 

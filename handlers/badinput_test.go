@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 )
 
 func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {

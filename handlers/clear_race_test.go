@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 	"mentormemory/memory"
 )
 

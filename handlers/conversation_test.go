@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 	"mentormemory/memory"
 )
 

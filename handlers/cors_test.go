@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 )
 
 // corsRequest sends a request from a browser page at origin and returns the

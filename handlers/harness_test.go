@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 	"mentormemory/auth"
 	"mentormemory/memory"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 )
 
 // TestEveryRouteIsolatesFacilitators has facilitator B, holding facilitator

@@ -15,7 +15,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 	"mentormemory/auth"
 )
 

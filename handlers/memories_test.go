@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"testing"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 )
 
 // addMemory stores a memory through the API and returns its id.

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"mentormemory/apptest"
-	"mentormemory/llmtest"
+	"mentormemory/app/apptest"
+	"mentormemory/llm/llmtest"
 )
 
 // scriptedModel is an OpenAI-compatible server whose answers a test scripts

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 	"mentormemory/auth"
 	"mentormemory/handlers"
 )

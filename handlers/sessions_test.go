@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 	"mentormemory/memory"
 )
 
@@ -17,7 +17,7 @@ import (
 // student speaks as the user, the tutor as the assistant.
 func alexSession(t *testing.T, n string) []memory.Turn {
 	t.Helper()
-	raw, err := os.ReadFile("../../shared/samples/student-alex/session_" + n + ".json")
+	raw, err := os.ReadFile("../simulator/samples/student-alex/session_" + n + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}

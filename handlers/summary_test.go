@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 	"mentormemory/summarizer"
 )
 

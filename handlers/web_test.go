@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 	"mentormemory/auth"
 	"mentormemory/handlers"
 	"mentormemory/memory"
-	"mentormemory/pgtest"
 	"mentormemory/postgres"
+	"mentormemory/postgres/pgtest"
 	"mentormemory/summarizer"
 )
 

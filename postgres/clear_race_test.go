@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"mentormemory/memory"
-	"mentormemory/pgtest"
 	"mentormemory/postgres"
+	"mentormemory/postgres/pgtest"
 )
 
 // A post that meets a clear in progress waits for it, then stores its turns

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"mentormemory/pgtest"
 	"mentormemory/postgres"
+	"mentormemory/postgres/pgtest"
 )
 
 // TestResentTurnsAreFoundByIndexProbes checks that looking up resent turns

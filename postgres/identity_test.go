@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"mentormemory/memory"
-	"mentormemory/pgtest"
 	"mentormemory/postgres"
+	"mentormemory/postgres/pgtest"
 )
 
 // Isolation must come from RLS, not from the service's login role (a

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/sql"
+	"mentormemory/migrations"
 )
 
 // migrationLockKey serialises concurrent migrators (several servers starting
@@ -21,7 +21,7 @@ const migrationLockKey = 7_361_902_411
 // Migrate applies, in order, each embedded migration not applied yet, each in
 // its own transaction, and records it in public.memory_migrations.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err error) {
-	names, err := fs.Glob(sql.Migrations, "migrations/*.sql")
+	names, err := fs.Glob(migrations.Files, "*.sql")
 	if err != nil {
 		return nil, err
 	}
@@ -37,8 +37,8 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err err
 	}
 
 	for _, name := range names {
-		version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
-		body, err := sql.Migrations.ReadFile(name)
+		version := strings.TrimSuffix(name, ".sql")
+		body, err := migrations.Files.ReadFile(name)
 		if err != nil {
 			return applied, err
 		}

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"mentormemory/pgtest"
 	"mentormemory/postgres"
+	"mentormemory/postgres/pgtest"
 )
 
 // The opening is built from the most important personal and context

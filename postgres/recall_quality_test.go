@@ -39,8 +39,8 @@ import (
 
 	"mentormemory/embedder"
 	"mentormemory/memory"
-	"mentormemory/pgtest"
 	"mentormemory/postgres"
+	"mentormemory/postgres/pgtest"
 	"mentormemory/summarizer"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/memory"
-	"mentormemory/pgtest"
 	"mentormemory/postgres"
+	"mentormemory/postgres/pgtest"
 )
 
 // roundTrips counts the requests the app sends Postgres and waits on: a

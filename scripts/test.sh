@@ -53,7 +53,7 @@ setup_database() {
   fi
 }
 
-# The browser end-to-end test (e2e/) drives headless Chromium. Like the
+# The browser end-to-end test (test/e2e/) drives headless Chromium. Like the
 # database: required under CI=true, where the test fails without it;
 # elsewhere a failed install only makes that test skip.
 setup_browser() {
@@ -73,6 +73,22 @@ ensure_cc() {
   if command -v gcc >/dev/null 2>&1 || command -v cc >/dev/null 2>&1; then return 0; fi
   log "no C compiler (needed by go test -race); installing gcc"
   apt_install gcc libc6-dev
+}
+
+# The repository stands alone: a user's clone has nothing beside it, so no
+# code, test, script or document may reach into a sibling folder of the
+# team's. (The pattern is escaped so that this file does not match itself.)
+check_self_contained() {
+  section "self-contained"
+  local outside
+  outside=$(grep -rIl --exclude-dir=.git --exclude-dir=.data --exclude-dir=node_modules \
+    --exclude-dir=test-artifacts -e '\.\./shared' . || true)
+  if [[ -n $outside ]]; then
+    err "these files refer to a folder outside the repository; copy what they need into it:"
+    printf '%s\n' "$outside" >&2
+    return 1
+  fi
+  log "nothing refers outside the repository"
 }
 
 check_gofmt() {
@@ -141,6 +157,7 @@ main() {
   ensure_cc || die "go test -race needs a C compiler"
   setup_database
   setup_browser
+  check_self_contained
   check_gofmt
   section "go vet"
   go vet ./...

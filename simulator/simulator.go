@@ -24,7 +24,7 @@ import (
 	"mentormemory/memory"
 )
 
-// RecordedFixture is the extraction fixture for ../shared/samples/
+// RecordedFixture is the extraction fixture for simulator/samples/
 // student-alex, replayed when no model key is configured.
 //
 //go:embed fixtures/student-alex.json

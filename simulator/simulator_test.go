@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"mentormemory/pgtest"
+	"mentormemory/postgres/pgtest"
 	"mentormemory/simulator"
 	"mentormemory/summarizer"
 )
@@ -19,7 +19,7 @@ func TestSimulatorRecallsSessionOneInSessionThree(t *testing.T) {
 	pool := pgtest.NewPool(t)
 	var out bytes.Buffer
 	start := time.Date(2026, 11, 12, 16, 0, 0, 0, time.UTC) // a Thursday
-	err := simulator.Simulate(context.Background(), pool, "../../shared/samples/student-alex", simulator.Config{
+	err := simulator.Simulate(context.Background(), pool, "samples/student-alex", simulator.Config{
 		Summarizer: summarizer.NewOffline(), Start: start, Out: &out,
 	})
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // offline summarizer: a rolling summary of a sample session plus the two
 // turns of the next exchange. It reports the p50 and p99 of one update.
 func BenchmarkOfflineUpdate(b *testing.B) {
-	raw, err := os.ReadFile("../../shared/samples/facilitator-dana/session_1.json")
+	raw, err := os.ReadFile("../simulator/samples/facilitator-dana/session_1.json")
 	if err != nil {
 		b.Fatal(err)
 	}

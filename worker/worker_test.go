@@ -16,10 +16,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/extractor"
-	"mentormemory/llmtest"
+	"mentormemory/llm/llmtest"
 	"mentormemory/memory"
-	"mentormemory/pgtest"
 	"mentormemory/postgres"
+	"mentormemory/postgres/pgtest"
 	"mentormemory/summarizer"
 	"mentormemory/worker"
 )

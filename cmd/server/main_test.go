@@ -13,7 +13,7 @@ import (
 
 	"mentormemory/app"
 	"mentormemory/auth"
-	"mentormemory/pgtest"
+	"mentormemory/postgres/pgtest"
 )
 
 const secret = "command-test-secret-at-least-32-chars!!"

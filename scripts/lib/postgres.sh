@@ -88,12 +88,12 @@ _pg_bin_for() {
 # system user created for the purpose.
 _pg_os_user() {
   local data=$1 owner
-  if [[ $EUID -ne 0 ]]; then id -un; return; fi
+  if [[ $EUID -ne 0 ]]; then id -un; return 0; fi
   if [[ -f $data/PG_VERSION ]]; then
     owner=$(stat -c %U "$data")
-    if [[ $owner != root && $owner != UNKNOWN ]]; then printf '%s\n' "$owner"; return; fi
+    if [[ $owner != root && $owner != UNKNOWN ]]; then printf '%s\n' "$owner"; return 0; fi
   fi
-  if id postgres >/dev/null 2>&1; then echo postgres; return; fi
+  if id postgres >/dev/null 2>&1; then echo postgres; return 0; fi
   if ! id "$PG_FALLBACK_OS_USER" >/dev/null 2>&1; then
     log "creating system user $PG_FALLBACK_OS_USER to run PostgreSQL"
     useradd --system --user-group --no-create-home --home-dir /nonexistent \

@@ -16,10 +16,10 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 	"mentormemory/auth"
 	"mentormemory/handlers"
-	"mentormemory/llmtest"
+	"mentormemory/llm/llmtest"
 )
 
 const (

@@ -20,7 +20,7 @@ import (
 
 	"mentormemory/auth"
 	"mentormemory/handlers"
-	"mentormemory/pgtest"
+	"mentormemory/postgres/pgtest"
 )
 
 // TestChatMemorySearchAndClear is the facilitator's path: demo sign-in,

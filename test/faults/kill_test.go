@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mentormemory/pgtest"
+	"mentormemory/postgres/pgtest"
 )
 
 // TestKilledServerLosesNoAcknowledgedTurn kills the server (SIGKILL: no

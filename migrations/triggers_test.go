@@ -1,4 +1,4 @@
-package sql_test
+package migrations_test
 
 import (
 	"maps"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/pgtest"
+	"mentormemory/postgres/pgtest"
 )
 
 // TestDeleteArchivesActiveTurns checks the archive_on_delete trigger:

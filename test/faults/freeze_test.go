@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"mentormemory/apptest"
+	"mentormemory/app/apptest"
 	"mentormemory/auth"
-	"mentormemory/pgtest"
+	"mentormemory/postgres/pgtest"
 )
 
 // freezingProxy forwards TCP connections to the database until frozen; then

@@ -1,4 +1,4 @@
-package sql_test
+package migrations_test
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/pgtest"
+	"mentormemory/postgres/pgtest"
 )
 
 // TestRLSIsolatesFacilitators checks, table by table, that facilitator B,

@@ -1,4 +1,4 @@
-package sql_test
+package migrations_test
 
 import (
 	"io/fs"
@@ -9,9 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/pgtest"
+	"mentormemory/migrations"
 	"mentormemory/postgres"
-	migrations "mentormemory/sql"
+	"mentormemory/postgres/pgtest"
 )
 
 // TestMigrateIsIdempotent checks that migrating an up-to-date database
@@ -31,7 +31,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 		}
 		return v
 	}
-	files, err := fs.Glob(migrations.Migrations, "migrations/*.sql")
+	files, err := fs.Glob(migrations.Files, "*.sql")
 	if err != nil || len(files) < 2 {
 		t.Fatalf("embedded migrations: %v %v", files, err)
 	}
@@ -59,7 +59,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 	// 0001 promises to leave an existing auth surface (Supabase's) alone:
 	// run again over the one it created, it must succeed. Rolled back.
 	t.Run("0001 over an existing auth schema", func(t *testing.T) {
-		body, err := migrations.Migrations.ReadFile("migrations/0001_supabase_compat.sql")
+		body, err := migrations.Files.ReadFile("0001_supabase_compat.sql")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,24 +10,16 @@ import (
 	"testing"
 )
 
-// samplesDir is ../shared/samples seen from this package's directory, where
-// go test runs.
-const samplesDir = "../../shared/samples"
+// samplesDir is the product's sample transcripts seen from this package's
+// directory, where go test runs.
+const samplesDir = "../../simulator/samples"
 
-// loadDataset generates the labelled set the tests measure. Without the
-// samples folder (a checkout of this module alone) it goes on without
-// them and says so, since the rest of the set is still meaningful.
+// loadDataset generates the labelled set the tests measure, the sample
+// transcripts included.
 func loadDataset(t *testing.T) Dataset {
 	t.Helper()
-	dir := samplesDir
-	if env := os.Getenv("SEARCHQUALITY_SAMPLES"); env != "" {
-		dir = env
-	}
-	samples, err := LoadSamples(dir)
-	switch {
-	case IsNotExist(err):
-		t.Logf("WARNING: %s not found; sample sessions and their questions left out", dir)
-	case err != nil:
+	samples, err := LoadSamples(samplesDir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	seed := uint64(DefaultSeed)

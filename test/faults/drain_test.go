@@ -15,7 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/pgtest"
+	"mentormemory/postgres/pgtest"
 )
 
 // fakeSummary is what the fake model writes as every rolling summary.

@@ -15,7 +15,7 @@ import (
 
 	"mentormemory/auth"
 	"mentormemory/handlers"
-	"mentormemory/pgtest"
+	"mentormemory/postgres/pgtest"
 )
 
 // TestKnowledgeCorrectForgetAndEndSession is what Mr. Mentor knows about a

@@ -1,4 +1,4 @@
-package sql_test
+package migrations_test
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/pgtest"
+	"mentormemory/postgres/pgtest"
 )
 
 // TestArchivedSearchVectorStaysInTheRow checks migration 0008: when a

@@ -47,7 +47,7 @@ func serverBinary(t *testing.T) string {
 		serverBuild.dir = dir
 		path := filepath.Join(dir, "server")
 		build := exec.Command("go", "build", "-o", path, "./cmd/server")
-		build.Dir = ".." // the module root
+		build.Dir = "../.." // the module root
 		if out, err := build.CombinedOutput(); err != nil {
 			serverBuild.err = fmt.Errorf("go build ./cmd/server: %v\n%s", err, out)
 			return

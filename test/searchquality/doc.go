@@ -12,7 +12,7 @@
 //   - every question is labelled with the session holding its answer and a
 //     kind (paraphrase, synonym, name, typo, temporal, stopwords, sample) so
 //     misses can be read per failure mode;
-//   - the hand-written transcripts of ../shared/samples are folded in as
+//   - the hand-written transcripts of simulator/samples are folded in as
 //     extra sessions when present (LoadSamples).
 //
 // quality_test.go loads the data through the real HTTP API exactly as the

@@ -17,8 +17,8 @@ import (
 	"mentormemory/counselor"
 	"mentormemory/handlers"
 	"mentormemory/memory"
-	"mentormemory/pgtest"
 	"mentormemory/postgres"
+	"mentormemory/postgres/pgtest"
 	"mentormemory/summarizer"
 )
 

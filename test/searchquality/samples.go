@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
-// SampleSet is one folder of ../shared/samples, read as sessions, with the
+// SampleSet is one folder of simulator/samples, read as sessions, with the
 // hand-written questions about it.
 type SampleSet struct {
 	Name      string
@@ -52,12 +51,8 @@ var sampleQuestions = []SampleQuestion{
 	{"student-alex/session_3.json", "when did we do the rocket landing problem", "a rocket's height is h = -5t^2 + 40t. When does it land?"},
 }
 
-// LoadSamples reads the sample folders under dir. A missing dir is
-// reported as fs.ErrNotExist so callers can run without it.
+// LoadSamples reads the sample folders under dir.
 func LoadSamples(dir string) ([]SampleSet, error) {
-	if _, err := os.Stat(dir); err != nil {
-		return nil, err
-	}
 	var sets []SampleSet
 	for _, def := range sampleSets {
 		set := SampleSet{Name: def.name}
@@ -124,7 +119,3 @@ func parseSample(raw []byte, learner string) ([]Turn, error) {
 	}
 	return turns, nil
 }
-
-// IsNotExist reports whether LoadSamples failed only because the folder
-// is absent.
-func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -27,7 +27,7 @@ const (
 	KindTypo       = "typo"       // one content word misspelled
 	KindTemporal   = "temporal"   // "when did we talk about …", keyword present
 	KindStopwords  = "stopwords"  // a reminder request padded with question words
-	KindSample     = "sample"     // about the hand-written ../shared/samples transcripts
+	KindSample     = "sample"     // about the hand-written simulator/samples transcripts
 )
 
 // Kinds lists the kinds in report order.

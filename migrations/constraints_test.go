@@ -1,11 +1,11 @@
-package sql_test
+package migrations_test
 
 import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/pgtest"
+	"mentormemory/postgres/pgtest"
 )
 
 // TestOneConversationPerLearnerOrNone checks the NULLS NOT DISTINCT unique
