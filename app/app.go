@@ -1,11 +1,14 @@
-// Package app wires the configured adapters into the HTTP app. The local
-// server and the Vercel function both build the service through it.
+// Package app wires the configured adapters into the service. New is the
+// only place the service is built: the server, the Vercel function, the
+// simulator, the benchmark and the tests all run what it returns.
 package app
 
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"runtime/debug"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
@@ -26,112 +29,154 @@ import (
 type App struct {
 	Handler *echo.Echo
 	Pool    *pgxpool.Pool
+	Service *memory.Service
 	// Worker does the background work (memory extraction, ending idle
 	// sessions); the long-running server runs it, see worker.Run.
-	Worker   *worker.Worker
-	verifier *auth.Verifier
+	Worker *worker.Worker
+	close  []func()
 }
 
-// New connects to the database and builds the app. It does not migrate:
-// the caller decides when (the server does at start, Vercel at deploy).
-func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error) {
-	verifier, err := auth.NewVerifier(ctx, auth.Config{
-		JWTSecret:   cfg.JWTSecret,
-		SupabaseURL: cfg.SupabaseURL,
-		Issuer:      cfg.JWTIssuer,
-	})
+// Option changes how New builds the app, for the callers that run it
+// somewhere other than a server of its own.
+type Option func(*options)
+
+type options struct {
+	pool          *pgxpool.Pool
+	summarizer    memory.Summarizer
+	extractor     memory.Extractor
+	txTimeout     time.Duration
+	maxToolRounds int
+}
+
+// WithPool runs the app on pool, which the caller keeps and closes,
+// instead of connecting to the configured database.
+func WithPool(pool *pgxpool.Pool) Option { return func(o *options) { o.pool = pool } }
+
+// WithSummarizer replaces the configured summarizer.
+func WithSummarizer(s memory.Summarizer) Option { return func(o *options) { o.summarizer = s } }
+
+// WithExtractor learns memories with e, whether or not a model is
+// configured (the simulator replays recorded extractions this way).
+func WithExtractor(e memory.Extractor) Option { return func(o *options) { o.extractor = e } }
+
+// WithTxTimeout replaces postgres.DefaultTxTimeout.
+func WithTxTimeout(d time.Duration) Option { return func(o *options) { o.txTimeout = d } }
+
+// WithMaxToolRounds replaces counselor.DefaultMaxToolRounds.
+func WithMaxToolRounds(n int) Option { return func(o *options) { o.maxToolRounds = n } }
+
+// New builds the service as configured. It does not migrate: the caller
+// decides when (the server does at start, Vercel at deploy). Without keys
+// to verify tokens with (cfg.Auth), which only the simulator runs without,
+// every token is refused.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Option) (*App, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	a := &App{}
+	verifier, err := newVerifier(ctx, cfg.Auth)
 	if err != nil {
 		return nil, err
 	}
-	sessions, err := sessionPolicy(cfg)
+	if v, ok := verifier.(*auth.Verifier); ok {
+		a.close = append(a.close, v.Close)
+	}
+	sessions, err := sessionPolicy(cfg.Auth)
 	if err != nil {
-		verifier.Close()
+		a.Close()
 		return nil, err
 	}
-	pool, err := postgres.Open(ctx, cfg.DatabaseURL)
-	if err != nil {
-		verifier.Close()
-		return nil, err
+	a.Pool = o.pool
+	if a.Pool == nil {
+		if a.Pool, err = postgres.Open(ctx, cfg.Database.URL); err != nil {
+			a.Close()
+			return nil, err
+		}
+		a.close = append(a.close, a.Pool.Close)
 	}
-	store := postgres.NewStore(pool, cfg.ArchiveTurns)
-	extract := NewExtractor(cfg)
-	if extract != nil {
+
+	models := newModels(cfg.Model, log, o)
+	store := postgres.NewStore(a.Pool, cfg.Database.ArchiveTurns)
+	if o.txTimeout > 0 {
+		store.WithTxTimeout(o.txTimeout)
+	}
+	if models.extractor != nil {
 		store.WithExtraction()
 	}
-	embed := NewEmbedder(cfg)
-	svc := memory.NewService(store, NewSummarizer(cfg), log).WithEmbedder(embed)
-	work := worker.New(store, worker.Config{Extractor: extract, Embedder: embed, Concurrency: cfg.MemoryWorkers}, log)
-	svc.OnJobQueued(work.Wake)
-	return &App{
-		Handler: handlers.NewServer(handlers.Deps{
-			Service: svc, Verifier: verifier, Sessions: sessions, DB: store, Counselor: newCounselor(cfg, svc), Log: log,
-			Web: webConfig(cfg), CORSOrigins: cfg.CORSOrigins,
-		}),
-		Pool:     pool,
-		Worker:   work,
-		verifier: verifier,
-	}, nil
+	a.Service = memory.NewService(store, models.summarizer, log).WithEmbedder(models.embedder)
+	a.Worker = worker.New(store, worker.Config{
+		Extractor: models.extractor, Embedder: models.embedder, Concurrency: cfg.Model.Workers,
+	}, log)
+	a.Service.OnJobQueued(a.Worker.Wake)
+
+	deps := handlers.Deps{
+		Service: a.Service, Verifier: verifier, Sessions: sessions, DB: store, Log: log,
+		Web:         handlers.WebConfig{SupabaseURL: cfg.Auth.SupabaseURL, SupabaseAnonKey: cfg.Auth.SupabaseAnonKey},
+		CORSOrigins: cfg.Web.CORSOrigins,
+	}
+	// Left nil when off: the handlers then say how to turn them on.
+	if cfg.Model.ChatConfigured() {
+		deps.Counselor = counselor.New(counselor.Config{Config: cfg.Model.Chat, MaxToolRounds: o.maxToolRounds}, a.Service)
+	}
+	if cfg.Auth.DevMode && cfg.Auth.JWTSecret != "" {
+		deps.Web.DevTokens = demoTokens{secret: cfg.Auth.JWTSecret}
+	}
+	a.Handler = handlers.NewServer(deps)
+	return a, nil
 }
 
-// NewExtractor returns the model that learns memories from exchanges, or
-// nil without a model key: extraction is then off, and memories come only
-// through the API.
-func NewExtractor(cfg config.Config) memory.Extractor {
-	if cfg.OpenAIKey == "" {
+// models are the model adapters the configuration selects.
+type models struct {
+	summarizer memory.Summarizer
+	extractor  memory.Extractor // nil: extraction is off, memories come only through the API
+	embedder   memory.Embedder  // nil: recall ranks by words alone
+}
+
+func newModels(cfg config.Model, log *slog.Logger, o options) models {
+	m := models{summarizer: o.summarizer, extractor: o.extractor}
+	if m.extractor == nil {
+		m.extractor = NewExtractor(cfg, log)
+	}
+	if m.summarizer == nil && cfg.ChatConfigured() {
+		m.summarizer = summarizer.NewOpenAI(cfg.Chat)
+	}
+	if m.summarizer == nil {
+		m.summarizer = summarizer.NewOffline()
+	}
+	if cfg.EmbeddingConfigured() {
+		m.embedder = embedder.NewOpenAI(cfg.Embedding)
+	}
+	return m
+}
+
+// NewExtractor returns the configured model's memory extractor, or nil
+// without a model key.
+func NewExtractor(cfg config.Model, log *slog.Logger) memory.Extractor {
+	if !cfg.ChatConfigured() {
 		return nil
 	}
-	return extractor.NewOpenAI(extractor.Config{
-		APIKey:  cfg.OpenAIKey,
-		BaseURL: cfg.OpenAIBaseURL,
-		Model:   cfg.OpenAIModel,
-		Timeout: cfg.OpenAITimeout,
-	})
+	return extractor.NewOpenAI(extractor.Config{Config: cfg.Chat, Logger: log})
 }
 
-// NewEmbedder returns the embedding model, or nil when none is configured:
-// recall then ranks by words alone.
-func NewEmbedder(cfg config.Config) memory.Embedder {
-	if cfg.EmbeddingModel == "" {
-		return nil
+// newVerifier verifies tokens with the configured keys; without any, it
+// refuses every token.
+func newVerifier(ctx context.Context, cfg config.Auth) (handlers.TokenVerifier, error) {
+	if cfg.JWTSecret == "" && cfg.SupabaseURL == "" {
+		return refuseTokens{}, nil
 	}
-	return embedder.NewOpenAI(embedder.Config{
-		APIKey:  cfg.EmbeddingKey,
-		BaseURL: cfg.EmbeddingBaseURL,
-		Model:   cfg.EmbeddingModel,
-		Timeout: cfg.OpenAITimeout,
-	})
+	return auth.NewVerifier(ctx, auth.Config{JWTSecret: cfg.JWTSecret, SupabaseURL: cfg.SupabaseURL, Issuer: cfg.JWTIssuer})
 }
 
-// NewSummarizer picks the model-backed summarizer when a key is configured
-// and the offline one otherwise.
-func NewSummarizer(cfg config.Config) memory.Summarizer {
-	if cfg.OpenAIKey == "" {
-		return summarizer.NewOffline()
-	}
-	return summarizer.NewOpenAI(summarizer.OpenAIConfig{
-		APIKey:  cfg.OpenAIKey,
-		BaseURL: cfg.OpenAIBaseURL,
-		Model:   cfg.OpenAIModel,
-		Timeout: cfg.OpenAITimeout,
-	})
-}
+type refuseTokens struct{}
 
-// newCounselor returns the chat, or nil when no model key is configured.
-func newCounselor(cfg config.Config, svc *memory.Service) *counselor.Counselor {
-	if cfg.OpenAIKey == "" {
-		return nil
-	}
-	return counselor.New(counselor.Config{
-		APIKey:  cfg.OpenAIKey,
-		BaseURL: cfg.OpenAIBaseURL,
-		Model:   cfg.OpenAIModel,
-		Timeout: cfg.OpenAITimeout,
-	}, svc)
+func (refuseTokens) Verify(string) (memory.Caller, error) {
+	return memory.Caller{}, memory.Errorf(memory.CodeUnauthenticated, "Invalid authentication")
 }
 
 // sessionPolicy builds the optional check of each token's session with
 // Supabase Auth (SUPABASE_AUTH_CHECK=remote).
-func sessionPolicy(cfg config.Config) (handlers.SessionPolicy, error) {
+func sessionPolicy(cfg config.Auth) (handlers.SessionPolicy, error) {
 	if !cfg.SessionCheck {
 		return handlers.SessionPolicy{}, nil
 	}
@@ -146,24 +191,27 @@ func sessionPolicy(cfg config.Config) (handlers.SessionPolicy, error) {
 	return handlers.SessionPolicy{Check: check, WritesOnly: cfg.SessionCheckWritesOnly}, nil
 }
 
-// webConfig is what the web client is told and allowed. The JWT secret
-// reaches the handlers only in dev mode, the one case that mints tokens.
-func webConfig(cfg config.Config) handlers.WebConfig {
-	w := handlers.WebConfig{
-		SupabaseURL:     cfg.SupabaseURL,
-		SupabaseAnonKey: cfg.SupabaseAnonKey,
-		DevMode:         cfg.DevMode,
+// Close releases the database pool (unless the caller gave it) and stops
+// key refreshes.
+func (a *App) Close() {
+	for _, c := range a.close {
+		c()
 	}
-	if cfg.DevMode {
-		w.DevTokenSecret = cfg.JWTSecret
-	}
-	return w
 }
 
-// Close releases the database pool and stops key refreshes.
-func (a *App) Close() {
-	a.Pool.Close()
-	a.verifier.Close()
+// HTTPServer serves the app at addr with the timeouts of a public server:
+// a slow client cannot hold a connection by trickling its headers or body,
+// and a post, which may wait for its summary for memory.SummaryBudget, has
+// time to answer.
+func (a *App) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           a.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      90 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
 }
 
 // ServerGCPercent is the garbage collector's target heap growth for the

@@ -18,8 +18,8 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Port != 8080 || cfg.ArchiveTurns != 50 || cfg.OpenAIModel != "gpt-4o-mini" || cfg.OpenAITimeout != 20*time.Second ||
-		cfg.DevMode || cfg.SupabaseAnonKey != "" || cfg.MemoryWorkers != 4 {
+	if cfg.Web.Port != 8080 || cfg.Database.ArchiveTurns != 50 || cfg.Model.Chat.Model != "gpt-4o-mini" || cfg.Model.Chat.Timeout != 20*time.Second ||
+		cfg.Auth.DevMode || cfg.Auth.SupabaseAnonKey != "" || cfg.Model.Workers != 4 || cfg.Model.ChatConfigured() || cfg.Model.EmbeddingConfigured() {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
 }
@@ -70,15 +70,15 @@ func TestWebClientSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.DevMode || cfg.SupabaseAnonKey != "eyJhbGciOiJIUzI1NiJ9.anon.key" || cfg.SupabaseURL != "https://p.supabase.co" {
+	if !cfg.Auth.DevMode || cfg.Auth.SupabaseAnonKey != "eyJhbGciOiJIUzI1NiJ9.anon.key" || cfg.Auth.SupabaseURL != "https://p.supabase.co" {
 		t.Fatalf("web client settings: %+v", cfg)
 	}
 	for raw, want := range map[string]bool{"false": false, "0": false, "1": true, "": false} {
 		cfg, err := FromEnv(envOf(map[string]string{
 			"DATABASE_URL": "postgres://u@localhost/db", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "MENTOR_DEV_MODE": raw,
 		}))
-		if err != nil || cfg.DevMode != want {
-			t.Errorf("MENTOR_DEV_MODE=%q: dev mode %v, error %v; want %v", raw, cfg.DevMode, err, want)
+		if err != nil || cfg.Auth.DevMode != want {
+			t.Errorf("MENTOR_DEV_MODE=%q: dev mode %v, error %v; want %v", raw, cfg.Auth.DevMode, err, want)
 		}
 	}
 }
@@ -96,12 +96,12 @@ func TestSessionCheckAndCORSSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.SessionCheck || !cfg.SessionCheckWritesOnly || cfg.SessionCheckCache != 5*time.Second {
+	if !cfg.Auth.SessionCheck || !cfg.Auth.SessionCheckWritesOnly || cfg.Auth.SessionCheckCache != 5*time.Second {
 		t.Errorf("session check settings: %+v", cfg)
 	}
 	want := []string{"https://app.example.com", "http://localhost:3000"}
-	if strings.Join(cfg.CORSOrigins, " ") != strings.Join(want, " ") {
-		t.Errorf("CORS origins %q, want %q", cfg.CORSOrigins, want)
+	if strings.Join(cfg.Web.CORSOrigins, " ") != strings.Join(want, " ") {
+		t.Errorf("CORS origins %q, want %q", cfg.Web.CORSOrigins, want)
 	}
 
 	cfg, err = FromEnv(envOf(map[string]string{
@@ -110,7 +110,54 @@ func TestSessionCheckAndCORSSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.SessionCheck || cfg.SessionCheckWritesOnly || cfg.SessionCheckCache != 30*time.Second || len(cfg.CORSOrigins) != 0 {
+	if cfg.Auth.SessionCheck || cfg.Auth.SessionCheckWritesOnly || cfg.Auth.SessionCheckCache != 30*time.Second || len(cfg.Web.CORSOrigins) != 0 {
 		t.Errorf("defaults: the session check must be off and no origin allowed: %+v", cfg)
+	}
+}
+
+func TestEachSectionValidatesOnlyItsOwnSettings(t *testing.T) {
+	// A database-only command (server migrate) runs with no token settings
+	// and a malformed model timeout; serving would refuse both.
+	cfg := Read(envOf(map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "OPENAI_TIMEOUT": "soon"}))
+	if err := cfg.Database.Validate(); err != nil {
+		t.Fatalf("the database section is valid: %v", err)
+	}
+	if err := cfg.Auth.Validate(); err == nil || !strings.Contains(err.Error(), "SUPABASE_JWT_SECRET or SUPABASE_URL is required") {
+		t.Errorf("auth section: %v", err)
+	}
+	if err := cfg.Model.Validate(); err == nil || !strings.Contains(err.Error(), "OPENAI_TIMEOUT must be a positive duration") {
+		t.Errorf("model section: %v", err)
+	}
+	if err := cfg.Web.Validate(); err != nil {
+		t.Errorf("web section: %v", err)
+	}
+	err := cfg.Validate()
+	for _, want := range []string{"SUPABASE_JWT_SECRET or SUPABASE_URL", "OPENAI_TIMEOUT"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("the whole configuration's error %v lacks %q", err, want)
+		}
+	}
+	// A malformed number is the problem of its own section only.
+	cfg = Read(envOf(map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "PORT": "http"}))
+	if cfg.Database.Validate() != nil || cfg.Web.Validate() == nil {
+		t.Errorf("PORT belongs to the web section: database %v, web %v", cfg.Database.Validate(), cfg.Web.Validate())
+	}
+}
+
+func TestModelSettingsFallBackToTheChatModel(t *testing.T) {
+	cfg, err := FromEnv(envOf(map[string]string{
+		"DATABASE_URL": "postgres://u@localhost/db", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32),
+		"OPENAI_API_KEY": "sk-chat", "OPENAI_BASE_URL": "http://models.internal/v1", "OPENAI_TIMEOUT": "7s",
+		"OPENAI_EMBEDDING_MODEL": "text-embedding-3-small",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cfg.Model.Embedding
+	if e.APIKey != "sk-chat" || e.BaseURL != "http://models.internal/v1" || e.Timeout != 7*time.Second || e.Model != "text-embedding-3-small" {
+		t.Errorf("embedding settings: %+v", e)
+	}
+	if !cfg.Model.ChatConfigured() || !cfg.Model.EmbeddingConfigured() {
+		t.Error("both models are configured")
 	}
 }

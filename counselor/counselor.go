@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -21,13 +20,11 @@ import (
 // take, so a model that never stops calling tools cannot hold a request.
 const DefaultMaxToolRounds = 4
 
+// Config is the chat model, and how many rounds of tool calls one reply
+// may take (DefaultMaxToolRounds when zero).
 type Config struct {
-	APIKey        string
-	BaseURL       string
-	Model         string
-	Timeout       time.Duration // per model call
+	llm.Config
 	MaxToolRounds int
-	HTTPClient    *http.Client
 }
 
 type Counselor struct {
@@ -43,46 +40,24 @@ func New(cfg Config, svc *memory.Service) *Counselor {
 	if rounds <= 0 {
 		rounds = DefaultMaxToolRounds
 	}
-	return &Counselor{client: llm.NewClient(llm.ClientConfig{
-		APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Timeout: cfg.Timeout, HTTPClient: cfg.HTTPClient, MaxRetries: 1,
-	}), model: cfg.Model, maxRounds: rounds, svc: svc, tools: tools.NewExecutor(svc)}
-}
-
-// Request is one message from the facilitator, with the session so far.
-type Request struct {
-	Message   string
-	LearnerID *string
-	History   []memory.Turn
-}
-
-// ToolCall is a call the model made while answering.
-type ToolCall struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
-
-type Reply struct {
-	Reply     string     `json:"reply"`
-	ToolCalls []ToolCall `json:"tool_calls"`
-	// Retrieval says which memory retrieval ran for this reply, and why.
-	Retrieval memory.Retrieval `json:"retrieval"`
+	return &Counselor{client: llm.NewChatClient(cfg.Config), model: cfg.Model, maxRounds: rounds, svc: svc, tools: tools.NewExecutor(svc)}
 }
 
 // Chat answers one message. It stores nothing: the client posts the
 // exchange to the conversation memory afterwards.
-func (c *Counselor) Chat(ctx context.Context, req Request) (Reply, error) {
+func (c *Counselor) Chat(ctx context.Context, req memory.ChatRequest) (memory.ChatReply, error) {
 	// Also checks that the learner is the caller's.
 	conv, err := c.svc.Get(ctx, req.LearnerID)
 	if err != nil {
-		return Reply{}, err
+		return memory.ChatReply{}, err
 	}
 	known := promptMemory{conversation: conv}
 	if known.recall, err = c.svc.RecallContext(ctx, req.LearnerID, req.Message, memory.MemoryFilter{}); err != nil {
-		return Reply{}, err
+		return memory.ChatReply{}, err
 	}
 	if len(req.History) == 0 {
 		if known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().UTC()); err != nil {
-			return Reply{}, err
+			return memory.ChatReply{}, err
 		}
 	}
 	messages := []openai.ChatCompletionMessageParamUnion{
@@ -97,7 +72,7 @@ func (c *Counselor) Chat(ctx context.Context, req Request) (Reply, error) {
 	}
 	messages = append(messages, openai.UserMessage(req.Message))
 
-	reply := Reply{ToolCalls: []ToolCall{}, Retrieval: known.recall.Retrieval}
+	reply := memory.ChatReply{ToolCalls: []memory.ToolCall{}, Retrieval: known.recall.Retrieval}
 	for round := 0; ; round++ {
 		params := openai.ChatCompletionNewParams{Model: c.model, Messages: messages, Tools: tools.Definitions()}
 		if round == c.maxRounds {
@@ -106,27 +81,27 @@ func (c *Counselor) Chat(ctx context.Context, req Request) (Reply, error) {
 		}
 		resp, err := c.client.Chat.Completions.New(ctx, params)
 		if err != nil {
-			return Reply{}, modelFailed(err)
+			return memory.ChatReply{}, modelFailed(err)
 		}
 		if len(resp.Choices) == 0 {
-			return Reply{}, modelFailed(fmt.Errorf("no choices"))
+			return memory.ChatReply{}, modelFailed(fmt.Errorf("no choices"))
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 {
 			reply.Reply = strings.TrimSpace(msg.Content)
 			if reply.Reply == "" {
-				return Reply{}, modelFailed(fmt.Errorf("empty reply"))
+				return memory.ChatReply{}, modelFailed(fmt.Errorf("empty reply"))
 			}
 			return reply, nil
 		}
 		if round == c.maxRounds {
-			return Reply{}, &memory.Error{Code: memory.CodeUpstream,
+			return memory.ChatReply{}, &memory.Error{Code: memory.CodeUpstream,
 				Message: "The mentor model kept calling tools without answering",
 				Cause:   fmt.Errorf("still calling tools after %d rounds", c.maxRounds)}
 		}
 		messages = append(messages, msg.ToParam())
 		for _, call := range msg.ToolCalls {
-			reply.ToolCalls = append(reply.ToolCalls, ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments})
+			reply.ToolCalls = append(reply.ToolCalls, memory.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments})
 			messages = append(messages, openai.ToolMessage(c.runTool(ctx, call.Function.Name, call.Function.Arguments), call.ID))
 		}
 	}

@@ -31,7 +31,7 @@ type promptMemory struct {
 // systemPrompt is the persona, the learner in focus, the relevant memories
 // and emotional patterns on every message, and on the first message of a
 // session the conversation memory and the prepared opening.
-func systemPrompt(req Request, known promptMemory) string {
+func systemPrompt(req memory.ChatRequest, known promptMemory) string {
 	var b strings.Builder
 	b.WriteString(persona)
 	if req.LearnerID != nil {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"slices"
 	"time"
 
@@ -18,7 +17,7 @@ import (
 	"mentormemory/memory"
 )
 
-// Defaults for Config.
+// Defaults for the model's llm.Config.
 const (
 	DefaultModel   = openai.EmbeddingModelTextEmbedding3Small
 	DefaultTimeout = 10 * time.Second
@@ -38,15 +37,6 @@ var (
 	ErrNonFinite     = errors.New("model returned a value that is not a finite float32")
 )
 
-// Config configures NewOpenAI.
-type Config struct {
-	APIKey     string
-	BaseURL    string        // any OpenAI-compatible server; empty = OpenAI's default
-	Model      string        // default "text-embedding-3-small" when empty
-	Timeout    time.Duration // per request; default 10s when zero
-	HTTPClient *http.Client  // optional
-}
-
 // OpenAI is the model-backed embedder. It is safe for concurrent use.
 type OpenAI struct {
 	client openai.Client
@@ -54,10 +44,9 @@ type OpenAI struct {
 }
 
 // NewOpenAI returns the model-backed embedder.
-func NewOpenAI(cfg Config) *OpenAI {
-	client, model := llm.NewBackgroundClient(cfg.APIKey, cfg.BaseURL, cfg.Model, cfg.Timeout, cfg.HTTPClient,
-		DefaultModel, DefaultTimeout)
-	return &OpenAI{client: client, model: model}
+func NewOpenAI(cfg llm.Config) *OpenAI {
+	cfg = cfg.WithDefaults(DefaultModel, DefaultTimeout)
+	return &OpenAI{client: llm.NewBackgroundClient(cfg), model: cfg.Model}
 }
 
 var _ memory.Embedder = (*OpenAI)(nil)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
+	"mentormemory/llm"
 	"mentormemory/llm/llmtest"
 	"mentormemory/memory"
 )
@@ -39,12 +40,8 @@ func newFakeOpenAI(t *testing.T, reply replier) *fakeOpenAI {
 	return llmtest.New(t, "/embeddings", func(w http.ResponseWriter, _ *http.Request, req embeddingRequest) { reply(w, req) })
 }
 
-func newTestOpenAI(f *fakeOpenAI, cfg Config) *OpenAI {
-	cfg.BaseURL = f.URL
-	if cfg.APIKey == "" {
-		cfg.APIKey = "sk-test-key"
-	}
-	return NewOpenAI(cfg)
+func newTestOpenAI(f *fakeOpenAI, cfg llm.Config) *OpenAI {
+	return NewOpenAI(llmtest.Config(f.URL, cfg))
 }
 
 // item is one entry of a reply's data array.
@@ -128,17 +125,17 @@ func checkVectors(t *testing.T, texts []string, got [][]float32) {
 }
 
 func TestOpenAIModel(t *testing.T) {
-	if got := NewOpenAI(Config{APIKey: "k"}).Model(); got != DefaultModel {
+	if got := NewOpenAI(llm.Config{APIKey: "k"}).Model(); got != DefaultModel {
 		t.Errorf("Model() = %q, want the default %q", got, DefaultModel)
 	}
-	if got := NewOpenAI(Config{APIKey: "k", Model: "embed-v9"}).Model(); got != "embed-v9" {
+	if got := NewOpenAI(llm.Config{APIKey: "k", Model: "embed-v9"}).Model(); got != "embed-v9" {
 		t.Errorf("Model() = %q, want the configured embed-v9", got)
 	}
 }
 
 func TestOpenAIRequest(t *testing.T) {
 	f := newFakeOpenAI(t, inOrder)
-	e := newTestOpenAI(f, Config{APIKey: "sk-secret-123", Model: "embed-test-3"})
+	e := newTestOpenAI(f, llm.Config{APIKey: "sk-secret-123", Model: "embed-test-3"})
 	texts := numbered(3)
 	got, err := e.Embed(context.Background(), texts)
 	if err != nil {
@@ -171,7 +168,7 @@ func TestOpenAIRequest(t *testing.T) {
 func TestOpenAIDefaultsAndHTTPClient(t *testing.T) {
 	f := newFakeOpenAI(t, inOrder)
 	tr := &countingTransport{}
-	e := newTestOpenAI(f, Config{HTTPClient: &http.Client{Transport: tr}})
+	e := newTestOpenAI(f, llm.Config{HTTPClient: &http.Client{Transport: tr}})
 	if _, err := e.Embed(context.Background(), numbered(1)); err != nil {
 		t.Fatalf("Embed: %v", err)
 	}
@@ -193,7 +190,7 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestOpenAIRestoresInputOrder(t *testing.T) {
 	f := newFakeOpenAI(t, shuffled)
 	texts := numbered(10)
-	got, err := newTestOpenAI(f, Config{}).Embed(context.Background(), texts)
+	got, err := newTestOpenAI(f, llm.Config{}).Embed(context.Background(), texts)
 	if err != nil {
 		t.Fatalf("Embed: %v", err)
 	}
@@ -215,7 +212,7 @@ func TestOpenAIBatches(t *testing.T) {
 		t.Run(strconv.Itoa(tc.inputs), func(t *testing.T) {
 			f := newFakeOpenAI(t, shuffled)
 			texts := numbered(tc.inputs)
-			got, err := newTestOpenAI(f, Config{}).Embed(context.Background(), texts)
+			got, err := newTestOpenAI(f, llm.Config{}).Embed(context.Background(), texts)
 			if err != nil {
 				t.Fatalf("Embed: %v", err)
 			}
@@ -240,7 +237,7 @@ func TestOpenAIBatches(t *testing.T) {
 
 func TestOpenAIEmptyInputMakesNoRequest(t *testing.T) {
 	f := newFakeOpenAI(t, inOrder)
-	e := newTestOpenAI(f, Config{})
+	e := newTestOpenAI(f, llm.Config{})
 	for _, texts := range [][]string{nil, {}} {
 		got, err := e.Embed(context.Background(), texts)
 		if got != nil || err != nil {
@@ -365,7 +362,7 @@ func TestOpenAIFailures(t *testing.T) {
 				inputs = 3
 			}
 			start := time.Now()
-			got, err := newTestOpenAI(f, Config{Timeout: timeout}).Embed(context.Background(), numbered(inputs))
+			got, err := newTestOpenAI(f, llm.Config{Timeout: timeout}).Embed(context.Background(), numbered(inputs))
 			elapsed := time.Since(start)
 			if err == nil {
 				t.Fatalf("Embed returned %d vectors and no error", len(got))
@@ -396,7 +393,7 @@ func TestOpenAIRetriesAtMostOnce(t *testing.T) {
 		hits.Add(1)
 		llmtest.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]any{"message": "busy"}})
 	})
-	if _, err := newTestOpenAI(f, Config{}).Embed(context.Background(), numbered(1)); err == nil {
+	if _, err := newTestOpenAI(f, llm.Config{}).Embed(context.Background(), numbered(1)); err == nil {
 		t.Fatal("want an error from a server that always fails")
 	}
 	if n := hits.Load(); n != 2 {
@@ -409,7 +406,7 @@ func TestOpenAIStopsAtFailedBatch(t *testing.T) {
 	f := newFakeOpenAI(t, func(w http.ResponseWriter, req embeddingRequest) {
 		writeData(w, nil)
 	})
-	if _, err := newTestOpenAI(f, Config{}).Embed(context.Background(), numbered(129)); !errors.Is(err, ErrCountMismatch) {
+	if _, err := newTestOpenAI(f, llm.Config{}).Embed(context.Background(), numbered(129)); !errors.Is(err, ErrCountMismatch) {
 		t.Fatalf("Embed error = %v, want ErrCountMismatch", err)
 	}
 	if n := len(f.Calls()); n != 1 {

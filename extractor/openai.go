@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
@@ -30,11 +29,8 @@ var (
 
 // Config configures NewOpenAI.
 type Config struct {
-	APIKey     string
-	BaseURL    string        // any OpenAI-compatible server; empty = OpenAI's default
-	Model      string        // default "gpt-4o-mini" when empty; must support structured outputs
-	Timeout    time.Duration // per request; default 20s when zero
-	HTTPClient *http.Client  // optional
+	// The model must support structured outputs; default gpt-4o-mini, 20s.
+	llm.Config
 	// Logger, when set, hears of memories dropped from a reply: how many and
 	// why, never their text.
 	Logger *slog.Logger
@@ -49,13 +45,12 @@ type OpenAI struct {
 
 // NewOpenAI returns the model-backed extractor. Name() returns "openai".
 func NewOpenAI(cfg Config) *OpenAI {
-	client, model := llm.NewBackgroundClient(cfg.APIKey, cfg.BaseURL, cfg.Model, cfg.Timeout, cfg.HTTPClient,
-		DefaultModel, DefaultTimeout)
+	model := cfg.WithDefaults(DefaultModel, DefaultTimeout)
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &OpenAI{client: client, model: model, logger: logger}
+	return &OpenAI{client: llm.NewBackgroundClient(model), model: model.Model, logger: logger}
 }
 
 var _ memory.Extractor = (*OpenAI)(nil)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
+	"mentormemory/llm"
 	"mentormemory/llm/llmtest"
 	"mentormemory/memory"
 )
@@ -26,10 +27,7 @@ import (
 type fakeOpenAI = llmtest.Server[llmtest.ChatRequest]
 
 func newTestOpenAI(f *fakeOpenAI, cfg Config) *OpenAI {
-	cfg.BaseURL = f.URL
-	if cfg.APIKey == "" {
-		cfg.APIKey = "sk-test-key"
-	}
+	cfg.Config = llmtest.Config(f.URL, cfg.Config)
 	if cfg.Timeout == 0 {
 		// Longer than the retry back-off: the SDK waits for the retry under
 		// the attempt's deadline, and a shorter one would turn a 500 into a
@@ -51,7 +49,7 @@ func extract(t *testing.T, e memory.Extractor, req memory.ExtractionRequest) ([]
 }
 
 func TestOpenAIName(t *testing.T) {
-	if got := NewOpenAI(Config{APIKey: "k"}).Name(); got != "openai" {
+	if got := NewOpenAI(Config{Config: llm.Config{APIKey: "k"}}).Name(); got != "openai" {
 		t.Fatalf("Name() = %q, want openai", got)
 	}
 }
@@ -60,7 +58,7 @@ func TestOpenAIName(t *testing.T) {
 // is the one parseReply expects, and which strict mode accepts.
 func TestOpenAIRequestUsesStrictJSONSchema(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
-	e := newTestOpenAI(f, Config{APIKey: "sk-secret-123", Model: "test-model-7"})
+	e := newTestOpenAI(f, Config{Config: llm.Config{APIKey: "sk-secret-123", Model: "test-model-7"}})
 	if _, err := extract(t, e, memory.ExtractionRequest{LearnerName: "Alex", Turns: exchange}); err != nil {
 		t.Fatalf("Extract: %v", err)
 	}
@@ -388,7 +386,7 @@ func TestOpenAITimeout(t *testing.T) {
 		}
 		llmtest.ReplyContent(`{"memories": []}`, "stop")(w, r)
 	})
-	_, err := extract(t, newTestOpenAI(f, Config{Timeout: 200 * time.Millisecond}), memory.ExtractionRequest{Turns: exchange})
+	_, err := extract(t, newTestOpenAI(f, Config{Config: llm.Config{Timeout: 200 * time.Millisecond}}), memory.ExtractionRequest{Turns: exchange})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("error %v is not a deadline error", err)
 	}

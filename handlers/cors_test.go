@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"mentormemory/app/apptest"
+	"mentormemory/config"
 )
 
 // corsRequest sends a request from a browser page at origin and returns the
@@ -29,7 +30,7 @@ func corsRequest(t *testing.T, e *env, method, path, origin string, header map[s
 
 func TestCORSAllowsOnlyTheConfiguredOrigins(t *testing.T) {
 	const app = "https://app.example.com"
-	e := newEnv(t, apptest.Options{CORSOrigins: []string{app}})
+	e := newEnv(t, apptest.Options{Web: config.Web{CORSOrigins: []string{app}}})
 	u := e.newUser()
 
 	// A preflight from the Next.js app's origin is answered without a token

@@ -18,17 +18,39 @@ import (
 // decodeJSON reads the request body into dst, turning every way it can be
 // wrong into a 400 (or a 413) that says what to fix.
 func decodeJSON(c echo.Context, dst any) error {
-	body, err := io.ReadAll(c.Request().Body)
+	body, err := readBody(c)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return memory.Errorf(memory.CodeTooLarge, "Request body too large (at most %d bytes)", tooLarge.Limit)
-		}
-		return memory.Errorf(memory.CodeInvalid, "Could not read the request body")
+		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return memory.Errorf(memory.CodeInvalid, "Request body required (JSON)")
 	}
+	return decodeBody(body, dst)
+}
+
+// decodeOptionalJSON is decodeJSON for a body that may be left out: an
+// empty body leaves dst as it is.
+func decodeOptionalJSON(c echo.Context, dst any) error {
+	body, err := readBody(c)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	return decodeBody(body, dst)
+}
+
+func readBody(c echo.Context) ([]byte, error) {
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, memory.Errorf(memory.CodeTooLarge, "Request body too large (at most %d bytes)", tooLarge.Limit)
+		}
+		return nil, memory.Errorf(memory.CodeInvalid, "Could not read the request body")
+	}
+	return body, nil
+}
+
+func decodeBody(body []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(dst); err != nil {
 		var typeErr *json.UnmarshalTypeError

@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -23,7 +22,6 @@ import (
 // real limit applies; a smaller one lets short inputs reach the 413, with
 // chunked bodies (no Content-Length) as well as announced ones.
 func FuzzDecodeConversationRequest(f *testing.F) {
-	log := slog.New(slog.DiscardHandler)
 	f.Fuzz(func(t *testing.T, body []byte, limit uint16, chunked bool) {
 		max := int64(MaxBodyBytes)
 		if limit > 0 {
@@ -32,7 +30,7 @@ func FuzzDecodeConversationRequest(f *testing.F) {
 		var req postConversationRequest
 		var handlerErr error
 		e := echo.New()
-		e.HTTPErrorHandler = errorHandler(log)
+		e.HTTPErrorHandler = renderError
 		e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
 			return func(c echo.Context) error {
 				handlerErr = next(c)

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"errors"
-	"log/slog"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -27,28 +26,21 @@ type errorBody struct {
 	Error   string `json:"error"`
 }
 
-// errorHandler renders every error as {"success":false,"error":…}. Only the
-// public message leaves the server; 5xx causes are logged with the request
-// id.
-func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
-	return func(err error, c echo.Context) {
-		if c.Response().Committed {
-			return
-		}
-		status, message := describe(err)
-		if status >= 500 {
-			log.Error("request failed", "status", status, "err", err,
-				"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
-		}
-		if status == http.StatusServiceUnavailable {
-			c.Response().Header().Set("Retry-After", "1")
-		}
-		if c.Request().Method == http.MethodHead {
-			_ = c.NoContent(status)
-			return
-		}
-		_ = c.JSON(status, errorBody{Error: message})
+// renderError renders every error as {"success":false,"error":…}. Only the
+// public message leaves the server; requestLogger logs the hidden cause.
+func renderError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
 	}
+	status, message := describe(err)
+	if status == http.StatusServiceUnavailable {
+		c.Response().Header().Set("Retry-After", "1")
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	_ = c.JSON(status, errorBody{Error: message})
 }
 
 func describe(err error) (int, string) {

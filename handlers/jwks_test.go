@@ -16,7 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"mentormemory/app/apptest"
-	"mentormemory/auth"
+	"mentormemory/config"
 )
 
 // A Supabase project with asymmetric keys: tokens are ES256, verified with
@@ -49,7 +49,7 @@ func TestES256TokensVerifiedWithJWKS(t *testing.T) {
 	}))
 	defer supabase.Close()
 
-	e := newEnv(t, apptest.Options{Auth: auth.Config{SupabaseURL: supabase.URL}})
+	e := newEnv(t, apptest.Options{Auth: config.Auth{SupabaseURL: supabase.URL}})
 	id := uuid.NewString()
 	if _, err := e.pool.Exec(context.Background(), `insert into auth.users (id) values ($1::uuid)`, id); err != nil {
 		t.Fatal(err)

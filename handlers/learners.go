@@ -27,10 +27,3 @@ func (h *handler) createLearner(c echo.Context) error {
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"success": true, "learner": learner})
 }
-
-func (h *handler) health(c echo.Context) error {
-	if err := h.db.Ping(c.Request().Context()); err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "status": "ok"})
-}

@@ -94,8 +94,12 @@ func bodyLimit(max int64) echo.MiddlewareFunc {
 	}
 }
 
-// requestLogger writes one line per request. The query string is left out:
-// it can hold search text, and memory text is never logged at info level.
+// requestLogger writes one line per request, and renders the error of a
+// request that failed. A failed request's line carries the error with its
+// hidden cause, whatever the status (4xx at warn, 5xx at error), so the
+// reason a client was refused can be found by its request id. The query
+// string is left out: it can hold search text, and memory text is never
+// logged at info level.
 func requestLogger(log *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -104,13 +108,36 @@ func requestLogger(log *slog.Logger) echo.MiddlewareFunc {
 			if err != nil {
 				c.Error(err)
 			}
-			log.Info("request",
+			status := c.Response().Status
+			attrs := []any{
 				"method", c.Request().Method,
 				"path", c.Request().URL.Path,
-				"status", c.Response().Status,
-				"duration_ms", float64(time.Since(start).Microseconds())/1000,
-				"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+				"status", status,
+				"duration_ms", float64(time.Since(start).Microseconds()) / 1000,
+				"request_id", c.Response().Header().Get(echo.HeaderXRequestID),
+			}
+			switch {
+			case err == nil:
+				log.Info("request", attrs...)
+			case status >= 500:
+				log.Error("request", append(attrs, "err", err)...)
+			default:
+				log.Warn("request", append(attrs, "err", err)...)
+			}
 			return nil
 		}
 	}
+}
+
+// recoverPanics turns a panic in a handler into an internal error, which
+// requestLogger renders and logs, and logs the panic with its stack.
+func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
+	return middleware.RecoverWithConfig(middleware.RecoverConfig{
+		DisableErrorHandler: true,
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			log.Error("panic", "err", err, "stack", string(stack),
+				"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+			return memory.Internal(err)
+		},
+	})
 }

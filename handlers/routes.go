@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"mentormemory/counselor"
 	"mentormemory/memory"
 	"mentormemory/tools"
 )
@@ -37,7 +36,7 @@ type Deps struct {
 	DB       Pinger
 	// Counselor answers chat messages; nil when no model is configured, and
 	// the chat endpoint then says how to configure one.
-	Counselor *counselor.Counselor
+	Counselor Counselor
 	Log       *slog.Logger
 	// Web configures the browser client served at / (see web.go).
 	Web WebConfig
@@ -47,20 +46,22 @@ type Deps struct {
 }
 
 // NewServer returns the whole HTTP app. The local server and the Vercel
-// function both call it.
+// function both get it through app.New. Every route is here.
 func NewServer(d Deps) *echo.Echo {
 	log := d.Log
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	e.HTTPErrorHandler = errorHandler(log)
+	e.HTTPErrorHandler = renderError
 	e.JSONSerializer = wholeJSON{}
 
-	// Order: request id → recover → logger → CORS → body limit → auth (per
-	// route). CORS comes before auth: a browser's preflight carries no token.
+	// Order: request id → logger → recover → CORS → body limit → auth (per
+	// route). The logger sits outside recover so that a panic's request is
+	// logged like any other failed one; CORS comes before auth, as a
+	// browser's preflight carries no token.
 	e.Use(middleware.RequestID())
-	e.Use(middleware.Recover())
 	e.Use(requestLogger(log))
+	e.Use(recoverPanics(log))
 	if len(d.CORSOrigins) > 0 {
 		e.Use(corsFor(d.CORSOrigins))
 	}
@@ -88,7 +89,16 @@ func NewServer(d Deps) *echo.Echo {
 	e.POST("/api/tools/call", h.callTool, authed)
 	e.POST("/api/counselor", h.counselorChat, authed)
 
-	registerWeb(e, d.Web, d.Counselor != nil)
+	// The web client: its settings, dev sign-in, and one route per static
+	// file (see static.go), each with the page's security headers.
+	headers := securityHeaders(contentSecurityPolicy(d.Web.SupabaseURL))
+	e.GET("/api/config", clientConfig(d.Web, d.Counselor != nil), headers)
+	// Off, the dev sign-in route does not exist at all, so it answers the
+	// same 404 as any unknown path and reveals nothing.
+	if d.Web.DevTokens != nil {
+		e.POST("/api/dev/token", devToken(d.Web.DevTokens), headers)
+	}
+	serveStaticFiles(e, headers)
 	return e
 }
 
@@ -96,5 +106,5 @@ type handler struct {
 	svc       *memory.Service
 	db        Pinger
 	tools     *tools.Executor
-	counselor *counselor.Counselor
+	counselor Counselor
 }

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"mentormemory/app/apptest"
-	"mentormemory/auth"
-	"mentormemory/handlers"
+	"mentormemory/config"
 )
 
 // sessionCheckEnv runs the app with the remote session check against a
@@ -16,13 +15,10 @@ import (
 func sessionCheckEnv(t *testing.T, writesOnly bool) (*env, *apptest.SupabaseAuth) {
 	t.Helper()
 	a := apptest.StartSupabaseAuth(t)
-	check, err := auth.NewSessionCheck(auth.SessionCheckConfig{
-		SupabaseURL: a.URL, AnonKey: a.AnonKey, CacheTTL: time.Nanosecond, Timeout: 2 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newEnv(t, apptest.Options{Sessions: handlers.SessionPolicy{Check: check, WritesOnly: writesOnly}}), a
+	return newEnv(t, apptest.Options{Auth: config.Auth{
+		JWTSecret: apptest.Secret, SupabaseURL: a.URL, SupabaseAnonKey: a.AnonKey,
+		SessionCheck: true, SessionCheckWritesOnly: writesOnly, SessionCheckCache: time.Nanosecond,
+	}}), a
 }
 
 func TestSignedOutTokenIsRefusedByTheSessionCheck(t *testing.T) {

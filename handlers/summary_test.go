@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mentormemory/app/apptest"
+	"mentormemory/llm"
 	"mentormemory/summarizer"
 )
 
@@ -31,7 +32,7 @@ func TestModelSummariesAreIncrementalAndSurviveFailures(t *testing.T) {
 	}}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
-	e := newEnv(t, apptest.Options{Summarizer: summarizer.NewOpenAI(summarizer.OpenAIConfig{
+	e := newEnv(t, apptest.Options{Summarizer: summarizer.NewOpenAI(llm.Config{
 		APIKey: "test-key", BaseURL: srv.URL, Model: "test-model", Timeout: 2 * time.Second,
 	})})
 	u := e.newUser()

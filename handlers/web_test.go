@@ -4,49 +4,27 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"mentormemory/app"
 	"mentormemory/app/apptest"
 	"mentormemory/auth"
-	"mentormemory/handlers"
-	"mentormemory/memory"
-	"mentormemory/postgres"
-	"mentormemory/postgres/pgtest"
-	"mentormemory/summarizer"
+	"mentormemory/config"
 )
 
 // webServer serves the app with the given web settings. Without a pool the
 // memory routes have no service: the web routes must not need one.
-func webServer(t *testing.T, web handlers.WebConfig, withDB bool) (string, *env) {
+// webServer runs the app with the given auth settings, as the web client
+// meets it.
+func webServer(t *testing.T, a config.Auth) (string, *env) {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: apptest.Secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(verifier.Close)
-	deps := handlers.Deps{Verifier: verifier, Log: log, Web: web}
-	var e *env
-	if withDB {
-		pool := pgtest.NewPool(t)
-		store := postgres.NewStore(pool, 50)
-		deps.Service = memory.NewService(store, summarizer.NewOffline(), log)
-		deps.DB = store
-		e = &env{t: t, pool: pool}
-	}
-	srv := httptest.NewServer(handlers.NewServer(deps))
-	t.Cleanup(srv.Close)
-	if e != nil {
-		e.url = srv.URL
-	}
-	return srv.URL, e
+	e := newEnv(t, apptest.Options{Auth: a})
+	return e.url, e
 }
 
 func fetch(t *testing.T, method, url string, header http.Header) (*http.Response, string) {
@@ -71,7 +49,8 @@ func fetch(t *testing.T, method, url string, header http.Header) (*http.Response
 }
 
 func TestWebClientFiles(t *testing.T) {
-	url, _ := webServer(t, handlers.WebConfig{SupabaseURL: "https://p.supabase.co"}, false)
+	supabase := apptest.StartSupabaseAuth(t)
+	url, _ := webServer(t, config.Auth{JWTSecret: apptest.Secret, SupabaseURL: supabase.URL})
 
 	resp, index := fetch(t, http.MethodGet, url+"/", nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
@@ -79,7 +58,7 @@ func TestWebClientFiles(t *testing.T) {
 		t.Fatalf("GET /: %d %v\n%s", resp.StatusCode, resp.Header, index)
 	}
 	csp := resp.Header.Get("Content-Security-Policy")
-	for _, want := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self' https://p.supabase.co;", "frame-ancestors 'none'"} {
+	for _, want := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self' " + supabase.URL + ";", "frame-ancestors 'none'"} {
 		if !strings.Contains(csp, want) {
 			t.Errorf("CSP %q lacks %q", csp, want)
 		}
@@ -157,21 +136,23 @@ func TestWebClientFiles(t *testing.T) {
 }
 
 func TestWebConfig(t *testing.T) {
+	supabase := apptest.StartSupabaseAuth(t)
 	cases := []struct {
-		name string
-		web  handlers.WebConfig
-		want string
+		name    string
+		auth    config.Auth
+		devMode bool
+		want    string
 	}{
-		{"off", handlers.WebConfig{},
+		{"off", config.Auth{}, false,
 			`{"dev_mode":false,"model_configured":false,"success":true,"supabase_anon_key":"","supabase_url":""}`},
 		// Dev mode without a secret has nothing to sign with: it stays off.
-		{"dev mode without a secret", handlers.WebConfig{DevMode: true},
-			`{"dev_mode":false,"model_configured":false,"success":true,"supabase_anon_key":"","supabase_url":""}`},
-		{"supabase and dev", handlers.WebConfig{DevMode: true, DevTokenSecret: apptest.Secret, SupabaseURL: "https://p.supabase.co", SupabaseAnonKey: "anon"},
-			`{"dev_mode":true,"model_configured":false,"success":true,"supabase_anon_key":"anon","supabase_url":"https://p.supabase.co"}`},
+		{"dev mode without a secret", config.Auth{DevMode: true, SupabaseURL: supabase.URL}, false,
+			`{"dev_mode":false,"model_configured":false,"success":true,"supabase_anon_key":"","supabase_url":"` + supabase.URL + `"}`},
+		{"supabase and dev", config.Auth{DevMode: true, JWTSecret: apptest.Secret, SupabaseURL: supabase.URL, SupabaseAnonKey: "anon"}, true,
+			`{"dev_mode":true,"model_configured":false,"success":true,"supabase_anon_key":"anon","supabase_url":"` + supabase.URL + `"}`},
 	}
 	for _, tc := range cases {
-		url, _ := webServer(t, tc.web, false)
+		url, _ := webServer(t, tc.auth)
 		resp, body := fetch(t, http.MethodGet, url+"/api/config", nil)
 		var got map[string]any
 		if err := json.Unmarshal([]byte(body), &got); err != nil {
@@ -182,14 +163,14 @@ func TestWebConfig(t *testing.T) {
 			t.Errorf("%s: %d %s, want %s", tc.name, resp.StatusCode, normalised, tc.want)
 		}
 		resp, body = fetch(t, http.MethodPost, url+"/api/dev/token", nil)
-		if wantStatus := map[bool]int{true: 200, false: 404}[tc.web.DevMode && tc.web.DevTokenSecret != ""]; resp.StatusCode != wantStatus {
+		if wantStatus := map[bool]int{true: 200, false: 404}[tc.devMode]; resp.StatusCode != wantStatus {
 			t.Errorf("%s: POST /api/dev/token %d %s, want %d", tc.name, resp.StatusCode, body, wantStatus)
 		}
 	}
 }
 
 func TestDevTokenSignsInTheDemoFacilitator(t *testing.T) {
-	_, e := webServer(t, handlers.WebConfig{DevMode: true, DevTokenSecret: apptest.Secret}, true)
+	_, e := webServer(t, config.Auth{DevMode: true, JWTSecret: apptest.Secret})
 	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: apptest.Secret})
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +180,7 @@ func TestDevTokenSignsInTheDemoFacilitator(t *testing.T) {
 	res := e.call("", http.MethodPost, "/api/dev/token", nil).wantStatus(http.StatusOK)
 	token, _ := res.body["token"].(string)
 	caller, err := verifier.Verify(token)
-	if err != nil || caller.UserID != handlers.DemoFacilitatorID || res.body["user_id"] != handlers.DemoFacilitatorID ||
+	if err != nil || caller.UserID != app.DemoFacilitatorID || res.body["user_id"] != app.DemoFacilitatorID ||
 		caller.Email != "dana@example.com" || res.body["success"] != true {
 		t.Fatalf("dev token: %s (caller %+v, %v)", res.raw, caller, err)
 	}
@@ -210,7 +191,7 @@ func TestDevTokenSignsInTheDemoFacilitator(t *testing.T) {
 	if ttl := time.Until(time.Unix(claims.Exp, 0)); ttl < 23*time.Hour || ttl > 24*time.Hour {
 		t.Fatalf("dev token lives %v, want 24h", ttl)
 	}
-	// Minting wrote nothing: the facilitator is scripts/dev.sh's to create.
+	// Minting wrote nothing: the facilitator is `server demo`'s to create.
 	if n := e.count(`select count(*) from auth.users`); n != 0 {
 		t.Fatalf("minting a dev token created %d users", n)
 	}
@@ -223,17 +204,12 @@ func TestDevTokenSignsInTheDemoFacilitator(t *testing.T) {
 		wantError(http.StatusBadRequest, "email must be a plain address such as dana@example.com")
 	e.call("", http.MethodPost, "/api/dev/token", `{"email":`).wantError(http.StatusBadRequest, "Malformed JSON")
 
-	// Once dev.sh has seeded the facilitator, the token works on the API.
-	for _, seed := range []string{
-		`insert into auth.users (id, email) values ($1::uuid, 'dana@example.com')`,
-		`insert into public.learners (facilitator_id, name) values ($1::uuid, 'Emma')`,
-	} {
-		if _, err := e.pool.Exec(context.Background(), seed, handlers.DemoFacilitatorID); err != nil {
-			t.Fatal(err)
-		}
+	// Once the demo facilitator exists, the token works on the API.
+	if err := app.SeedDemo(context.Background(), e.pool); err != nil {
+		t.Fatal(err)
 	}
 	learners := e.call(token, http.MethodGet, "/api/learners", nil).wantStatus(http.StatusOK)
-	if list := learners.body["learners"].([]any); len(list) != 1 || list[0].(map[string]any)["name"] != "Emma" {
+	if list := learners.body["learners"].([]any); len(list) != 2 || list[0].(map[string]any)["name"] != "Emma" {
 		t.Fatalf("learners with the dev token: %s", learners.raw)
 	}
 }
@@ -268,10 +244,11 @@ func TestVercelPublishesTheSameClient(t *testing.T) {
 		t.Errorf("no /api rewrite to api/index.go: %+v", cfg.Rewrites)
 	}
 
-	url, _ := webServer(t, handlers.WebConfig{SupabaseURL: "https://p.supabase.co"}, false)
+	supabase := apptest.StartSupabaseAuth(t)
+	url, _ := webServer(t, config.Auth{JWTSecret: apptest.Secret, SupabaseURL: supabase.URL})
 	resp, _ := fetch(t, http.MethodGet, url+"/", nil)
 	want := map[string]string{
-		"Content-Security-Policy": strings.Replace(resp.Header.Get("Content-Security-Policy"), "https://p.supabase.co", "https://*.supabase.co", 1),
+		"Content-Security-Policy": strings.Replace(resp.Header.Get("Content-Security-Policy"), supabase.URL, "https://*.supabase.co", 1),
 		"X-Content-Type-Options":  resp.Header.Get("X-Content-Type-Options"),
 		"Referrer-Policy":         resp.Header.Get("Referrer-Policy"),
 		"X-Frame-Options":         resp.Header.Get("X-Frame-Options"),

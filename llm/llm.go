@@ -23,52 +23,49 @@ const (
 	BackgroundMaxDelay = time.Second
 )
 
-// ClientConfig configures NewClient.
-type ClientConfig struct {
+// Config is how a model adapter reaches its model. The summarizer, the
+// extractor, the embedder and the counselor all take it, so one set of
+// settings (config.Model) configures them all.
+type Config struct {
 	APIKey     string
 	BaseURL    string        // any OpenAI-compatible server; empty = OpenAI's default
-	Timeout    time.Duration // per request
+	Model      string        // empty: the adapter's default
+	Timeout    time.Duration // per request; zero: the adapter's default
 	HTTPClient *http.Client  // optional
-	MaxRetries int
-	// MaxRetryDelay caps the wait between retries; zero keeps the client's
-	// default.
-	MaxRetryDelay time.Duration
 }
 
-// NewClient returns an openai-go client for an OpenAI-compatible server.
-func NewClient(cfg ClientConfig) openai.Client {
-	opts := []option.RequestOption{
-		option.WithAPIKey(cfg.APIKey),
-		option.WithRequestTimeout(cfg.Timeout),
-		option.WithMaxRetries(cfg.MaxRetries),
+// WithDefaults fills in the model and the timeout when they are not set.
+func (c Config) WithDefaults(model string, timeout time.Duration) Config {
+	if c.Model == "" {
+		c.Model = model
 	}
-	if cfg.MaxRetryDelay > 0 {
-		opts = append(opts, option.WithMaxRetryDelay(cfg.MaxRetryDelay))
+	if c.Timeout <= 0 {
+		c.Timeout = timeout
 	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return openai.NewClient(opts...)
+	return c
+}
+
+// NewChatClient returns a client for a call someone waits on (the
+// counselor's reply): one retry, with the client's own back-off.
+func NewChatClient(c Config) openai.Client {
+	return newClient(c, option.WithMaxRetries(1))
 }
 
 // NewBackgroundClient returns a client for background calls (summaries,
-// extraction, embeddings) and the model to ask: model and timeout fall back
-// to the adapter's defaults when empty.
-func NewBackgroundClient(apiKey, baseURL, model string, timeout time.Duration, httpClient *http.Client,
-	defaultModel string, defaultTimeout time.Duration) (openai.Client, string) {
-	if model == "" {
-		model = defaultModel
+// extraction, embeddings): see BackgroundRetries.
+func NewBackgroundClient(c Config) openai.Client {
+	return newClient(c, option.WithMaxRetries(BackgroundRetries), option.WithMaxRetryDelay(BackgroundMaxDelay))
+}
+
+func newClient(c Config, retries ...option.RequestOption) openai.Client {
+	opts := append([]option.RequestOption{option.WithAPIKey(c.APIKey), option.WithRequestTimeout(c.Timeout)}, retries...)
+	if c.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(c.BaseURL))
 	}
-	if timeout <= 0 {
-		timeout = defaultTimeout
+	if c.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(c.HTTPClient))
 	}
-	return NewClient(ClientConfig{
-		APIKey: apiKey, BaseURL: baseURL, Timeout: timeout, HTTPClient: httpClient,
-		MaxRetries: BackgroundRetries, MaxRetryDelay: BackgroundMaxDelay,
-	}), model
+	return openai.NewClient(opts...)
 }
 
 // QuotedName is a learner's name as prompts show it: one line, at most max

@@ -38,6 +38,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/embedder"
+	"mentormemory/llm"
 	"mentormemory/memory"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
@@ -214,7 +215,7 @@ func newRecallFixture(t *testing.T) *recallFixture {
 	// embedding is ranked by words alone, as in a deployment with no
 	// embedding model, whatever vectors the memories carry.
 	f.words = memory.NewService(store, summarizer.NewOffline(), log)
-	emb := embedder.NewOpenAI(embedder.Config{APIKey: "test-key", BaseURL: f.embeddings.url, Model: "fake-concepts", Timeout: 2 * time.Second})
+	emb := embedder.NewOpenAI(llm.Config{APIKey: "test-key", BaseURL: f.embeddings.url, Model: "fake-concepts", Timeout: 2 * time.Second})
 	f.hybrid = memory.NewService(store, summarizer.NewOffline(), log).WithEmbedder(emb)
 
 	id := uuid.NewString()

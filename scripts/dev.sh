@@ -18,10 +18,6 @@ PG_DIR=$ROOT/.data/postgres
 PG_PORT=${DEV_PG_PORT:-54329}
 export PORT=${PORT:-8080}
 
-FACILITATOR_ID=11111111-1111-4111-8111-111111111111
-EMMA_ID=22222222-2222-4222-8222-222222222201
-MAX_ID=22222222-2222-4222-8222-222222222202
-
 # dev_jwt_secret: the secret of the dev tokens, kept across runs.
 dev_jwt_secret() {
   local file=$ROOT/.data/dev-jwt-secret
@@ -38,42 +34,6 @@ dev_jwt_secret() {
     )
   fi
   tr -d '\n' <"$file"
-}
-
-# seed_demo: one facilitator (dana@example.com) with learners Emma and Max.
-# Fixed ids and ON CONFLICT make it safe to run at every start.
-seed_demo() {
-  "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$DATABASE_URL" <<SQL
-INSERT INTO auth.users (id, email)
-VALUES ('$FACILITATOR_ID', 'dana@example.com')
-ON CONFLICT DO NOTHING;
-INSERT INTO public.learners (id, facilitator_id, name)
-VALUES ('$EMMA_ID', '$FACILITATOR_ID', 'Emma'),
-       ('$MAX_ID', '$FACILITATOR_ID', 'Max')
-ON CONFLICT DO NOTHING;
-SQL
-}
-
-print_usage_examples() {
-  local token=$1 url="http://localhost:$PORT/api/conversation-memory"
-  cat <<EOF
-
-Demo facilitator dana@example.com ($FACILITATOR_ID), learners Emma ($EMMA_ID) and Max ($MAX_ID).
-Token (24 h):
-
-export TOKEN='$token'
-
-Store two turns about Emma:
-
-curl -sS -X POST '$url' \\
-  -H "Authorization: Bearer \$TOKEN" -H 'Content-Type: application/json' \\
-  -d '{"learner_id":"$EMMA_ID","conversation_turns":[{"role":"user","content":"Emma got stuck on fractions again today."},{"role":"assistant","content":"Try cutting a pizza into halves, then quarters, and let her name the pieces."}]}'
-
-Read Emma's conversation memory:
-
-curl -sS '$url?learner_id=$EMMA_ID' -H "Authorization: Bearer \$TOKEN"
-
-EOF
 }
 
 main() {
@@ -94,17 +54,13 @@ main() {
   # a server others can reach.
   export MENTOR_DEV_MODE=true
 
-  # One build serves migrate, token and the server itself.
+  # One build serves the demo set-up and the server itself.
   log "go build -o bin/server ./cmd/server"
   go build -o bin/server ./cmd/server
-  log "migrating $DATABASE_URL"
-  ./bin/server migrate
-  log "seeding the demo facilitator and learners"
-  seed_demo
-
-  local token
-  token=$(./bin/server token --sub "$FACILITATOR_ID" --ttl 24h)
-  print_usage_examples "$token"
+  # Migrates, creates the demo facilitator dana@example.com with learners
+  # Emma and Max unless they exist, and prints a 24 h token with examples.
+  log "migrating $DATABASE_URL and creating the demo facilitator"
+  ./bin/server demo
 
   log "serving on http://localhost:$PORT (PostgreSQL keeps running; stop it with:"
   log "  bash -c 'source scripts/lib/postgres.sh && pg_stop_private .data/postgres')"

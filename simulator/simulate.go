@@ -11,58 +11,49 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mentormemory/app"
+	"mentormemory/config"
 	"mentormemory/memory"
-	"mentormemory/postgres"
-	"mentormemory/worker"
 )
 
 // SessionGap is the simulated time between sessions: from a Thursday, the
 // third session falls on a Friday.
 const SessionGap = 96 * time.Hour
 
-// Config is what a simulation runs with. Without an Extractor the recorded
-// fixture is replayed.
-type Config struct {
-	Summarizer memory.Summarizer
-	Extractor  memory.Extractor
-	Embedder   memory.Embedder
-	Start      time.Time
-	Out        io.Writer
-}
-
-// Simulate runs the sessions of dir through the real store, service and
-// worker on pool, as a new facilitator created for the run, so that earlier
-// runs and real users are never mixed in.
-func Simulate(ctx context.Context, pool *pgxpool.Pool, dir string, cfg Config) error {
+// Simulate runs the sessions of dir through the service as cfg configures
+// it (app.New, on pool), worker included, as a new facilitator created for
+// the run, so that earlier runs and real users are never mixed in. The
+// first session starts at start. With a model key the model extracts;
+// without one the recorded fixture is replayed.
+func Simulate(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, dir string, start time.Time, out io.Writer) error {
 	sessions, err := LoadDir(dir)
 	if err != nil {
 		return err
 	}
-	clock := NewClock(cfg.Start)
-	extract := cfg.Extractor
+	clock := NewClock(start)
+	log := slog.New(slog.DiscardHandler)
+	extract := app.NewExtractor(cfg.Model, log)
 	if extract == nil {
 		fixture, err := Fixture()
 		if err != nil {
 			return err
 		}
 		extract = fixture
-		fmt.Fprintf(cfg.Out, "[%s] [SETUP] No model key: replaying the recorded extractions in %s\n",
-			cfg.Start.Format("2006-01-02 15:04"), RecordedFixtureName)
+		fmt.Fprintf(out, "[%s] [SETUP] No model key: replaying the recorded extractions in %s\n",
+			start.Format("2006-01-02 15:04"), RecordedFixtureName)
 	}
+	a, err := app.New(ctx, cfg, log, app.WithPool(pool),
+		app.WithExtractor(LoggingExtractor{Inner: extract, Out: out, Clock: clock}))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
 	semantic := "words only (no OPENAI_EMBEDDING_MODEL)"
-	if cfg.Embedder != nil {
-		semantic = "words and meaning (" + cfg.Embedder.Model() + ")"
+	if cfg.Model.EmbeddingConfigured() {
+		semantic = "words and meaning (" + cfg.Model.Embedding.Model + ")"
 	}
-	fmt.Fprintf(cfg.Out, "[%s] [SETUP] Extractor: %s; summarizer: %s; recall by %s\n",
-		cfg.Start.Format("2006-01-02 15:04"), extract.Name(), cfg.Summarizer.Name(), semantic)
-
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store := postgres.NewStore(pool, 50).WithExtraction()
-	svc := memory.NewService(store, cfg.Summarizer, log).WithEmbedder(cfg.Embedder)
-	work := worker.New(store, worker.Config{
-		Extractor: LoggingExtractor{Inner: extract, Out: cfg.Out, Clock: clock},
-		Embedder:  cfg.Embedder,
-	}, log)
+	fmt.Fprintf(out, "[%s] [SETUP] Extractor: %s; summarizer: %s; recall by %s\n",
+		start.Format("2006-01-02 15:04"), extract.Name(), a.Service.SummarizerName(), semantic)
 
 	facilitator := uuid.NewString()
 	if _, err := pool.Exec(ctx, `insert into auth.users (id, email) values ($1::uuid, $2)`,
@@ -74,11 +65,11 @@ func Simulate(ctx context.Context, pool *pgxpool.Pool, dir string, cfg Config) e
 
 	runJobs := func(ctx context.Context) error {
 		for {
-			ran, err := work.RunOnce(ctx)
+			ran, err := a.Worker.RunOnce(ctx)
 			if err != nil || !ran {
 				return err
 			}
 		}
 	}
-	return Run(ctx, Pipeline{Service: svc, RunJobs: runJobs}, sessions, Options{Clock: clock, Out: cfg.Out, SessionGap: SessionGap})
+	return Run(ctx, Pipeline{Service: a.Service, RunJobs: runJobs}, sessions, Options{Clock: clock, Out: out, SessionGap: SessionGap})
 }

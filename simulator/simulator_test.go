@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"mentormemory/config"
 	"mentormemory/postgres/pgtest"
 	"mentormemory/simulator"
-	"mentormemory/summarizer"
 )
 
 // TestSimulatorRecallsSessionOneInSessionThree runs the student-alex
@@ -19,9 +19,10 @@ func TestSimulatorRecallsSessionOneInSessionThree(t *testing.T) {
 	pool := pgtest.NewPool(t)
 	var out bytes.Buffer
 	start := time.Date(2026, 11, 12, 16, 0, 0, 0, time.UTC) // a Thursday
-	err := simulator.Simulate(context.Background(), pool, "samples/student-alex", simulator.Config{
-		Summarizer: summarizer.NewOffline(), Start: start, Out: &out,
-	})
+	// The service as configured without a model: the offline summarizer
+	// and the recorded extractions.
+	cfg := config.Config{Database: config.Database{ArchiveTurns: 50}}
+	err := simulator.Simulate(context.Background(), cfg, pool, "samples/student-alex", start, &out)
 	if err != nil {
 		t.Fatal(err)
 	}

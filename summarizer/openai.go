@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 	"mentormemory/memory"
 )
 
-// Defaults for OpenAIConfig.
+// Defaults for the model's llm.Config.
 const (
 	DefaultModel   = "gpt-4o-mini"
 	DefaultTimeout = 20 * time.Second
@@ -28,15 +27,6 @@ var (
 	ErrTooLong    = fmt.Errorf("summary exceeds %d words", memory.SummaryMaxWords)
 )
 
-// OpenAIConfig configures NewOpenAI.
-type OpenAIConfig struct {
-	APIKey     string
-	BaseURL    string        // any OpenAI-compatible server; empty = OpenAI's default
-	Model      string        // default "gpt-4o-mini" when empty
-	Timeout    time.Duration // per request; default 20s when zero
-	HTTPClient *http.Client  // optional
-}
-
 // OpenAI is the model-backed summarizer. It is safe for concurrent use.
 type OpenAI struct {
 	client openai.Client
@@ -44,10 +34,9 @@ type OpenAI struct {
 }
 
 // NewOpenAI returns the model-backed summarizer. Name() returns "openai".
-func NewOpenAI(cfg OpenAIConfig) *OpenAI {
-	client, model := llm.NewBackgroundClient(cfg.APIKey, cfg.BaseURL, cfg.Model, cfg.Timeout, cfg.HTTPClient,
-		DefaultModel, DefaultTimeout)
-	return &OpenAI{client: client, model: model}
+func NewOpenAI(cfg llm.Config) *OpenAI {
+	cfg = cfg.WithDefaults(DefaultModel, DefaultTimeout)
+	return &OpenAI{client: llm.NewBackgroundClient(cfg), model: cfg.Model}
 }
 
 var _ memory.Summarizer = (*OpenAI)(nil)

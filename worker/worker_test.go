@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/extractor"
+	"mentormemory/llm"
 	"mentormemory/llm/llmtest"
 	"mentormemory/memory"
 	"mentormemory/postgres"
@@ -86,7 +87,7 @@ func newEnv(t *testing.T, cfg worker.Config) *env {
 	t.Cleanup(srv.Close)
 	e.store = postgres.NewStore(pool, 50).WithExtraction()
 	e.svc = memory.NewService(e.store, summarizer.NewOffline(), log)
-	cfg.Extractor = extractor.NewOpenAI(extractor.Config{APIKey: "test", BaseURL: srv.URL, Timeout: 5 * time.Second})
+	cfg.Extractor = extractor.NewOpenAI(extractor.Config{Config: llm.Config{APIKey: "test", BaseURL: srv.URL, Timeout: 5 * time.Second}})
 	e.worker = worker.New(e.store, cfg, log)
 
 	id := uuid.NewString()

@@ -13,9 +13,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/auth"
-	"mentormemory/counselor"
-	"mentormemory/handlers"
+	"mentormemory/app"
+	"mentormemory/config"
+	"mentormemory/llm"
 	"mentormemory/memory"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
@@ -26,17 +26,18 @@ import (
 // configures other keys.
 const Secret = "apptest-secret-that-is-at-least-32-characters"
 
+// Options configure the service Start runs; the zero value is the service
+// as configured with HS256 tokens signed with Secret and no model.
 type Options struct {
-	Summarizer   memory.Summarizer // default: the offline one
-	ArchiveTurns int               // default 50
-	Auth         auth.Config       // default: HS256 with Secret
-	// ModelURL, when set, enables the counselor against that (fake)
-	// OpenAI-compatible server; MaxToolRounds bounds its tool loop.
+	Auth         config.Auth // default: HS256 with Secret
+	Web          config.Web
+	ArchiveTurns int // default 50
+	// ModelURL, when set, configures the model as that (fake)
+	// OpenAI-compatible server: the counselor answers, and exchanges queue
+	// memory extraction. Summaries stay Summarizer's.
 	ModelURL      string
 	MaxToolRounds int
-	Web           handlers.WebConfig
-	Sessions      handlers.SessionPolicy // default: tokens are only verified locally
-	CORSOrigins   []string
+	Summarizer    memory.Summarizer // default: the offline one
 	// DatabaseURL, when set, is the migrated database the app connects to,
 	// as the server does, instead of a fresh one: a test can put a proxy
 	// that misbehaves between them.
@@ -50,43 +51,33 @@ type Service struct {
 	URL  string
 }
 
-// Start runs the app on a fresh, migrated database, on 127.0.0.1, until the
-// test ends.
+// Start runs the app, as app.New builds it, on a fresh, migrated database,
+// on 127.0.0.1, until the test ends.
 func Start(tb testing.TB, opts Options) *Service {
 	tb.Helper()
+	cfg := config.Config{Auth: opts.Auth, Web: opts.Web, Database: config.Database{ArchiveTurns: opts.ArchiveTurns}}
+	if cfg.Database.ArchiveTurns == 0 {
+		cfg.Database.ArchiveTurns = 50
+	}
+	if cfg.Auth.JWTSecret == "" && cfg.Auth.SupabaseURL == "" {
+		cfg.Auth.JWTSecret = Secret
+	}
+	if opts.ModelURL != "" {
+		cfg.Model.Chat = llm.Config{APIKey: "test-key", BaseURL: opts.ModelURL, Model: "test-model", Timeout: 10 * time.Second}
+	}
 	if opts.Summarizer == nil {
 		opts.Summarizer = summarizer.NewOffline()
-	}
-	if opts.ArchiveTurns == 0 {
-		opts.ArchiveTurns = 50
-	}
-	if opts.Auth.JWTSecret == "" && opts.Auth.SupabaseURL == "" {
-		opts.Auth.JWTSecret = Secret
 	}
 	pool := appPool(tb, opts.DatabaseURL)
 	// Server errors show in the failing test's output; the rest is noise.
 	log := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelError}))
-	verifier, err := auth.NewVerifier(context.Background(), opts.Auth)
+	a, err := app.New(context.Background(), cfg, log, app.WithPool(pool), app.WithSummarizer(opts.Summarizer),
+		app.WithTxTimeout(opts.TxTimeout), app.WithMaxToolRounds(opts.MaxToolRounds))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(verifier.Close)
-	store := postgres.NewStore(pool, opts.ArchiveTurns)
-	if opts.TxTimeout > 0 {
-		store = store.WithTxTimeout(opts.TxTimeout)
-	}
-	svc := memory.NewService(store, opts.Summarizer, log)
-	var chat *counselor.Counselor
-	if opts.ModelURL != "" {
-		chat = counselor.New(counselor.Config{
-			APIKey: "test-key", BaseURL: opts.ModelURL, Model: "test-model",
-			Timeout: 10 * time.Second, MaxToolRounds: opts.MaxToolRounds,
-		}, svc)
-	}
-	srv := httptest.NewServer(handlers.NewServer(handlers.Deps{
-		Service: svc, Verifier: verifier, Sessions: opts.Sessions, DB: store, Counselor: chat, Log: log,
-		Web: opts.Web, CORSOrigins: opts.CORSOrigins,
-	}))
+	tb.Cleanup(a.Close)
+	srv := httptest.NewServer(a.Handler)
 	tb.Cleanup(srv.Close)
 	return &Service{Pool: pool, URL: srv.URL}
 }

@@ -208,14 +208,14 @@ func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, 
 	if err != nil {
 		return nil, err
 	}
-	run.workers = cfg.MemoryWorkers
+	run.workers = cfg.Model.Workers
 	served, err := serveApp(ctx, cfg, c.serverLog(mode), c.Clients)
 	if err != nil {
 		return nil, err
 	}
 	defer served.close()
 	a := served.app
-	if run.env, err = describe(ctx, admin, a.Pool, cfg, c.DatabaseURL, len(fs)); err != nil {
+	if run.env, err = describe(ctx, admin, a, cfg, c.DatabaseURL, len(fs)); err != nil {
 		return nil, err
 	}
 

@@ -54,17 +54,17 @@ type tableSize struct {
 	note string
 }
 
-func describe(ctx context.Context, admin, appPool *pgxpool.Pool, cfg config.Config, databaseURL string, users int) (*environment, error) {
+func describe(ctx context.Context, admin *pgxpool.Pool, a *app.App, cfg config.Config, databaseURL string, users int) (*environment, error) {
 	e := &environment{
 		when:       time.Now().UTC(),
 		cpus:       runtime.NumCPU(),
 		cpuModel:   procField("/proc/cpuinfo", "model name"),
 		memory:     procField("/proc/meminfo", "MemTotal"),
 		goVersion:  runtime.Version(),
-		poolMax:    appPool.Config().MaxConns,
-		execMode:   appPool.Config().ConnConfig.DefaultQueryExecMode.String(),
-		summarizer: app.NewSummarizer(cfg).Name(),
-		archiveAt:  cfg.ArchiveTurns,
+		poolMax:    a.Pool.Config().MaxConns,
+		execMode:   a.Pool.Config().ConnConfig.DefaultQueryExecMode.String(),
+		summarizer: a.Service.SummarizerName(),
+		archiveAt:  cfg.Database.ArchiveTurns,
 		users:      users,
 	}
 	if !strings.Contains(databaseURL, "pool_max_conns") {

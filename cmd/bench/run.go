@@ -138,7 +138,7 @@ func runBench(ctx context.Context, c runConfig) error {
 	defer served.close()
 	a, client, base := served.app, served.client, served.base
 
-	env, err := describe(ctx, admin, a.Pool, cfg, c.DatabaseURL, len(facilitators))
+	env, err := describe(ctx, admin, a, cfg, c.DatabaseURL, len(facilitators))
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func runBench(ctx context.Context, c runConfig) error {
 		// Primed only when its turn comes, so that the plain POST route
 		// before it cannot archive the primed conversations first.
 		routes = append(routes, &route{key: "post-archive", name: archivingRouteName, prepare: func() (*route, error) {
-			primed, err := primeForArchiving(ctx, admin, facilitators, min(c.Archiving, len(facilitators)), cfg.ArchiveTurns, c.Seed)
+			primed, err := primeForArchiving(ctx, admin, facilitators, min(c.Archiving, len(facilitators)), cfg.Database.ArchiveTurns, c.Seed)
 			if err != nil {
 				return nil, fmt.Errorf("priming conversations for the archiving route: %w", err)
 			}
@@ -322,20 +322,14 @@ func serveApp(ctx context.Context, cfg config.Config, serverLog string, conns in
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
 
-	// Loopback only, on a port the kernel picks; the same timeouts as
-	// cmd/server.
+	// Loopback only, on a port the kernel picks; served as cmd/server
+	// serves it.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		closeApp()
 		return nil, err
 	}
-	srv := &http.Server{
-		Handler:           a.Handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      90 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
+	srv := a.HTTPServer(ln.Addr().String())
 	go func() { _ = srv.Serve(ln) }()
 
 	// Keep-alive connections, never through a proxy, no compression: what

@@ -5,9 +5,11 @@
 //	server token --sub UUID [--ttl 1h] [--email E]
 //	                                mint a development token (HS256)
 //	server simulate [--start T] DIR run transcripts through the memory pipeline
+//	server demo [--ttl 24h]         create the demo facilitator and print a token
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -15,12 +17,13 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/app"
 	"mentormemory/auth"
@@ -60,29 +63,41 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return mintToken(args, getenv, stdout)
 	case "simulate":
 		return simulate(ctx, args, getenv, stdout)
+	case "demo":
+		return demo(ctx, args, getenv, stdout)
 	default:
-		return fmt.Errorf("unknown command %q (want serve, migrate, token or simulate)", command)
+		return fmt.Errorf("unknown command %q (want serve, migrate, token, simulate or demo)", command)
 	}
 }
 
 func migrate(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
-	databaseURL := getenv("DATABASE_URL")
-	if databaseURL == "" {
-		return errors.New("DATABASE_URL is required")
+	_, err := migrated(ctx, getenv, stdout)
+	return err
+}
+
+// migrated connects to the configured database, which is all it checks of
+// the configuration, and brings it up to date. The caller closes the pool.
+func migrated(ctx context.Context, getenv func(string) string, stdout io.Writer) (*pgxpool.Pool, error) {
+	db := config.Read(getenv).Database
+	if err := db.Validate(); err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
 	}
-	pool, err := postgres.Open(ctx, databaseURL)
+	pool, err := postgres.Open(ctx, db.URL)
 	if err != nil {
-		return fmt.Errorf("DATABASE_URL: %w", err)
+		return nil, fmt.Errorf("DATABASE_URL: %w", err)
 	}
-	defer pool.Close()
 	applied, err := postgres.Migrate(ctx, pool)
 	for _, v := range applied {
 		fmt.Fprintln(stdout, "applied migration", v)
 	}
-	if err == nil && len(applied) == 0 {
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	if len(applied) == 0 {
 		fmt.Fprintln(stdout, "database is up to date")
 	}
-	return err
+	return pool, nil
 }
 
 func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
@@ -105,17 +120,10 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 	// Dev mode hands out tokens to anyone who asks, so it only listens on
 	// this machine.
 	host := ""
-	if cfg.DevMode {
+	if cfg.Auth.DevMode {
 		host = "127.0.0.1"
 	}
-	srv := &http.Server{
-		Addr:              net.JoinHostPort(host, strconv.Itoa(cfg.Port)),
-		Handler:           a.Handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      90 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
+	srv := a.HTTPServer(net.JoinHostPort(host, strconv.Itoa(cfg.Web.Port)))
 	// The port is taken before the worker starts, so a port in use fails
 	// the start with nothing running.
 	listener, err := net.Listen("tcp", srv.Addr)
@@ -136,7 +144,7 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 		stopWork()
 		<-workDone
 	}()
-	log.Info("serving", "port", cfg.Port, "summarizer", app.NewSummarizer(cfg).Name())
+	log.Info("serving", "port", cfg.Web.Port, "summarizer", a.Service.SummarizerName())
 
 	select {
 	case err := <-errc:
@@ -199,30 +207,65 @@ func simulate(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("--start: %w", err)
 	}
-	// The simulation verifies no tokens, so it needs no JWT settings; a
-	// placeholder satisfies the check that a server needs them.
-	cfg, err := config.FromEnv(func(name string) string {
-		if name == "SUPABASE_JWT_SECRET" && getenv(name) == "" && getenv("SUPABASE_URL") == "" {
-			return "simulation-needs-no-token-verification"
-		}
-		return getenv(name)
-	})
-	if err != nil {
+	// The simulation needs the database and the model settings; it
+	// verifies no tokens, so the auth settings are not checked.
+	cfg := config.Read(getenv)
+	if err := cfg.Model.Validate(); err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	pool, err := postgres.Open(ctx, cfg.DatabaseURL)
+	pool, err := migrated(ctx, getenv, io.Discard)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if _, err := postgres.Migrate(ctx, pool); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return simulator.Simulate(ctx, pool, flags.Arg(0), simulator.Config{
-		Summarizer: app.NewSummarizer(cfg),
-		Extractor:  app.NewExtractor(cfg),
-		Embedder:   app.NewEmbedder(cfg),
-		Start:      startAt,
-		Out:        stdout,
-	})
+	return simulator.Simulate(ctx, cfg, pool, flags.Arg(0), startAt, stdout)
 }
+
+// demo creates the demo facilitator dana@example.com with learners Emma and
+// Max (app.SeedDemo) on the configured database, migrated first, and prints
+// a token for them with examples of the API.
+func demo(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	flags := flag.NewFlagSet("demo", flag.ContinueOnError)
+	ttl := flags.Duration("ttl", app.DemoTokenTTL, "how long the printed token is valid")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	secret := getenv("SUPABASE_JWT_SECRET")
+	if secret == "" {
+		return errors.New("SUPABASE_JWT_SECRET is not set: cannot mint the demo token")
+	}
+	pool, err := migrated(ctx, getenv, io.Discard)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := app.SeedDemo(ctx, pool); err != nil {
+		return fmt.Errorf("create the demo facilitator: %w", err)
+	}
+	token, err := auth.MintHS256(secret, app.DemoFacilitatorID, app.DemoFacilitatorEmail, *ttl)
+	if err != nil {
+		return err
+	}
+	url := "http://localhost:" + cmp.Or(getenv("PORT"), "8080") + "/api/conversation-memory"
+	_, err = fmt.Fprintf(stdout, demoUsage, app.DemoFacilitatorEmail, app.DemoFacilitatorID, app.DemoEmmaID, app.DemoMaxID,
+		*ttl, token, url, app.DemoEmmaID, url, app.DemoEmmaID)
+	return err
+}
+
+const demoUsage = `
+Demo facilitator %s (%s), learners Emma (%s) and Max (%s).
+Token (%v):
+
+export TOKEN='%s'
+
+Store two turns about Emma:
+
+curl -sS -X POST '%s' \
+  -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+  -d '{"learner_id":"%s","conversation_turns":[{"role":"user","content":"Emma got stuck on fractions again today."},{"role":"assistant","content":"Try cutting a pizza into halves, then quarters, and let her name the pieces."}]}'
+
+Read Emma's conversation memory:
+
+curl -sS '%s?learner_id=%s' -H "Authorization: Bearer $TOKEN"
+
+`

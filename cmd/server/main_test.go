@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"mentormemory/app"
 	"mentormemory/auth"
 	"mentormemory/postgres/pgtest"
@@ -105,6 +108,64 @@ func TestServeMigratesAndAnswers(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "up to date") {
 		t.Fatalf("second migration should have nothing to do: %s", out.String())
+	}
+}
+
+// Migrating needs the database alone: no token settings, and a model
+// setting it does not use may be wrong.
+func TestMigrateChecksOnlyTheDatabaseSettings(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": pgtest.NewDatabase(t), "OPENAI_TIMEOUT": "soon"}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"migrate"}, func(k string) string { return env[k] }, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "database is up to date") {
+		t.Fatalf("migrate output: %s", out.String())
+	}
+	err := run(context.Background(), []string{"migrate"}, func(string) string { return "" }, &out)
+	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL is required") {
+		t.Fatalf("migrate without a database: %v", err)
+	}
+}
+
+// The demo command creates the demo facilitator and learners, once however
+// often it runs, and prints a token that signs in as that facilitator.
+func TestDemoCreatesTheDemoFacilitatorAndPrintsItsToken(t *testing.T) {
+	databaseURL := pgtest.NewDatabase(t)
+	env := map[string]string{"DATABASE_URL": databaseURL, "SUPABASE_JWT_SECRET": secret}
+	var out bytes.Buffer
+	for range 2 {
+		out.Reset()
+		if err := run(context.Background(), []string{"demo"}, func(k string) string { return env[k] }, &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var token string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "export TOKEN='"); ok {
+			token = strings.TrimSuffix(rest, "'")
+		}
+	}
+	v, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if caller, err := v.Verify(token); err != nil || caller.UserID != app.DemoFacilitatorID {
+		t.Fatalf("the printed token does not sign in as the demo facilitator: %v %+v\n%s", err, caller, out.String())
+	}
+	pool, err := pgxpool.New(context.Background(), databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var learners []string
+	rows, _ := pool.Query(context.Background(), `select name from public.learners where facilitator_id = $1 order by name`, app.DemoFacilitatorID)
+	if learners, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(learners, ",") != "Emma,Max" {
+		t.Fatalf("demo learners %v, want Emma and Max once each", learners)
 	}
 }
 

@@ -18,8 +18,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"mentormemory/app"
 	"mentormemory/auth"
-	"mentormemory/handlers"
+	"mentormemory/config"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -33,7 +34,7 @@ func TestChatMemorySearchAndClear(t *testing.T) {
 	fake := &model{}
 	modelSrv := httptest.NewServer(fake)
 	t.Cleanup(modelSrv.Close)
-	pool, url := serve(t, modelSrv.URL, handlers.WebConfig{DevMode: true, DevTokenSecret: secret})
+	pool, url := serve(t, modelSrv.URL, config.Auth{DevMode: true, JWTSecret: secret})
 	b := startBrowser(t, "chat")
 
 	signInAsDemo(b, url)
@@ -160,7 +161,7 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 	supabase := &supabaseAuth{anonKey: "anon-e2e-key", email: "dana@example.com", password: "correct horse battery staple", ttl: 62 * time.Second}
 	supabaseSrv := httptest.NewServer(supabase)
 	t.Cleanup(supabaseSrv.Close)
-	_, url := serve(t, "", handlers.WebConfig{SupabaseURL: supabaseSrv.URL, SupabaseAnonKey: supabase.anonKey})
+	_, url := serve(t, "", config.Auth{JWTSecret: secret, SupabaseURL: supabaseSrv.URL, SupabaseAnonKey: supabase.anonKey})
 	b := startBrowser(t, "supabase")
 
 	b.step("open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("signin-supabase")))
@@ -220,7 +221,7 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 	}
 
 	// A pasted token: nonsense is refused on the page, a real one works.
-	token, err := auth.MintHS256(secret, handlers.DemoFacilitatorID, "dana@example.com", time.Hour)
+	token, err := auth.MintHS256(secret, app.DemoFacilitatorID, "dana@example.com", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

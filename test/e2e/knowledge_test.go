@@ -13,8 +13,9 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mentormemory/app"
 	"mentormemory/auth"
-	"mentormemory/handlers"
+	"mentormemory/config"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -31,7 +32,7 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 	fake := &model{signOff: "Next time we'll try fraction strips with her."}
 	modelSrv := httptest.NewServer(fake)
 	t.Cleanup(modelSrv.Close)
-	pool, url := serve(t, modelSrv.URL, handlers.WebConfig{DevMode: true, DevTokenSecret: secret})
+	pool, url := serve(t, modelSrv.URL, config.Auth{DevMode: true, JWTSecret: secret})
 	b := startBrowser(t, "knowledge")
 
 	signInAsDemo(b, url)
@@ -128,7 +129,7 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 	if _, err := pool.Exec(context.Background(), `insert into public.learner_memories
 		(facilitator_id, learner_id, type, content, importance, confidence, metadata, source)
 		values ($1, $2, 'academic', $3, 0.7, 0.8, '{"emotion": "frustrated", "topic": "fractions"}', 'extracted')`,
-		handlers.DemoFacilitatorID, emmaID, learnt); err != nil {
+		app.DemoFacilitatorID, emmaID, learnt); err != nil {
 		t.Fatal(err)
 	}
 	b.step("send a message", chromedp.SendKeys(chromedp.ID("message"), "Oh! So that's why the pizza slices worked!"), pressEnter())
@@ -236,7 +237,7 @@ type listedMemory struct {
 // facilitator.
 func listMemories(t *testing.T, url, learnerID string) []listedMemory {
 	t.Helper()
-	token, err := auth.MintHS256(secret, handlers.DemoFacilitatorID, "dana@example.com", time.Hour)
+	token, err := auth.MintHS256(secret, app.DemoFacilitatorID, "dana@example.com", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

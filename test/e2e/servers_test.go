@@ -16,16 +16,17 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mentormemory/app"
 	"mentormemory/app/apptest"
 	"mentormemory/auth"
-	"mentormemory/handlers"
+	"mentormemory/config"
 	"mentormemory/llm/llmtest"
 )
 
 const (
 	secret = apptest.Secret
-	emmaID = "22222222-2222-4222-8222-222222222201"
-	maxID  = "22222222-2222-4222-8222-222222222202"
+	emmaID = app.DemoEmmaID
+	maxID  = app.DemoMaxID
 )
 
 // model is an OpenAI-compatible chat server whose reply names the longest
@@ -140,7 +141,7 @@ func (s *supabaseAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(http.StatusBadRequest, map[string]any{"code": 400, "error_code": "refresh_token_not_found", "msg": "Invalid Refresh Token"})
 		return
 	}
-	token, err := auth.MintHS256(secret, handlers.DemoFacilitatorID, s.email, s.ttl)
+	token, err := auth.MintHS256(secret, app.DemoFacilitatorID, s.email, s.ttl)
 	if err != nil {
 		reply(http.StatusInternalServerError, map[string]any{"msg": err.Error()})
 		return
@@ -149,7 +150,7 @@ func (s *supabaseAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	reply(http.StatusOK, map[string]any{
 		"access_token": token, "token_type": "bearer", "expires_in": int(s.ttl.Seconds()),
 		"expires_at": time.Now().Add(s.ttl).Unix(), "refresh_token": s.refresh,
-		"user": map[string]any{"id": handlers.DemoFacilitatorID, "email": s.email},
+		"user": map[string]any{"id": app.DemoFacilitatorID, "email": s.email},
 	})
 }
 
@@ -165,28 +166,14 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// seed adds the demo facilitator and learners of scripts/dev.sh, as
-// superuser, as the script does.
-func seed(t *testing.T, pool *pgxpool.Pool) {
-	t.Helper()
-	for _, seed := range []string{
-		`insert into auth.users (id, email) values ('` + handlers.DemoFacilitatorID + `', 'dana@example.com')`,
-		`insert into public.learners (id, facilitator_id, name) values
-			('` + emmaID + `', '` + handlers.DemoFacilitatorID + `', 'Emma'),
-			('` + maxID + `', '` + handlers.DemoFacilitatorID + `', 'Max')`,
-	} {
-		if _, err := pool.Exec(context.Background(), seed); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // serve runs the app on 127.0.0.1 over the seeded database and returns its
 // URL. With a modelURL the counselor talks to that model; without one the
 // chat answers 503, as a server without OPENAI_API_KEY does.
-func serve(t *testing.T, modelURL string, web handlers.WebConfig) (*pgxpool.Pool, string) {
+func serve(t *testing.T, modelURL string, auth config.Auth) (*pgxpool.Pool, string) {
 	t.Helper()
-	svc := apptest.Start(t, apptest.Options{ModelURL: modelURL, Web: web})
-	seed(t, svc.Pool)
+	svc := apptest.Start(t, apptest.Options{ModelURL: modelURL, Auth: auth})
+	if err := app.SeedDemo(context.Background(), svc.Pool); err != nil {
+		t.Fatal(err)
+	}
 	return svc.Pool, svc.URL
 }

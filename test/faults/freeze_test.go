@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"mentormemory/app/apptest"
-	"mentormemory/auth"
+	"mentormemory/config"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -116,7 +116,7 @@ func TestFrozenDatabaseAnswers503InsteadOfHanging(t *testing.T) {
 	// The transaction limit is a second, so a frozen database answers
 	// quickly.
 	srv := apptest.Start(t, apptest.Options{
-		DatabaseURL: parsed.String(), TxTimeout: time.Second, Auth: auth.Config{JWTSecret: jwtSecret},
+		DatabaseURL: parsed.String(), TxTimeout: time.Second, Auth: config.Auth{JWTSecret: jwtSecret},
 	})
 	client := newClient(t)
 

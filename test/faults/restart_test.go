@@ -73,7 +73,8 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 	})
 	log := slog.New(slog.NewTextHandler(&serviceLog, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	service, err := app.New(ctx, config.Config{
-		DatabaseURL: cluster.url("postgres"), JWTSecret: jwtSecret, ArchiveTurns: 50,
+		Database: config.Database{URL: cluster.url("postgres"), ArchiveTurns: 50},
+		Auth:     config.Auth{JWTSecret: jwtSecret},
 	}, log)
 	if err != nil {
 		t.Fatal(err)

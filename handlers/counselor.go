@@ -1,49 +1,23 @@
 package handlers
 
 import (
-	"encoding/json"
+	"context"
 	"net/http"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
-	"mentormemory/counselor"
 	"mentormemory/memory"
-	"mentormemory/tools"
 )
+
+// Counselor is Mr. Mentor's chat (see package counselor).
+type Counselor interface {
+	Chat(ctx context.Context, req memory.ChatRequest) (memory.ChatReply, error)
+}
 
 // maxChatHistory bounds the session history a chat request may carry.
 const maxChatHistory = 100
-
-func (h *handler) listTools(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "tools": tools.Definitions()})
-}
-
-func (h *handler) callTool(c echo.Context) error {
-	var req struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if err := decodeJSON(c, &req); err != nil {
-		return err
-	}
-	if req.Name == "" {
-		return memory.Errorf(memory.CodeInvalid, "Tool name required")
-	}
-	// The model produces arguments as a JSON string; accept the decoded
-	// object too, as hand-written clients send it.
-	arguments := string(req.Arguments)
-	var asString string
-	if err := json.Unmarshal(req.Arguments, &asString); err == nil {
-		arguments = asString
-	}
-	result, err := h.tools.Call(c.Request().Context(), req.Name, arguments)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, result)
-}
 
 func (h *handler) counselorChat(c echo.Context) error {
 	var req struct {
@@ -78,7 +52,7 @@ func (h *handler) counselorChat(c echo.Context) error {
 		return memory.Errorf(memory.CodeUnavailable,
 			"No mentor model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server) and restart")
 	}
-	reply, err := h.counselor.Chat(c.Request().Context(), counselor.Request{
+	reply, err := h.counselor.Chat(c.Request().Context(), memory.ChatRequest{
 		Message: message, LearnerID: req.LearnerID.id, History: history,
 	})
 	if err != nil {

@@ -1,0 +1,23 @@
+package memory
+
+// ChatRequest is one message from the facilitator to the mentor, with the
+// session so far.
+type ChatRequest struct {
+	Message   string
+	LearnerID *string
+	History   []Turn
+}
+
+// ChatReply is the mentor's answer to one message.
+type ChatReply struct {
+	Reply     string     `json:"reply"`
+	ToolCalls []ToolCall `json:"tool_calls"`
+	// Retrieval says which memory retrieval ran for this reply, and why.
+	Retrieval Retrieval `json:"retrieval"`
+}
+
+// ToolCall is a call the model made while answering.
+type ToolCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
