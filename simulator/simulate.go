@@ -3,6 +3,7 @@ package simulator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 
 	"mentormemory/app"
 	"mentormemory/config"
+	"mentormemory/extractor"
 	"mentormemory/memory"
 )
 
@@ -20,19 +22,38 @@ import (
 // third session falls on a Friday.
 const SessionGap = 96 * time.Hour
 
+// Setup is what a simulation starts from besides the service's settings.
+type Setup struct {
+	Start time.Time // the simulated time of the first session
+	Out   io.Writer // where the log goes
+	// RecordTo, when set, is the file the model's extractions are written
+	// to, as a fixture to replay later without a model key
+	// (extractor.Recorder). It needs a model key.
+	RecordTo string
+}
+
 // Simulate runs the sessions of dir through the service as cfg configures
 // it (app.New, on pool), worker included, as a new facilitator created for
-// the run, so that earlier runs and real users are never mixed in. The
-// first session starts at start. With a model key the model extracts;
-// without one the recorded fixture is replayed.
-func Simulate(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, dir string, start time.Time, out io.Writer) error {
+// the run, so that earlier runs and real users are never mixed in. With a
+// model key the model extracts; without one the recorded fixture is
+// replayed.
+func Simulate(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, dir string, setup Setup) error {
 	sessions, err := LoadDir(dir)
 	if err != nil {
 		return err
 	}
+	start, out := setup.Start, setup.Out
 	clock := NewClock(start)
 	log := slog.New(slog.DiscardHandler)
 	extract := app.NewExtractor(cfg.Model, log)
+	var recorder *extractor.Recorder
+	if setup.RecordTo != "" {
+		if extract == nil {
+			return errors.New("recording extractions needs a model: set OPENAI_API_KEY")
+		}
+		recorder = extractor.NewRecorder(extract)
+		extract = recorder
+	}
 	if extract == nil {
 		fixture, err := Fixture()
 		if err != nil {
@@ -71,5 +92,15 @@ func Simulate(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, dir st
 			}
 		}
 	}
-	return Run(ctx, Pipeline{Service: a.Service, RunJobs: runJobs}, sessions, Options{Clock: clock, Out: out, SessionGap: SessionGap})
+	if err := Run(ctx, Pipeline{Service: a.Service, RunJobs: runJobs}, sessions, Options{Clock: clock, Out: out, SessionGap: SessionGap}); err != nil {
+		return err
+	}
+	if recorder == nil {
+		return nil
+	}
+	if err := recorder.WriteFixture(setup.RecordTo); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "[%s] [RECORDED] The model's extractions are in %s\n", clock.Now().Format("2006-01-02 15:04"), setup.RecordTo)
+	return nil
 }

@@ -3,11 +3,17 @@ package simulator_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"mentormemory/config"
+	"mentormemory/extractor"
+	"mentormemory/llm"
+	"mentormemory/llm/llmtest"
 	"mentormemory/postgres/pgtest"
 	"mentormemory/simulator"
 )
@@ -22,7 +28,7 @@ func TestSimulatorRecallsSessionOneInSessionThree(t *testing.T) {
 	// The service as configured without a model: the offline summarizer
 	// and the recorded extractions.
 	cfg := config.Config{Database: config.Database{ArchiveTurns: 50}}
-	err := simulator.Simulate(context.Background(), cfg, pool, "samples/student-alex", start, &out)
+	err := simulator.Simulate(context.Background(), cfg, pool, "samples/student-alex", simulator.Setup{Start: start, Out: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,4 +80,63 @@ func recallFor(t *testing.T, log, message string) string {
 	}
 	line, _, _ := strings.Cut(results, "\n")
 	return line
+}
+
+// With a model and RecordTo, the model's extractions are written as a
+// fixture that replays them: one recording per exchange the model was
+// asked about.
+func TestSimulatorRecordsTheModelsExtractions(t *testing.T) {
+	pool := pgtest.NewPool(t)
+	const learnt = `{"memories": [{"type": "personal", "content": "Alex has a dog named Max", "importance": 0.6, "confidence": 0.9, "metadata": {"category": "pets"}}]}`
+	model := llmtest.NewChat(t, llmtest.ReplyContent(learnt, "stop"))
+	cfg := config.Config{
+		Database: config.Database{ArchiveTurns: 50},
+		Model:    config.Model{Chat: llm.Config{APIKey: "test-key", BaseURL: model.URL, Model: "test-model", Timeout: 5 * time.Second}},
+	}
+	path := filepath.Join(t.TempDir(), "recorded.json")
+	var out bytes.Buffer
+	err := simulator.Simulate(context.Background(), cfg, pool, "samples/student-alex",
+		simulator.Setup{Start: time.Date(2026, 11, 12, 16, 0, 0, 0, time.UTC), Out: &out, RecordTo: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	extractions := 0
+	for _, call := range model.Calls() {
+		if call.Body.ResponseFormat != nil {
+			extractions++
+		}
+	}
+	if _, err := extractor.LoadFixture(path); err != nil {
+		t.Fatalf("the recording does not load as a fixture: %v", err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded struct {
+		Exchanges []struct {
+			Memories []struct{ Content string }
+		}
+	}
+	if err := json.Unmarshal(raw, &recorded); err != nil {
+		t.Fatal(err)
+	}
+	if extractions == 0 || len(recorded.Exchanges) != extractions {
+		t.Fatalf("the model was asked %d times; the fixture holds %d exchanges", extractions, len(recorded.Exchanges))
+	}
+	for _, ex := range recorded.Exchanges {
+		if len(ex.Memories) != 1 || ex.Memories[0].Content != "Alex has a dog named Max" {
+			t.Fatalf("an exchange's recording is not what the model answered: %+v", ex)
+		}
+	}
+	if !strings.Contains(out.String(), "[RECORDED] The model's extractions are in "+path) {
+		t.Errorf("the log must say where the recording went:\n%s", out.String())
+	}
+
+	// Recording needs a model: without one there is nothing to record.
+	err = simulator.Simulate(context.Background(), config.Config{Database: config.Database{ArchiveTurns: 50}}, pool,
+		"samples/student-alex", simulator.Setup{Start: time.Now(), Out: &out, RecordTo: path})
+	if err == nil || !strings.Contains(err.Error(), "needs a model") {
+		t.Fatalf("recording without a model: %v", err)
+	}
 }

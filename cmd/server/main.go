@@ -4,7 +4,8 @@
 //	server migrate                  apply migrations only
 //	server token --sub UUID [--ttl 1h] [--email E]
 //	                                mint a development token (HS256)
-//	server simulate [--start T] DIR run transcripts through the memory pipeline
+//	server simulate [--start T] [--record F] DIR
+//	                                run transcripts through the memory pipeline
 //	server demo [--ttl 24h]         create the demo facilitator and print a token
 package main
 
@@ -197,11 +198,12 @@ const simulationStart = "2026-11-12T16:00:00Z"
 func simulate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	start := flags.String("start", simulationStart, "simulated time of the first session (RFC 3339)")
+	record := flags.String("record", "", "write the model's extractions to this file, as a fixture to replay")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
 	if flags.NArg() != 1 {
-		return errors.New("usage: server simulate [--start 2026-11-12T16:00:00Z] DIR")
+		return errors.New("usage: server simulate [--start 2026-11-12T16:00:00Z] [--record FILE] DIR")
 	}
 	startAt, err := time.Parse(time.RFC3339, *start)
 	if err != nil {
@@ -218,7 +220,7 @@ func simulate(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer pool.Close()
-	return simulator.Simulate(ctx, cfg, pool, flags.Arg(0), startAt, stdout)
+	return simulator.Simulate(ctx, cfg, pool, flags.Arg(0), simulator.Setup{Start: startAt, Out: stdout, RecordTo: *record})
 }
 
 // demo creates the demo facilitator dana@example.com with learners Emma and
