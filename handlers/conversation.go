@@ -86,12 +86,9 @@ func (h *handler) searchConversationMemory(c echo.Context, learnerID *string) er
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(c, "limit")
+	limit, err := limitParam(c, memory.MaxSearchLimit)
 	if err != nil {
 		return err
-	}
-	if c.QueryParams().Has("limit") && limit == 0 {
-		return memory.Errorf(memory.CodeInvalid, "limit must be between 1 and %d", memory.MaxSearchLimit)
 	}
 	q := memory.SearchQuery{Text: c.QueryParam("search"), LearnerID: learnerID, IncludeArchive: includeArchive, Limit: limit}
 	results, err := h.svc.Search(c.Request().Context(), q)

@@ -153,6 +153,18 @@ func intParam(c echo.Context, name string) (int, error) {
 	return n, nil
 }
 
+// limitParam reads the optional limit of a list (0 when absent, which asks
+// for the default). A limit given as 0 is refused rather than taken for
+// the default; the service checks the upper bound, max, which the message
+// names.
+func limitParam(c echo.Context, max int) (int, error) {
+	limit, err := intParam(c, "limit")
+	if err == nil && limit == 0 && c.QueryParams().Has("limit") {
+		err = memory.Errorf(memory.CodeInvalid, "limit must be between 1 and %d", max)
+	}
+	return limit, err
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return fmt.Sprintf("1 %s", word)

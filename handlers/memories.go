@@ -75,16 +75,13 @@ func (h *handler) listMemories(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(c, "limit")
+	limit, err := limitParam(c, memory.MaxMemoryList)
 	if err != nil {
 		return err
 	}
 	offset, err := intParam(c, "offset")
 	if err != nil {
 		return err
-	}
-	if c.QueryParams().Has("limit") && limit == 0 {
-		return memory.Errorf(memory.CodeInvalid, "limit must be between 1 and %d", memory.MaxMemoryList)
 	}
 	q := memory.ListQuery{
 		LearnerID: learnerID,

@@ -75,33 +75,34 @@ ensure_cc() {
   apt_install gcc libc6-dev
 }
 
+# none_listed PROBLEM OK LIST: fails with PROBLEM and the files of LIST,
+# one a line, unless LIST is empty; then says OK.
+none_listed() {
+  local problem=$1 ok=$2 files=$3
+  if [[ -n $files ]]; then
+    err "$problem"
+    printf '%s\n' "$files" >&2
+    return 1
+  fi
+  log "$ok"
+}
+
 # The repository stands alone: a user's clone has nothing beside it, so no
 # code, test, script or document may reach into a sibling folder of the
 # team's. (The pattern is escaped so that this file does not match itself.)
 check_self_contained() {
   section "self-contained"
-  local outside
-  outside=$(grep -rIl --exclude-dir=.git --exclude-dir=.data --exclude-dir=node_modules \
-    --exclude-dir=test-artifacts -e '\.\./shared' . || true)
-  if [[ -n $outside ]]; then
-    err "these files refer to a folder outside the repository; copy what they need into it:"
-    printf '%s\n' "$outside" >&2
-    return 1
-  fi
-  log "nothing refers outside the repository"
+  none_listed "these files refer to a folder outside the repository; copy what they need into it:" \
+    "nothing refers outside the repository" \
+    "$(grep -rIl --exclude-dir=.git --exclude-dir=.data --exclude-dir=node_modules \
+      --exclude-dir=test-artifacts -e '\.\./shared' . || true)"
 }
 
 check_gofmt() {
   section "gofmt"
-  local unformatted
-  unformatted=$(find . \( -name .git -o -name .data -o -name node_modules -o -name test-artifacts \) -prune \
-    -o -name '*.go' -type f -print0 | xargs -0 -r gofmt -l)
-  if [[ -n $unformatted ]]; then
-    err "not gofmt-formatted (fix with gofmt -w):"
-    printf '%s\n' "$unformatted" >&2
-    return 1
-  fi
-  log "all Go files formatted"
+  none_listed "not gofmt-formatted (fix with gofmt -w):" "all Go files formatted" \
+    "$(find . \( -name .git -o -name .data -o -name node_modules -o -name test-artifacts \) -prune \
+      -o -name '*.go' -type f -print0 | xargs -0 -r gofmt -l)"
 }
 
 run_tests() {
