@@ -54,12 +54,16 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*App, error)
 		return nil, err
 	}
 	store := postgres.NewStore(pool, cfg.ArchiveTurns)
+	summary := NewSummarizer(cfg)
+	if offline, ok := summary.(*summarizer.Offline); ok {
+		store.WithInlineSummarizer(offline)
+	}
 	extract := NewExtractor(cfg)
 	if extract != nil {
 		store.WithExtraction()
 	}
 	embed := NewEmbedder(cfg)
-	svc := memory.NewService(store, NewSummarizer(cfg), log).WithEmbedder(embed)
+	svc := memory.NewService(store, summary, log).WithEmbedder(embed)
 	work := worker.New(store, worker.Config{Extractor: extract, Embedder: embed, Concurrency: cfg.MemoryWorkers}, log)
 	svc.OnJobQueued(work.Wake)
 	return &App{

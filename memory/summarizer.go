@@ -27,11 +27,3 @@ type Summarizer interface {
 	Name() string
 	Summarize(ctx context.Context, req SummaryRequest) (string, error)
 }
-
-// InlineSummarizer is a summarizer that needs no network and answers in
-// about a millisecond, so the store runs it inside the update's own
-// transaction: one transaction and one commit per update instead of two.
-type InlineSummarizer interface {
-	Summarizer
-	RunsInline()
-}

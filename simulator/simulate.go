@@ -13,6 +13,7 @@ import (
 
 	"mentormemory/memory"
 	"mentormemory/postgres"
+	"mentormemory/summarizer"
 	"mentormemory/worker"
 )
 
@@ -58,6 +59,9 @@ func Simulate(ctx context.Context, pool *pgxpool.Pool, dir string, cfg Config) e
 
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	store := postgres.NewStore(pool, 50).WithExtraction()
+	if offline, ok := cfg.Summarizer.(*summarizer.Offline); ok {
+		store.WithInlineSummarizer(offline)
+	}
 	svc := memory.NewService(store, cfg.Summarizer, log).WithEmbedder(cfg.Embedder)
 	work := worker.New(store, worker.Config{
 		Extractor: LoggingExtractor{Inner: extract, Out: cfg.Out, Clock: clock},

@@ -72,6 +72,9 @@ func Start(tb testing.TB, opts Options) *Service {
 	}
 	tb.Cleanup(verifier.Close)
 	store := postgres.NewStore(pool, opts.ArchiveTurns)
+	if offline, ok := opts.Summarizer.(*summarizer.Offline); ok {
+		store.WithInlineSummarizer(offline)
+	}
 	if opts.TxTimeout > 0 {
 		store = store.WithTxTimeout(opts.TxTimeout)
 	}
