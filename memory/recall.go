@@ -58,12 +58,3 @@ type Retrieval struct {
 	// Semantic is true when meaning (embeddings) took part in the ranking.
 	Semantic bool `json:"semantic"`
 }
-
-// All returns every recalled memory, group by group.
-func (r Recall) All() []RecalledMemory {
-	var all []RecalledMemory
-	for _, group := range [][]RecalledMemory{r.Academic, r.Personal, r.Preferences, r.Context, r.EmotionalPatterns} {
-		all = append(all, group...)
-	}
-	return all
-}

@@ -18,9 +18,6 @@ type SummaryRequest struct {
 	LearnerName string // empty for general conversations
 }
 
-// Full reports whether the summary has to be written from scratch.
-func (r SummaryRequest) Full() bool { return r.Previous == "" }
-
 // Summarizer turns conversation turns into the rolling summary.
 type Summarizer interface {
 	// Name is reported to clients ("offline", "openai").
