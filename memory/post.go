@@ -1,6 +1,9 @@
 package memory
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The rules of a post. The store reads what a post works on and writes what
 // these functions decide, in one transaction and a few round trips; the
@@ -37,6 +40,56 @@ type ConversationRecord struct {
 type StoredTurn struct {
 	LogID int64
 	Turn
+}
+
+// Resent turns. A client may resend its whole history, or retry after a
+// timeout, without anything being stored or counted twice.
+
+// HaveClientIDs reports whether every turn carries the client's id. Resent
+// turns are then recognised by id (UnstoredByID), otherwise by lining the
+// posted turns up against the latest stored ones (UnstoredAfter).
+func HaveClientIDs(turns []Turn) bool {
+	return !slices.ContainsFunc(turns, func(t Turn) bool { return t.ID == "" })
+}
+
+// UnstoredByID returns the posted turns that are not stored yet, given the
+// stored turns that carry one of their client ids. A turn is stored already
+// if a turn with the same id, role and content is: ids alone are not trusted
+// to be unique across the client's sessions. A turn posted twice is new
+// once.
+func UnstoredByID(posted, stored []Turn) []Turn {
+	type key struct{ id, role, content string }
+	seen := map[key]bool{}
+	for _, t := range stored {
+		seen[key{t.ID, t.Role, t.Content}] = true
+	}
+	var unstored []Turn
+	for _, t := range posted {
+		k := key{t.ID, t.Role, t.Content}
+		if !seen[k] {
+			seen[k] = true
+			unstored = append(unstored, t)
+		}
+	}
+	return unstored
+}
+
+// UnstoredAfter returns the posted turns that are not stored yet, given the
+// latest stored turns, oldest first (as many as were posted suffice): the
+// longest prefix of the posted turns that ends with the latest stored turns
+// was sent before.
+func UnstoredAfter(latest, posted []Turn) []Turn {
+	same := func(a, b Turn) bool { return a.Role == b.Role && a.Content == b.Content }
+	for n := len(posted); n > 0; n-- {
+		m := min(n, len(latest))
+		if m == 0 {
+			break
+		}
+		if slices.EqualFunc(posted[n-m:n], latest[len(latest)-m:], same) {
+			return posted[n:]
+		}
+	}
+	return posted
 }
 
 // SummaryFromScratch reports whether the summary is written anew from the

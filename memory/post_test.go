@@ -160,3 +160,55 @@ func TestUpdateRecordFailsOnUnreadableRecentTurns(t *testing.T) {
 		t.Fatal("recent turns that do not decode were overwritten")
 	}
 }
+
+func TestUnstoredAfterLinesThePostedTurnsUpWithTheLatestStored(t *testing.T) {
+	stored := []memory.Turn{user("q1"), mentor("a1"), user("q2"), mentor("a2")}
+	cases := []struct {
+		name   string
+		latest []memory.Turn
+		posted []memory.Turn
+		want   []memory.Turn
+	}{
+		{"nothing stored", nil, []memory.Turn{user("q1"), mentor("a1")}, []memory.Turn{user("q1"), mentor("a1")}},
+		{"new exchange", stored, []memory.Turn{user("q3"), mentor("a3")}, []memory.Turn{user("q3"), mentor("a3")}},
+		{"retry of the last exchange", stored, []memory.Turn{user("q2"), mentor("a2")}, nil},
+		{"whole history plus a new exchange", stored, append(slices.Clone(stored), user("q3"), mentor("a3")),
+			[]memory.Turn{user("q3"), mentor("a3")}},
+		{"whole history, nothing new", stored, stored, nil},
+		{"history longer than the latest stored", stored[2:], append(slices.Clone(stored), user("q3")),
+			[]memory.Turn{user("q3")}},
+		{"same words, other role", []memory.Turn{user("ok")}, []memory.Turn{mentor("ok")}, []memory.Turn{mentor("ok")}},
+	}
+	for _, c := range cases {
+		if got := memory.UnstoredAfter(c.latest, c.posted); !slices.Equal(got, c.want) {
+			t.Errorf("%s: unstored %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestUnstoredByIDNeedsTheSameIDRoleAndContent(t *testing.T) {
+	withID := func(id string, turn memory.Turn) memory.Turn {
+		turn.ID = id
+		return turn
+	}
+	stored := []memory.Turn{withID("1", user("q1")), withID("2", mentor("a1"))}
+	posted := []memory.Turn{
+		withID("1", user("q1")),        // stored
+		withID("2", mentor("another")), // an id the client used again
+		withID("3", user("q2")),
+		withID("3", user("q2")), // posted twice
+	}
+	want := []memory.Turn{withID("2", mentor("another")), withID("3", user("q2"))}
+	if got := memory.UnstoredByID(posted, stored); !slices.Equal(got, want) {
+		t.Fatalf("unstored %v, want %v", got, want)
+	}
+}
+
+func TestResentTurnsAreFoundByIDOnlyWhenEveryTurnHasOne(t *testing.T) {
+	if !memory.HaveClientIDs([]memory.Turn{{ID: "1"}, {ID: "2"}}) {
+		t.Error("turns that all have ids are not looked up by id")
+	}
+	if memory.HaveClientIDs([]memory.Turn{{ID: "1"}, {}}) {
+		t.Error("turns with an id missing are looked up by id")
+	}
+}

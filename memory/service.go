@@ -44,14 +44,14 @@ type UpdateResult struct {
 
 // Update stores new turns, then brings the summary up to date.
 //
-// In one transaction the store finds the posted turns not stored yet, ends
-// the live session first if it is idle (CurrentSession.EndsBefore), stores
-// the new turns and advances the session (AdvanceSession), plans the
-// summary (PlanSummary), writes it when the store has a summarizer of its
-// own, and updates the conversation's record (UpdateRecord). Any other
-// summarizer is asked only once the turns are committed, so a failing or
-// slow model never loses them: the summary is then marked stale and the
-// next update catches up.
+// In one transaction the store finds the posted turns not stored yet
+// (UnstoredByID, UnstoredAfter), ends the live session first if it is idle
+// (CurrentSession.EndsBefore), stores the new turns and advances the
+// session (AdvanceSession), plans the summary (PlanSummary), writes it when
+// the store has a summarizer of its own, and updates the conversation's
+// record (UpdateRecord). Any other summarizer is asked only once the turns
+// are committed, so a failing or slow model never loses them: the summary
+// is then marked stale and the next update catches up.
 func (s *Service) Update(ctx context.Context, learnerID *string, turns []Turn, regenerate bool) (UpdateResult, error) {
 	turns, err := ValidateTurns(turns)
 	if err != nil {

@@ -238,17 +238,11 @@ const storedClientTurnsSQL = `select client_turn_id, role, content from public.c
 		and learner_id is not distinct from $2::uuid`
 
 // queueStoredTurns queues the lookup of the posted turns that are stored
-// already, so a client may resend its whole history, or retry after a
-// timeout, without storing or counting anything twice; readUnstoredTurns
-// reads it and returns the turns that are new.
-//
-// When every turn carries a client id, a turn is stored already if a turn
-// with the same id, role and content is (ids alone are not trusted to be
-// unique across the client's sessions). Otherwise the posted turns are lined
-// up against the stored tail: the longest prefix of the posted turns that
-// ends with the latest stored turns is what was sent before.
+// already (see memory.HaveClientIDs): by client id when every turn has one,
+// otherwise the latest stored turns. readUnstoredTurns reads it and returns
+// the turns that are new.
 func queueStoredTurns(b *pgx.Batch, me string, learnerID *string, posted []memory.Turn) {
-	if !allHaveClientIDs(posted) {
+	if !memory.HaveClientIDs(posted) {
 		b.Queue(`select role, content from public.conversation_turns
 			where `+sameConversation+` order by id desc limit $3`, me, learnerKey(learnerID), len(posted))
 		return
@@ -265,55 +259,25 @@ func readUnstoredTurns(br pgx.BatchResults, posted []memory.Turn) ([]memory.Turn
 	if err != nil {
 		return nil, err
 	}
-	if !allHaveClientIDs(posted) {
-		tail, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Turn, error) {
+	if !memory.HaveClientIDs(posted) {
+		latest, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Turn, error) {
 			var t memory.Turn
 			return t, row.Scan(&t.Role, &t.Content)
 		})
 		if err != nil {
 			return nil, err
 		}
-		slices.Reverse(tail)
-		return posted[alreadySent(tail, posted):], nil
+		slices.Reverse(latest)
+		return memory.UnstoredAfter(latest, posted), nil
 	}
-	type key struct{ id, role, content string }
-	seen := map[key]bool{}
-	var k key
-	if _, err := pgx.ForEachRow(rows, []any{&k.id, &k.role, &k.content}, func() error {
-		seen[k] = true
-		return nil
-	}); err != nil {
+	stored, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Turn, error) {
+		var t memory.Turn
+		return t, row.Scan(&t.ID, &t.Role, &t.Content)
+	})
+	if err != nil {
 		return nil, err
 	}
-	var fresh []memory.Turn
-	for _, t := range posted {
-		k := key{t.ID, t.Role, t.Content}
-		if !seen[k] {
-			seen[k] = true
-			fresh = append(fresh, t)
-		}
-	}
-	return fresh, nil
-}
-
-func allHaveClientIDs(turns []memory.Turn) bool {
-	return !slices.ContainsFunc(turns, func(t memory.Turn) bool { return t.ID == "" })
-}
-
-// alreadySent returns how many leading posted turns were sent before: the
-// largest n such that posted[:n] ends with the last turns of the stored tail.
-func alreadySent(tail, posted []memory.Turn) int {
-	same := func(a, b memory.Turn) bool { return a.Role == b.Role && a.Content == b.Content }
-	for n := len(posted); n > 0; n-- {
-		m := min(n, len(tail))
-		if m == 0 {
-			break
-		}
-		if slices.EqualFunc(posted[n-m:n], tail[len(tail)-m:], same) {
-			return n
-		}
-	}
-	return 0
+	return memory.UnstoredByID(posted, stored), nil
 }
 
 // queueInsertTurns queues the appending of turns to the log;
