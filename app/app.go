@@ -98,6 +98,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 
 	models := newModels(cfg.Model, log, o)
 	store := postgres.NewStore(a.Pool, cfg.Database.ArchiveTurns)
+	// The offline summarizer needs no network and answers in about a
+	// millisecond, so a post writes its summary in its own transaction.
+	if offline, ok := models.summarizer.(*summarizer.Offline); ok {
+		store.WithInlineSummarizer(offline)
+	}
 	if o.txTimeout > 0 {
 		store.WithTxTimeout(o.txTimeout)
 	}

@@ -12,9 +12,7 @@ import (
 var statusOf = map[memory.Code]int{
 	memory.CodeInvalid:         http.StatusBadRequest,
 	memory.CodeUnauthenticated: http.StatusUnauthorized,
-	memory.CodeForbidden:       http.StatusForbidden,
 	memory.CodeNotFound:        http.StatusNotFound,
-	memory.CodeConflict:        http.StatusConflict,
 	memory.CodeTooLarge:        http.StatusRequestEntityTooLarge,
 	memory.CodeUpstream:        http.StatusBadGateway,
 	memory.CodeUnavailable:     http.StatusServiceUnavailable,

@@ -12,9 +12,7 @@ type Code string
 const (
 	CodeInvalid         Code = "invalid"         // 400
 	CodeUnauthenticated Code = "unauthenticated" // 401
-	CodeForbidden       Code = "forbidden"       // 403
 	CodeNotFound        Code = "not_found"       // 404
-	CodeConflict        Code = "conflict"        // 409
 	CodeTooLarge        Code = "too_large"       // 413
 	CodeUnavailable     Code = "unavailable"     // 503
 	CodeUpstream        Code = "upstream"        // 502: the model failed

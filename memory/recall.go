@@ -1,7 +1,7 @@
 package memory
 
 // Retrieval depths. Light retrieval runs on every turn; deep retrieval runs
-// when the conversation calls for more (see RecallPlan).
+// when the conversation calls for more (see PlanRetrieval).
 const (
 	RetrievalLight = "light"
 	RetrievalDeep  = "deep"
@@ -9,10 +9,10 @@ const (
 
 // How many memories of each group recall returns.
 const (
-	RecallAcademic    = 5
-	RecallPersonal    = 3
-	RecallPreferences = 3
-	RecallContext     = 3
+	RecallAcademic = 5
+	// RecallPersonal bounds the personal, preference and context groups
+	// alike.
+	RecallPersonal = 3
 	// RecallEmotional bounds the emotional patterns deep retrieval adds.
 	RecallEmotional = 3
 )
@@ -57,13 +57,4 @@ type Retrieval struct {
 	Reasons []string `json:"reasons"`
 	// Semantic is true when meaning (embeddings) took part in the ranking.
 	Semantic bool `json:"semantic"`
-}
-
-// All returns every recalled memory, group by group.
-func (r Recall) All() []RecalledMemory {
-	var all []RecalledMemory
-	for _, group := range [][]RecalledMemory{r.Academic, r.Personal, r.Preferences, r.Context, r.EmotionalPatterns} {
-		all = append(all, group...)
-	}
-	return all
 }

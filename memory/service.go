@@ -42,48 +42,60 @@ type UpdateResult struct {
 	Archived     bool
 }
 
-// Update stores new turns, then brings the summary up to date. The turns are
-// committed before the summarizer is asked, so a failing or slow model never
-// loses them: the summary is then marked stale and the next update catches
-// up.
+// Update stores new turns, then brings the summary up to date.
+//
+// In one transaction the store finds the posted turns not stored yet
+// (UnstoredByID, UnstoredAfter), ends the live session first if it is idle
+// (CurrentSession.EndsBefore), stores the new turns and advances the
+// session (AdvanceSession), plans the summary (PlanSummary), writes it when
+// the store has a summarizer of its own, and updates the conversation's
+// record (UpdateRecord). Any other summarizer is asked only once the turns
+// are committed, so a failing or slow model never loses them: the summary
+// is then marked stale and the next update catches up.
 func (s *Service) Update(ctx context.Context, learnerID *string, turns []Turn, regenerate bool) (UpdateResult, error) {
 	turns, err := ValidateTurns(turns)
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	inline, _ := s.summarizer.(InlineSummarizer)
-	appended, err := s.store.AppendTurns(ctx, learnerID, turns, regenerate, inline)
+	appended, err := s.store.AppendTurns(ctx, AppendRequest{LearnerID: learnerID, Turns: turns, Regenerate: regenerate})
 	if err != nil {
 		return UpdateResult{}, err
 	}
 	if appended.Queued && s.jobQueued != nil {
 		s.jobQueued()
 	}
-	result := UpdateResult{Conversation: appended.Conversation, Added: appended.Added, Archived: appended.Archived}
-	if appended.Job == nil {
-		return result, nil
+	if appended.SummaryErr != nil {
+		s.log.Warn("summary failed; marked stale", "err", appended.SummaryErr)
 	}
+	result := UpdateResult{Conversation: appended.Conversation, Added: appended.Added, Archived: appended.Archived}
+	if appended.Job != nil {
+		result.Conversation = s.summarize(ctx, *appended.Job, appended.Conversation)
+	}
+	return result, nil
+}
 
+// summarize does a summary job left by a committed update and returns the
+// conversation as it then is.
+func (s *Service) summarize(ctx context.Context, job SummaryJob, committed ConversationUpdate) ConversationUpdate {
 	// The client may hang up; the stored turns still deserve their summary.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SummaryBudget)
 	defer cancel()
-	summary, err := s.summarizer.Summarize(ctx, appended.Job.Request)
+	summary, err := s.summarizer.Summarize(ctx, job.Request)
 	var conv ConversationUpdate
 	if err != nil {
 		s.log.Warn("summary failed; marked stale", "summarizer", s.summarizer.Name(), "err", err)
-		conv, err = s.store.MarkSummaryStale(ctx, *appended.Job)
+		conv, err = s.store.MarkSummaryStale(ctx, job)
 	} else {
-		conv, err = s.store.SaveSummary(ctx, *appended.Job, summary)
+		conv, err = s.store.SaveSummary(ctx, job, summary)
 	}
 	if err != nil {
 		// The turns are committed; report them with the summary marked stale
 		// rather than fail a request whose data is safe.
 		s.log.Error("saving summary failed", "err", err)
-		result.Conversation.SummaryStale = true
-		return result, nil
+		committed.SummaryStale = true
+		return committed
 	}
-	result.Conversation = conv
-	return result, nil
+	return conv
 }
 
 func (s *Service) Get(ctx context.Context, learnerID *string) (*ConversationUpdate, error) {

@@ -89,6 +89,53 @@ func AdvanceClosing(state ClosingState, exchange []Turn, learnerName string) Clo
 	return state
 }
 
+// CurrentSession is a conversation's live session as a post finds it; the
+// zero value stands for none.
+type CurrentSession struct {
+	ID      string
+	Closing ClosingState
+	// Idle is true when nobody spoke in it for SessionIdleLimit.
+	Idle bool
+}
+
+// EndsBefore reports whether the live session ends before newTurns are
+// stored: one idle past the limit ends first, so that its opening is ready,
+// and the new turns start the next session.
+func (s CurrentSession) EndsBefore(newTurns []Turn) bool {
+	return len(newTurns) > 0 && s.Idle
+}
+
+// SessionWrite is what a post writes for its conversation's live session.
+type SessionWrite struct {
+	ID string
+	// Started is true when no session was live: the new turns start this
+	// one.
+	Started bool
+	Closing ClosingState
+	// LastExchange is the end of the new turns' text, at most
+	// MaxPreviousExchangeChars, which the next message is compared with to
+	// tell a change of topic.
+	LastExchange string
+}
+
+// AdvanceSession folds the new turns of a post into the live session, or
+// starts a session with an id from newID when none is live.
+func AdvanceSession(live CurrentSession, newTurns []Turn, learnerName string, newID func() string) SessionWrite {
+	write := SessionWrite{ID: live.ID, Closing: live.Closing}
+	if live.ID == "" {
+		write = SessionWrite{ID: newID(), Started: true}
+	}
+	write.Closing.SessionID = write.ID
+	write.Closing = AdvanceClosing(write.Closing, newTurns, learnerName)
+	// The whole exchange, the mentor's reply included: a reply to the
+	// mentor uses the mentor's words.
+	write.LastExchange = joinContents(newTurns)
+	if r := []rune(write.LastExchange); len(r) > MaxPreviousExchangeChars {
+		write.LastExchange = string(r[len(r)-MaxPreviousExchangeChars:])
+	}
+	return write
+}
+
 // AddLearnt records memories learnt in the session.
 func (c ClosingState) AddLearnt(contents ...string) ClosingState {
 	for _, content := range contents {

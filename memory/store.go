@@ -17,10 +17,11 @@ type Store interface {
 	GetConversation(ctx context.Context, learnerID *string) (*ConversationUpdate, error)
 
 	// AppendTurns stores the posted turns that are not stored yet, in one
-	// transaction. With an inline summarizer it also brings the summary up
-	// to date in that transaction; otherwise it says what the summarizer has
-	// to do next.
-	AppendTurns(ctx context.Context, learnerID *string, turns []Turn, regenerate bool, inline InlineSummarizer) (Appended, error)
+	// transaction. A store with a summarizer of its own, one that answers
+	// at once without the network, also brings the summary up to date in
+	// that transaction; otherwise it says what the summarizer has to do
+	// next.
+	AppendTurns(ctx context.Context, req AppendRequest) (Appended, error)
 
 	// SaveSummary stores a summary unless one covering newer turns was saved
 	// meanwhile; MarkSummaryStale records that the summarizer failed. Both
@@ -56,7 +57,12 @@ type Appended struct {
 	Conversation ConversationUpdate
 	Added        int  // turns stored by this call; resent turns are not counted
 	Archived     bool // a segment went to the archive
-	Job          *SummaryJob
+	// Job is what the summarizer has to do next; nil when the summary is
+	// up to date or was brought up to date in the store's transaction.
+	Job *SummaryJob
+	// SummaryErr is the failure of the summarizer that ran in the store's
+	// transaction; the summary was then marked stale.
+	SummaryErr error
 	// SessionID is the live session the new turns joined; "" when no turn
 	// was new.
 	SessionID string

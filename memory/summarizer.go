@@ -18,20 +18,9 @@ type SummaryRequest struct {
 	LearnerName string // empty for general conversations
 }
 
-// Full reports whether the summary has to be written from scratch.
-func (r SummaryRequest) Full() bool { return r.Previous == "" }
-
 // Summarizer turns conversation turns into the rolling summary.
 type Summarizer interface {
 	// Name is reported to clients ("offline", "openai").
 	Name() string
 	Summarize(ctx context.Context, req SummaryRequest) (string, error)
-}
-
-// InlineSummarizer is a summarizer that needs no network and answers in
-// about a millisecond, so the store runs it inside the update's own
-// transaction: one transaction and one commit per update instead of two.
-type InlineSummarizer interface {
-	Summarizer
-	RunsInline()
 }

@@ -25,7 +25,7 @@ func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
 			{Role: memory.RoleAssistant, Content: "Two chapters of her book. " + n, ID: "a" + n},
 		}
 	}
-	first, err := store.AppendTurns(ctx, new(string(learner)), exchange("1"), false, nil)
+	first, err := store.AppendTurns(ctx, memory.AppendRequest{LearnerID: new(string(learner)), Turns: exchange("1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
 	}
 	done := make(chan posted, 1)
 	go func() {
-		out, err := store.AppendTurns(ctx, new(string(learner)), exchange("2"), false, nil)
+		out, err := store.AppendTurns(ctx, memory.AppendRequest{LearnerID: new(string(learner)), Turns: exchange("2")})
 		done <- posted{out, err}
 	}()
 	for waiting := 0; waiting == 0; {

@@ -4,34 +4,21 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/memory"
 )
 
-// recentTurnsKept is how many of the latest turns the active record carries.
-const recentTurnsKept = 10
-
-// summaryTurnsMax bounds the turns one summarizer call is given, so a
-// conversation whose summary fell far behind (a long model outage) still
-// catches up in one bounded request.
-const summaryTurnsMax = 200
-
 const conversationColumns = `id::text, learner_id::text, coalesce(summary, ''), summary_stale,
 	summarized_turn_id, turn_count, recent_turns, created_at, updated_at`
 
-type conversationRow struct {
-	memory.ConversationUpdate
-	summarizedTurnID int64
-}
-
-func scanConversation(row pgx.Row) (conversationRow, error) {
-	var c conversationRow
+func scanConversation(row pgx.Row) (memory.ConversationRecord, error) {
+	var c memory.ConversationRecord
 	var recent []byte
-	err := row.Scan(&c.ID, &c.LearnerID, &c.Summary, &c.SummaryStale, &c.summarizedTurnID,
+	err := row.Scan(&c.ID, &c.LearnerID, &c.Summary, &c.SummaryStale, &c.SummarizedTurnID,
 		&c.TurnCount, &recent, &c.CreatedAt, &c.UpdatedAt)
 	c.RecentTurns = memory.TurnsJSON(recent)
 	return c, err
@@ -69,8 +56,8 @@ func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory
 // exact, and the posted turns that are not stored yet.
 type opened struct {
 	learnerName string
-	conv        conversationRow
-	session     liveSession
+	conv        memory.ConversationRecord
+	session     memory.CurrentSession
 	fresh       []memory.Turn
 }
 
@@ -135,9 +122,9 @@ const createConversationSQL = `insert into public.conversation_updates (facilita
 // while holding it could deadlock with a post of the new conversation.
 var errConversationCleared = errors.New("the conversation was cleared while the post opened it")
 
-func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memory.Turn, regenerate bool, inline memory.InlineSummarizer) (memory.Appended, error) {
+func (s *Store) AppendTurns(ctx context.Context, req memory.AppendRequest) (memory.Appended, error) {
 	for range 3 {
-		out, err := s.appendTurns(ctx, learnerID, turns, regenerate, inline)
+		out, err := s.appendTurns(ctx, req)
 		if !errors.Is(err, errConversationCleared) {
 			return out, err
 		}
@@ -145,39 +132,38 @@ func (s *Store) AppendTurns(ctx context.Context, learnerID *string, turns []memo
 	return memory.Appended{}, &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry"}
 }
 
-func (s *Store) appendTurns(ctx context.Context, learnerID *string, turns []memory.Turn, regenerate bool, inline memory.InlineSummarizer) (memory.Appended, error) {
+func (s *Store) appendTurns(ctx context.Context, req memory.AppendRequest) (memory.Appended, error) {
 	var out memory.Appended
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
-		o, err := openConversation(ctx, tx, me, learnerID, turns)
+		o, err := openConversation(ctx, tx, me, req.LearnerID, req.Turns)
 		if err != nil {
 			return err
 		}
-		conv, fresh := o.conv, o.fresh
-		if len(fresh) > 0 && o.session.idle {
-			// A session idle past the limit ends first, so its opening is
-			// ready; the new turns start the next one.
-			if _, err := endSession(ctx, tx, me, learnerID, o.learnerName, o.session.id, memory.EndedIdle); err != nil {
+		added := o.fresh
+		if o.session.EndsBefore(added) {
+			if _, err := endSession(ctx, tx, me, req.LearnerID, o.learnerName, o.session.ID, memory.EndedIdle); err != nil {
 				return err
 			}
-			o.session = liveSession{}
+			o.session = memory.CurrentSession{}
 		}
 
 		b := &pgx.Batch{}
-		if len(fresh) > 0 {
-			queueInsertTurns(b, me, learnerID, fresh)
-			if out.SessionID, err = queueSessionUpdate(b, me, learnerID, o.learnerName, o.session, fresh); err != nil {
+		if len(added) > 0 {
+			queueInsertTurns(b, me, req.LearnerID, added)
+			session := memory.AdvanceSession(o.session, added, o.learnerName, uuid.NewString)
+			if err := queueSessionWrite(b, me, req.LearnerID, session); err != nil {
 				return err
 			}
+			out.SessionID = session.ID
 		}
 		// Queued after the insert, so the new turns are among those read.
-		full := regenerate || conv.Summary == ""
-		queueSummaryTurns(b, me, learnerID, conv, full)
+		queueSummaryTurns(b, me, req.LearnerID, o.conv, memory.SummaryFromScratch(o.conv, req.Regenerate))
 		var stored turnRange
-		var job *memory.SummaryJob
+		var summaryTurns []memory.StoredTurn
 		if err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
-			if len(fresh) > 0 {
+			if len(added) > 0 {
 				var err error
-				if fresh, stored, err = readInsertedTurns(br, fresh); err != nil {
+				if added, stored, err = readInsertedTurns(br, added); err != nil {
 					return err
 				}
 				if _, err := br.Exec(); err != nil { // the session's write
@@ -185,55 +171,44 @@ func (s *Store) appendTurns(ctx context.Context, learnerID *string, turns []memo
 				}
 			}
 			var err error
-			job, err = readSummaryJob(br, conv, o.learnerName, full, regenerate)
+			summaryTurns, err = readSummaryTurns(br)
 			return err
 		}); err != nil {
 			return err
 		}
 		// Queued with the turns, so an accepted exchange is learnt from
 		// even if the server stops right after answering.
-		if s.extraction && slices.ContainsFunc(fresh, func(t memory.Turn) bool { return t.Role == memory.RoleUser }) {
-			if err := enqueueExtraction(ctx, tx, me, learnerID, out.SessionID, stored); err != nil {
+		if s.extraction && slices.ContainsFunc(added, func(t memory.Turn) bool { return t.Role == memory.RoleUser }) {
+			if err := enqueueExtraction(ctx, tx, me, req.LearnerID, out.SessionID, stored); err != nil {
 				return err
 			}
 			out.Queued = true
 		}
-		// A summary that can be written here is saved by the same update,
-		// in the same transaction.
-		var summary *string
-		summaryFailed := false
-		if job != nil && inline != nil {
-			if text, err := inline.Summarize(ctx, job.Request); err == nil {
-				summary = &text
-			} else {
-				summaryFailed = true
-			}
+		job := memory.PlanSummary(o.conv, req.Regenerate, summaryTurns, o.learnerName)
+		// A summary the store can write itself is saved by the same update,
+		// in the same transaction; any other is the service's to ask for
+		// once the turns are committed.
+		var inline *memory.InlineSummary
+		if job != nil && s.inlineSummarizer != nil {
+			summary, err := s.inlineSummarizer.Summarize(ctx, job.Request)
+			inline = &memory.InlineSummary{Job: *job, Summary: summary, Err: err}
+			out.SummaryErr = err
 		} else {
 			out.Job = job
 		}
-		out.Added = len(fresh)
-		if len(fresh) == 0 && summary == nil && !summaryFailed {
-			out.Conversation = conv.ConversationUpdate
+		out.Added = len(added)
+
+		update, changed, err := memory.UpdateRecord(o.conv, added, inline)
+		if err != nil {
+			return err
+		}
+		if !changed {
+			out.Conversation = o.conv.ConversationUpdate
 			return nil
 		}
-
-		recent, err := conv.RecentTurns.Turns()
-		if err != nil {
-			return err
-		}
-		recent = append(recent, fresh...)
-		recentJSON, err := memory.NewTurnsJSON(recent[max(0, len(recent)-recentTurnsKept):])
-		if err != nil {
-			return err
-		}
-		var through int64
-		if job != nil {
-			through = job.ThroughTurnID
-		}
-		before := conv.TurnCount
 		// The search vector grows by the new turns only; archiving, which
 		// the update may trigger, rebuilds it.
-		conv, err = scanConversation(tx.QueryRow(ctx, `update public.conversation_updates
+		conv, err := scanConversation(tx.QueryRow(ctx, `update public.conversation_updates
 			set turn_count = turn_count + $3, recent_turns = $4::jsonb, updated_at = now(),
 				turns_vector = turns_vector || to_tsvector('english', $5),
 				summary = coalesce($6, summary),
@@ -241,24 +216,16 @@ func (s *Store) appendTurns(ctx context.Context, learnerID *string, turns []memo
 				summarized_turn_id = case when $6::text is null then summarized_turn_id else $7 end
 			where facilitator_id = $1::uuid and id = $2::uuid
 			returning `+conversationColumns,
-			me, conv.ID, len(fresh), string(recentJSON), joinContents(fresh), summary, through, summaryFailed))
+			me, o.conv.ID, update.AddedTurns, string(update.RecentTurns), update.AddedText,
+			update.Summary, update.SummarizedTurnID, update.MarkStale))
 		if err != nil {
 			return err
 		}
-		out.Archived = conv.TurnCount < before+len(fresh)
+		out.Archived = conv.TurnCount < o.conv.TurnCount+update.AddedTurns
 		out.Conversation = conv.ConversationUpdate
 		return nil
 	})
 	return out, err
-}
-
-// joinContents is the text of turns, one per line, as indexed for search.
-func joinContents(turns []memory.Turn) string {
-	contents := make([]string, len(turns))
-	for i, t := range turns {
-		contents[i] = t.Content
-	}
-	return strings.Join(contents, "\n")
 }
 
 // storedClientTurnsSQL finds the stored turns of a conversation ($1
@@ -271,17 +238,11 @@ const storedClientTurnsSQL = `select client_turn_id, role, content from public.c
 		and learner_id is not distinct from $2::uuid`
 
 // queueStoredTurns queues the lookup of the posted turns that are stored
-// already, so a client may resend its whole history, or retry after a
-// timeout, without storing or counting anything twice; readUnstoredTurns
-// reads it and returns the turns that are new.
-//
-// When every turn carries a client id, a turn is stored already if a turn
-// with the same id, role and content is (ids alone are not trusted to be
-// unique across the client's sessions). Otherwise the posted turns are lined
-// up against the stored tail: the longest prefix of the posted turns that
-// ends with the latest stored turns is what was sent before.
+// already (see memory.HaveClientIDs): by client id when every turn has one,
+// otherwise the latest stored turns. readUnstoredTurns reads it and returns
+// the turns that are new.
 func queueStoredTurns(b *pgx.Batch, me string, learnerID *string, posted []memory.Turn) {
-	if !allHaveClientIDs(posted) {
+	if !memory.HaveClientIDs(posted) {
 		b.Queue(`select role, content from public.conversation_turns
 			where `+sameConversation+` order by id desc limit $3`, me, learnerKey(learnerID), len(posted))
 		return
@@ -298,55 +259,25 @@ func readUnstoredTurns(br pgx.BatchResults, posted []memory.Turn) ([]memory.Turn
 	if err != nil {
 		return nil, err
 	}
-	if !allHaveClientIDs(posted) {
-		tail, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Turn, error) {
+	if !memory.HaveClientIDs(posted) {
+		latest, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Turn, error) {
 			var t memory.Turn
 			return t, row.Scan(&t.Role, &t.Content)
 		})
 		if err != nil {
 			return nil, err
 		}
-		slices.Reverse(tail)
-		return posted[alreadySent(tail, posted):], nil
+		slices.Reverse(latest)
+		return memory.UnstoredAfter(latest, posted), nil
 	}
-	type key struct{ id, role, content string }
-	seen := map[key]bool{}
-	var k key
-	if _, err := pgx.ForEachRow(rows, []any{&k.id, &k.role, &k.content}, func() error {
-		seen[k] = true
-		return nil
-	}); err != nil {
+	stored, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Turn, error) {
+		var t memory.Turn
+		return t, row.Scan(&t.ID, &t.Role, &t.Content)
+	})
+	if err != nil {
 		return nil, err
 	}
-	var fresh []memory.Turn
-	for _, t := range posted {
-		k := key{t.ID, t.Role, t.Content}
-		if !seen[k] {
-			seen[k] = true
-			fresh = append(fresh, t)
-		}
-	}
-	return fresh, nil
-}
-
-func allHaveClientIDs(turns []memory.Turn) bool {
-	return !slices.ContainsFunc(turns, func(t memory.Turn) bool { return t.ID == "" })
-}
-
-// alreadySent returns how many leading posted turns were sent before: the
-// largest n such that posted[:n] ends with the last turns of the stored tail.
-func alreadySent(tail, posted []memory.Turn) int {
-	same := func(a, b memory.Turn) bool { return a.Role == b.Role && a.Content == b.Content }
-	for n := len(posted); n > 0; n-- {
-		m := min(n, len(tail))
-		if m == 0 {
-			break
-		}
-		if slices.EqualFunc(posted[n-m:n], tail[len(tail)-m:], same) {
-			return n
-		}
-	}
-	return 0
+	return memory.UnstoredByID(posted, stored), nil
 }
 
 // queueInsertTurns queues the appending of turns to the log;
@@ -386,50 +317,40 @@ func readInsertedTurns(br pgx.BatchResults, turns []memory.Turn) ([]memory.Turn,
 type turnRange struct{ first, last int64 }
 
 // queueSummaryTurns queues the reading of the turns the summarizer is
-// given; readSummaryJob says what it must do, or nil when the summary
-// already covers every stored turn. Without a summary (full, also when
-// asked to regenerate) it is given the whole active segment; otherwise the
-// summary plus only the turns it does not cover yet, which also catches up
-// after a model failure.
-func queueSummaryTurns(b *pgx.Batch, me string, learnerID *string, conv conversationRow, full bool) {
+// given (see memory.PlanSummary): the whole active segment when the summary
+// is written from scratch, otherwise only the turns it does not cover yet,
+// which also catches up after a model failure; the latest
+// memory.SummaryTurnsMax of them either way. readSummaryTurns reads them.
+func queueSummaryTurns(b *pgx.Batch, me string, learnerID *string, conv memory.ConversationRecord, fromScratch bool) {
 	query := `select id, role, content, coalesce(client_turn_id, ''), created_at
 		from public.conversation_turns where ` + sameConversation + ` and id > $3
 		order by id desc limit $4`
-	after := conv.summarizedTurnID
-	if full {
+	after := conv.SummarizedTurnID
+	if fromScratch {
 		query = `select id, role, content, coalesce(client_turn_id, ''), created_at
 			from public.conversation_turns where ` + sameConversation + ` and archive_id is null and id > $3
 			order by id desc limit $4`
 		after = 0
 	}
-	b.Queue(query, me, learnerKey(learnerID), after, summaryTurnsMax)
+	b.Queue(query, me, learnerKey(learnerID), after, memory.SummaryTurnsMax)
 }
 
-func readSummaryJob(br pgx.BatchResults, conv conversationRow, learnerName string, full, regenerate bool) (*memory.SummaryJob, error) {
+// readSummaryTurns returns the turns queueSummaryTurns read, oldest first.
+func readSummaryTurns(br pgx.BatchResults) ([]memory.StoredTurn, error) {
 	rows, err := br.Query()
 	if err != nil {
 		return nil, err
 	}
-	var through int64
-	var turns []memory.Turn
-	var t memory.Turn
-	var id int64
-	if _, err := pgx.ForEachRow(rows, []any{&id, &t.Role, &t.Content, &t.ID, &t.CreatedAt}, func() error {
-		through = max(through, id)
+	var turns []memory.StoredTurn
+	var t memory.StoredTurn
+	if _, err := pgx.ForEachRow(rows, []any{&t.LogID, &t.Role, &t.Content, &t.ID, &t.CreatedAt}, func() error {
 		turns = append(turns, t)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	if len(turns) == 0 || (!regenerate && through <= conv.summarizedTurnID) {
-		return nil, nil
-	}
 	slices.Reverse(turns)
-	req := memory.SummaryRequest{Turns: turns, LearnerName: learnerName}
-	if !full {
-		req.Previous = conv.Summary
-	}
-	return &memory.SummaryJob{ConversationID: conv.ID, Request: req, ThroughTurnID: through}, nil
+	return turns, nil
 }
 
 func (s *Store) SaveSummary(ctx context.Context, job memory.SummaryJob, summary string) (memory.ConversationUpdate, error) {
@@ -451,7 +372,7 @@ func (s *Store) MarkSummaryStale(ctx context.Context, job memory.SummaryJob) (me
 // change nothing when a newer summary was saved meanwhile; it then returns
 // the record as it stands.
 func (s *Store) updateSummaryState(ctx context.Context, job memory.SummaryJob, update string, extra ...any) (memory.ConversationUpdate, error) {
-	var conv conversationRow
+	var conv memory.ConversationRecord
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		var err error
 		args := append([]any{me, job.ConversationID, job.ThroughTurnID}, extra...)

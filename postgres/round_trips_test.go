@@ -54,10 +54,10 @@ func TestPostMakesSixRoundTrips(t *testing.T) {
 	store := postgres.NewStore(pool, 50)
 	post := func(n string) memory.Appended {
 		t.Helper()
-		out, err := store.AppendTurns(ctx, new(string(learner)), []memory.Turn{
+		out, err := store.AppendTurns(ctx, memory.AppendRequest{LearnerID: new(string(learner)), Turns: []memory.Turn{
 			{Role: memory.RoleUser, Content: "How is the reading going? " + n, ID: "u" + n},
 			{Role: memory.RoleAssistant, Content: "Ada read two chapters. " + n, ID: "a" + n},
-		}, false, nil)
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/memory"
@@ -39,60 +38,36 @@ func (s *Store) LiveSession(ctx context.Context, learnerID *string) (memory.Sess
 const lockLiveSessionSQL = `select id::text, closing, last_activity_at <= now() - make_interval(secs => $3)
 	from public.mentor_sessions where ` + sameConversation + ` and ended_at is null for update`
 
-// liveSession is a conversation's live session as lockLiveSessionSQL reads
-// it; the zero value stands for none.
-type liveSession struct {
-	id      string
-	closing []byte
-	idle    bool
-}
-
-func scanLiveSession(row pgx.Row) (liveSession, error) {
-	var s liveSession
-	err := row.Scan(&s.id, &s.closing, &s.idle)
+// scanLiveSession reads the result of lockLiveSessionSQL.
+func scanLiveSession(row pgx.Row) (memory.CurrentSession, error) {
+	var s memory.CurrentSession
+	err := row.Scan(&s.ID, &s.Closing, &s.Idle)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return liveSession{}, nil
+		return memory.CurrentSession{}, nil
 	}
 	return s, err
 }
 
-// queueSessionUpdate folds newly stored turns into the conversation's live
-// session, or starts one when none is live, and returns its id. The id of a
-// new session is chosen here, so the session is written with its closing
-// state in one statement.
-func queueSessionUpdate(b *pgx.Batch, me string, learnerID *string, learnerName string, live liveSession, fresh []memory.Turn) (string, error) {
-	var closing memory.ClosingState
-	id := live.id
-	if id == "" {
-		id = uuid.NewString()
-	} else if err := json.Unmarshal(live.closing, &closing); err != nil {
-		return "", err
-	}
-	closing.SessionID = id
-	closing = memory.AdvanceClosing(closing, fresh, learnerName)
-	// The whole exchange, the mentor's reply included, is what the next
-	// message is compared with to tell a change of topic: a reply to the
-	// mentor uses the mentor's words.
-	lastMessage := joinContents(fresh)
-	if r := []rune(lastMessage); len(r) > memory.MaxPreviousExchangeChars {
-		lastMessage = string(r[len(r)-memory.MaxPreviousExchangeChars:])
-	}
-	encoded, err := json.Marshal(closing)
+// queueSessionWrite queues the writing of the conversation's live session
+// after a post: the session is written with its closing state in one
+// statement, inserted when the post starts it.
+func queueSessionWrite(b *pgx.Batch, me string, learnerID *string, w memory.SessionWrite) error {
+	closing, err := json.Marshal(w.Closing)
 	if err != nil {
-		return "", err
+		return err
 	}
-	if live.id == "" {
+	if w.Started {
 		b.Queue(`insert into public.mentor_sessions (facilitator_id, id, exchanges, last_message, closing, learner_id)
 			values ($1::uuid, $2::uuid, $3, $4, $5::jsonb, $6::uuid)`,
-			me, id, closing.Exchanges, lastMessage, string(encoded), learnerID)
-		return id, nil
+			me, w.ID, w.Closing.Exchanges, w.LastExchange, string(closing), learnerID)
+		return nil
 	}
 	b.Queue(`update public.mentor_sessions
 		set exchanges = $3, last_message = coalesce(nullif($4, ''), last_message),
 			last_activity_at = now(), closing = $5::jsonb
 		where facilitator_id = $1::uuid and id = $2::uuid`,
-		me, id, closing.Exchanges, lastMessage, string(encoded))
-	return id, nil
+		me, w.ID, w.Closing.Exchanges, w.LastExchange, string(closing))
+	return nil
 }
 
 // EndSession ends the conversation's live session and answers from its

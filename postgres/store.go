@@ -66,6 +66,9 @@ type Store struct {
 	txTimeout time.Duration
 	// extraction queues a memory extraction job with every exchange.
 	extraction bool
+	// inlineSummarizer, when set, writes the summary in a post's own
+	// transaction.
+	inlineSummarizer memory.Summarizer
 }
 
 var _ memory.Store = (*Store)(nil)
@@ -86,6 +89,17 @@ func (s *Store) WithTxTimeout(d time.Duration) *Store {
 // learner memories from it (see Jobs).
 func (s *Store) WithExtraction() *Store {
 	s.extraction = true
+	return s
+}
+
+// WithInlineSummarizer makes every post bring the summary up to date in its
+// own transaction, with a summarizer that needs no network and answers in
+// about a millisecond (the offline one): one transaction and one commit per
+// post instead of two. Without it a post leaves the summary to the service
+// (memory.Appended.Job), which asks the summarizer once the turns are
+// committed.
+func (s *Store) WithInlineSummarizer(summarizer memory.Summarizer) *Store {
+	s.inlineSummarizer = summarizer
 	return s
 }
 

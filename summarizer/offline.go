@@ -20,10 +20,6 @@ func NewOffline() *Offline { return &Offline{} }
 var _ memory.Summarizer = (*Offline)(nil)
 
 // Name implements memory.Summarizer.
-// RunsInline marks the offline summarizer as fast and local enough to run
-// inside the update's transaction (memory.InlineSummarizer).
-func (*Offline) RunsInline() {}
-
 func (*Offline) Name() string { return "offline" }
 
 // Summarize implements memory.Summarizer. It never fails: the work is a few

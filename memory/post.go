@@ -1,0 +1,186 @@
+package memory
+
+import (
+	"slices"
+	"strings"
+)
+
+// The rules of a post. The store reads what a post works on and writes what
+// these functions decide, in one transaction and a few round trips; the
+// functions themselves touch no database.
+
+// recentTurnsKept is how many of the latest turns a conversation's record
+// carries.
+const recentTurnsKept = 10
+
+// SummaryTurnsMax bounds the turns one summarizer call is given, so a
+// conversation whose summary fell far behind (a long model outage) still
+// catches up in one bounded request.
+const SummaryTurnsMax = 200
+
+// AppendRequest is a post: turns for the conversation with a learner, or
+// the general conversation when LearnerID is nil.
+type AppendRequest struct {
+	LearnerID *string
+	Turns     []Turn
+	// Regenerate asks for the summary to be written anew.
+	Regenerate bool
+}
+
+// ConversationRecord is a conversation's active record as stored: what
+// clients are shown, and how far the summary reaches.
+type ConversationRecord struct {
+	ConversationUpdate
+	// SummarizedTurnID is the newest stored turn the summary covers.
+	SummarizedTurnID int64
+}
+
+// StoredTurn is a turn with its id in the log of turns, which grows with
+// every turn stored.
+type StoredTurn struct {
+	LogID int64
+	Turn
+}
+
+// Resent turns. A client may resend its whole history, or retry after a
+// timeout, without anything being stored or counted twice.
+
+// HaveClientIDs reports whether every turn carries the client's id. Resent
+// turns are then recognised by id (UnstoredByID), otherwise by lining the
+// posted turns up against the latest stored ones (UnstoredAfter).
+func HaveClientIDs(turns []Turn) bool {
+	return !slices.ContainsFunc(turns, func(t Turn) bool { return t.ID == "" })
+}
+
+// UnstoredByID returns the posted turns that are not stored yet, given the
+// stored turns that carry one of their client ids. A turn is stored already
+// if a turn with the same id, role and content is: ids alone are not trusted
+// to be unique across the client's sessions. A turn posted twice is new
+// once.
+func UnstoredByID(posted, stored []Turn) []Turn {
+	type key struct{ id, role, content string }
+	seen := map[key]bool{}
+	for _, t := range stored {
+		seen[key{t.ID, t.Role, t.Content}] = true
+	}
+	var unstored []Turn
+	for _, t := range posted {
+		k := key{t.ID, t.Role, t.Content}
+		if !seen[k] {
+			seen[k] = true
+			unstored = append(unstored, t)
+		}
+	}
+	return unstored
+}
+
+// UnstoredAfter returns the posted turns that are not stored yet, given the
+// latest stored turns, oldest first (as many as were posted suffice): the
+// longest prefix of the posted turns that ends with the latest stored turns
+// was sent before.
+func UnstoredAfter(latest, posted []Turn) []Turn {
+	same := func(a, b Turn) bool { return a.Role == b.Role && a.Content == b.Content }
+	for n := len(posted); n > 0; n-- {
+		m := min(n, len(latest))
+		if m == 0 {
+			break
+		}
+		if slices.EqualFunc(posted[n-m:n], latest[len(latest)-m:], same) {
+			return posted[n:]
+		}
+	}
+	return posted
+}
+
+// SummaryFromScratch reports whether the summary is written anew from the
+// whole active segment, rather than by folding the turns it does not cover
+// yet into it: when asked to, and when there is no summary to fold into.
+func SummaryFromScratch(record ConversationRecord, regenerate bool) bool {
+	return regenerate || record.Summary == ""
+}
+
+// PlanSummary decides the summarizer's work after a post from the turns
+// read for it, oldest first: the latest SummaryTurnsMax of the active
+// segment when SummaryFromScratch, of those after SummarizedTurnID
+// otherwise. It returns nil when the summary already covers them, unless
+// asked to regenerate it.
+func PlanSummary(record ConversationRecord, regenerate bool, turns []StoredTurn, learnerName string) *SummaryJob {
+	if len(turns) == 0 {
+		return nil
+	}
+	through := turns[len(turns)-1].LogID
+	if !regenerate && through <= record.SummarizedTurnID {
+		return nil
+	}
+	plain := make([]Turn, len(turns))
+	for i, t := range turns {
+		plain[i] = t.Turn
+	}
+	req := SummaryRequest{Turns: plain, LearnerName: learnerName}
+	if !SummaryFromScratch(record, regenerate) {
+		req.Previous = record.Summary
+	}
+	return &SummaryJob{ConversationID: record.ID, Request: req, ThroughTurnID: through}
+}
+
+// InlineSummary is the outcome of a summary written in the post's own
+// transaction.
+type InlineSummary struct {
+	Job     SummaryJob
+	Summary string
+	Err     error // the summarizer failed: the summary is marked stale
+}
+
+// RecordUpdate is what a post writes to its conversation's record.
+type RecordUpdate struct {
+	AddedTurns int
+	// AddedText is the new turns' text, one per line, by which the
+	// conversation's search index grows.
+	AddedText   string
+	RecentTurns TurnsJSON
+	// Summary, when set, replaces the summary, which then covers the turns
+	// through SummarizedTurnID and is no longer stale.
+	Summary          *string
+	SummarizedTurnID int64
+	// MarkStale records that the summarizer failed.
+	MarkStale bool
+}
+
+// UpdateRecord decides what a post writes to its conversation's record,
+// from the turns it added (as stored) and the summary written in its
+// transaction, if one was (nil otherwise). It reports false when there is
+// nothing to write: every posted turn was stored already and no summary was
+// attempted.
+func UpdateRecord(record ConversationRecord, added []Turn, inline *InlineSummary) (RecordUpdate, bool, error) {
+	if len(added) == 0 && inline == nil {
+		return RecordUpdate{}, false, nil
+	}
+	recent, err := record.RecentTurns.Turns()
+	if err != nil {
+		return RecordUpdate{}, false, err
+	}
+	recent = append(recent, added...)
+	recentJSON, err := NewTurnsJSON(recent[max(0, len(recent)-recentTurnsKept):])
+	if err != nil {
+		return RecordUpdate{}, false, err
+	}
+	update := RecordUpdate{AddedTurns: len(added), AddedText: joinContents(added), RecentTurns: recentJSON}
+	switch {
+	case inline == nil:
+	case inline.Err != nil:
+		update.MarkStale = true
+	default:
+		update.Summary = &inline.Summary
+		update.SummarizedTurnID = inline.Job.ThroughTurnID
+	}
+	return update, true, nil
+}
+
+// joinContents is the text of turns, one per line.
+func joinContents(turns []Turn) string {
+	contents := make([]string, len(turns))
+	for i, t := range turns {
+		contents[i] = t.Content
+	}
+	return strings.Join(contents, "\n")
+}

@@ -1,0 +1,214 @@
+package memory_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"mentormemory/memory"
+)
+
+func user(content string) memory.Turn { return memory.Turn{Role: memory.RoleUser, Content: content} }
+func mentor(content string) memory.Turn {
+	return memory.Turn{Role: memory.RoleAssistant, Content: content}
+}
+
+// logged numbers turns as the log of turns stores them, from first on.
+func logged(first int64, turns ...memory.Turn) []memory.StoredTurn {
+	stored := make([]memory.StoredTurn, len(turns))
+	for i, t := range turns {
+		stored[i] = memory.StoredTurn{LogID: first + int64(i), Turn: t}
+	}
+	return stored
+}
+
+func record(summary string, summarizedThrough int64, recent ...memory.Turn) memory.ConversationRecord {
+	recentJSON, err := memory.NewTurnsJSON(recent)
+	if err != nil {
+		panic(err)
+	}
+	return memory.ConversationRecord{
+		ConversationUpdate: memory.ConversationUpdate{ID: "conv-1", Summary: summary, RecentTurns: recentJSON},
+		SummarizedTurnID:   summarizedThrough,
+	}
+}
+
+func TestSummaryIsWrittenFromScratchWhenAskedOrWhenThereIsNone(t *testing.T) {
+	cases := []struct {
+		summary    string
+		regenerate bool
+		want       bool
+	}{
+		{"", false, true},
+		{"Ada reads.", true, true},
+		{"Ada reads.", false, false},
+	}
+	for _, c := range cases {
+		if got := memory.SummaryFromScratch(record(c.summary, 4), c.regenerate); got != c.want {
+			t.Errorf("summary %q, regenerate %v: from scratch %v, want %v", c.summary, c.regenerate, got, c.want)
+		}
+	}
+}
+
+func TestPlanSummaryFoldsTheTurnsNotCoveredIntoTheSummary(t *testing.T) {
+	turns := logged(7, user("She read two chapters."), mentor("Ask her about the ending."))
+	job := memory.PlanSummary(record("Ada reads.", 6), false, turns, "Ada")
+	if job == nil {
+		t.Fatal("turns the summary does not cover left no job")
+	}
+	want := memory.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 8, Request: memory.SummaryRequest{
+		Previous: "Ada reads.", Turns: []memory.Turn{turns[0].Turn, turns[1].Turn}, LearnerName: "Ada",
+	}}
+	if job.ConversationID != want.ConversationID || job.ThroughTurnID != want.ThroughTurnID ||
+		job.Request.Previous != want.Request.Previous || job.Request.LearnerName != want.Request.LearnerName ||
+		!slices.Equal(job.Request.Turns, want.Request.Turns) {
+		t.Fatalf("job %+v, want %+v", *job, want)
+	}
+}
+
+func TestPlanSummaryWritesAnewWithoutASummary(t *testing.T) {
+	job := memory.PlanSummary(record("", 0), false, logged(1, user("Hello there, how is Ada?")), "")
+	if job == nil || job.Request.Previous != "" || len(job.Request.Turns) != 1 || job.ThroughTurnID != 1 {
+		t.Fatalf("job %+v, want a full summary of the one turn", job)
+	}
+}
+
+func TestPlanSummaryLeavesACurrentSummaryAlone(t *testing.T) {
+	if job := memory.PlanSummary(record("Ada reads.", 8), false, nil, "Ada"); job != nil {
+		t.Fatalf("no turns to summarize gave a job: %+v", *job)
+	}
+	// A summary that covers every turn of the segment, even an empty one
+	// (turns with nothing worth keeping), is current.
+	if job := memory.PlanSummary(record("", 8), false, logged(7, user("hi"), mentor("hi")), ""); job != nil {
+		t.Fatalf("turns the summary covers gave a job: %+v", *job)
+	}
+}
+
+func TestPlanSummaryRegeneratesTheWholeSegmentOnRequest(t *testing.T) {
+	turns := logged(3, user("She read two chapters."), mentor("Ask her about the ending."))
+	job := memory.PlanSummary(record("An old summary.", 4), true, turns, "Ada")
+	if job == nil {
+		t.Fatal("regenerating a current summary gave no job")
+	}
+	if job.Request.Previous != "" || len(job.Request.Turns) != 2 || job.ThroughTurnID != 4 {
+		t.Fatalf("job %+v, want the whole segment summarized from scratch through turn 4", *job)
+	}
+}
+
+func TestUpdateRecordKeepsTheLastTenTurns(t *testing.T) {
+	var before, added []memory.Turn
+	for i := range 8 {
+		before = append(before, user(fmt.Sprint("old ", i)))
+	}
+	for i := range 4 {
+		added = append(added, mentor(fmt.Sprint("new ", i)))
+	}
+	update, changed, err := memory.UpdateRecord(record("", 0, before...), added, nil)
+	if err != nil || !changed {
+		t.Fatalf("changed %v, %v; want the added turns written", changed, err)
+	}
+	recent, err := update.RecentTurns.Turns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(slices.Clone(before[2:]), added...)
+	if !slices.Equal(recent, want) {
+		t.Fatalf("recent turns %v, want %v", recent, want)
+	}
+	if update.AddedTurns != 4 || update.AddedText != "new 0\nnew 1\nnew 2\nnew 3" {
+		t.Fatalf("added %d turns with the text %q", update.AddedTurns, update.AddedText)
+	}
+	if update.Summary != nil || update.MarkStale {
+		t.Fatalf("without a summary written the summary changed: %+v", update)
+	}
+}
+
+func TestUpdateRecordWritesNothingWhenNothingHappened(t *testing.T) {
+	if update, changed, err := memory.UpdateRecord(record("Ada reads.", 3, user("q")), nil, nil); changed || err != nil {
+		t.Fatalf("a post of resent turns writes %+v, %v", update, err)
+	}
+}
+
+func TestUpdateRecordSavesTheSummaryWrittenInTheTransaction(t *testing.T) {
+	job := memory.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 12}
+	update, changed, err := memory.UpdateRecord(record("Old.", 3), nil, &memory.InlineSummary{Job: job, Summary: "New."})
+	if err != nil || !changed {
+		t.Fatalf("a regenerated summary is not written: %v, %v", changed, err)
+	}
+	if update.Summary == nil || *update.Summary != "New." || update.SummarizedTurnID != 12 || update.MarkStale {
+		t.Fatalf("update %+v, want the summary New. through turn 12", update)
+	}
+}
+
+func TestUpdateRecordMarksTheSummaryStaleWhenTheSummarizerFailed(t *testing.T) {
+	job := memory.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 12}
+	update, changed, err := memory.UpdateRecord(record("Old.", 3), []memory.Turn{user("q")},
+		&memory.InlineSummary{Job: job, Err: errors.New("summarizer down")})
+	if err != nil || !changed {
+		t.Fatalf("changed %v, %v", changed, err)
+	}
+	if !update.MarkStale || update.Summary != nil || update.SummarizedTurnID != 0 {
+		t.Fatalf("update %+v, want the summary kept and marked stale", update)
+	}
+}
+
+func TestUpdateRecordFailsOnUnreadableRecentTurns(t *testing.T) {
+	broken := record("", 0)
+	broken.RecentTurns = memory.TurnsJSON(`{"not": "a list"}`)
+	if _, _, err := memory.UpdateRecord(broken, []memory.Turn{user("q")}, nil); err == nil {
+		t.Fatal("recent turns that do not decode were overwritten")
+	}
+}
+
+func TestUnstoredAfterLinesThePostedTurnsUpWithTheLatestStored(t *testing.T) {
+	stored := []memory.Turn{user("q1"), mentor("a1"), user("q2"), mentor("a2")}
+	cases := []struct {
+		name   string
+		latest []memory.Turn
+		posted []memory.Turn
+		want   []memory.Turn
+	}{
+		{"nothing stored", nil, []memory.Turn{user("q1"), mentor("a1")}, []memory.Turn{user("q1"), mentor("a1")}},
+		{"new exchange", stored, []memory.Turn{user("q3"), mentor("a3")}, []memory.Turn{user("q3"), mentor("a3")}},
+		{"retry of the last exchange", stored, []memory.Turn{user("q2"), mentor("a2")}, nil},
+		{"whole history plus a new exchange", stored, append(slices.Clone(stored), user("q3"), mentor("a3")),
+			[]memory.Turn{user("q3"), mentor("a3")}},
+		{"whole history, nothing new", stored, stored, nil},
+		{"history longer than the latest stored", stored[2:], append(slices.Clone(stored), user("q3")),
+			[]memory.Turn{user("q3")}},
+		{"same words, other role", []memory.Turn{user("ok")}, []memory.Turn{mentor("ok")}, []memory.Turn{mentor("ok")}},
+	}
+	for _, c := range cases {
+		if got := memory.UnstoredAfter(c.latest, c.posted); !slices.Equal(got, c.want) {
+			t.Errorf("%s: unstored %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestUnstoredByIDNeedsTheSameIDRoleAndContent(t *testing.T) {
+	withID := func(id string, turn memory.Turn) memory.Turn {
+		turn.ID = id
+		return turn
+	}
+	stored := []memory.Turn{withID("1", user("q1")), withID("2", mentor("a1"))}
+	posted := []memory.Turn{
+		withID("1", user("q1")),        // stored
+		withID("2", mentor("another")), // an id the client used again
+		withID("3", user("q2")),
+		withID("3", user("q2")), // posted twice
+	}
+	want := []memory.Turn{withID("2", mentor("another")), withID("3", user("q2"))}
+	if got := memory.UnstoredByID(posted, stored); !slices.Equal(got, want) {
+		t.Fatalf("unstored %v, want %v", got, want)
+	}
+}
+
+func TestResentTurnsAreFoundByIDOnlyWhenEveryTurnHasOne(t *testing.T) {
+	if !memory.HaveClientIDs([]memory.Turn{{ID: "1"}, {ID: "2"}}) {
+		t.Error("turns that all have ids are not looked up by id")
+	}
+	if memory.HaveClientIDs([]memory.Turn{{ID: "1"}, {}}) {
+		t.Error("turns with an id missing are looked up by id")
+	}
+}

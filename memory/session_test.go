@@ -1,0 +1,66 @@
+package memory_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"mentormemory/memory"
+)
+
+func TestAnIdleSessionEndsBeforeNewTurns(t *testing.T) {
+	idle := memory.CurrentSession{ID: "s-1", Idle: true}
+	if !idle.EndsBefore([]memory.Turn{user("Back again")}) {
+		t.Error("new turns joined a session idle past the limit")
+	}
+	if idle.EndsBefore(nil) {
+		t.Error("a post with nothing new ended the idle session")
+	}
+	if (memory.CurrentSession{ID: "s-1"}).EndsBefore([]memory.Turn{user("Still here")}) {
+		t.Error("a session in use ended")
+	}
+	if (memory.CurrentSession{}).EndsBefore([]memory.Turn{user("Hello")}) {
+		t.Error("no session to end, yet one ended")
+	}
+}
+
+func TestNewTurnsStartASessionWhenNoneIsLive(t *testing.T) {
+	write := memory.AdvanceSession(memory.CurrentSession{}, []memory.Turn{
+		user("I'm nervous about the test"), mentor("Next time we'll review graphs."),
+	}, "Alex", func() string { return "s-new" })
+	if write.ID != "s-new" || !write.Started || write.Closing.SessionID != "s-new" {
+		t.Fatalf("write %+v, want session s-new started", write)
+	}
+	if write.Closing.Exchanges != 1 || !slices.Equal(write.Closing.EmotionalArc, []string{"anxious"}) ||
+		!slices.Equal(write.Closing.NextSessionHooks, []string{"Next time we'll review graphs."}) {
+		t.Fatalf("closing %+v, want the exchange folded in", write.Closing)
+	}
+	if write.LastExchange != "I'm nervous about the test\nNext time we'll review graphs." {
+		t.Fatalf("last exchange %q, want both turns", write.LastExchange)
+	}
+}
+
+func TestNewTurnsAdvanceTheLiveSession(t *testing.T) {
+	live := memory.CurrentSession{ID: "s-1", Closing: memory.ClosingState{
+		SessionID: "s-1", Exchanges: 3, EmotionalArc: []string{"anxious"},
+	}}
+	write := memory.AdvanceSession(live, []memory.Turn{user("Oh, I get it now!"), mentor("Yes!")}, "Alex",
+		func() string { t.Fatal("the live session was given a new id"); return "" })
+	if write.ID != "s-1" || write.Started {
+		t.Fatalf("write %+v, want session s-1 updated", write)
+	}
+	if write.Closing.Exchanges != 4 || !slices.Equal(write.Closing.EmotionalArc, []string{"anxious", "excited"}) ||
+		!slices.Equal(write.Closing.KeyMoments, []string{"Oh, I get it now!"}) {
+		t.Fatalf("closing %+v, want the fourth exchange folded into the first three", write.Closing)
+	}
+}
+
+func TestTheLastExchangeKeepsItsEnd(t *testing.T) {
+	long := strings.Repeat("é", memory.MaxPreviousExchangeChars) + "the end"
+	write := memory.AdvanceSession(memory.CurrentSession{ID: "s-1"}, []memory.Turn{user(long)}, "", nil)
+	want := strings.Repeat("é", memory.MaxPreviousExchangeChars-len("the end")) + "the end"
+	if write.LastExchange != want {
+		t.Fatalf("last exchange of %d characters ends %q; want the last %d characters",
+			len([]rune(write.LastExchange)), write.LastExchange[len(write.LastExchange)-10:], memory.MaxPreviousExchangeChars)
+	}
+}

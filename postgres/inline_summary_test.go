@@ -1,0 +1,81 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/memory"
+	"mentormemory/postgres"
+	"mentormemory/postgres/pgtest"
+)
+
+// echoSummarizer summarizes by quoting the last turn, or fails with err.
+type echoSummarizer struct{ err error }
+
+func (echoSummarizer) Name() string { return "echo" }
+func (s echoSummarizer) Summarize(_ context.Context, req memory.SummaryRequest) (string, error) {
+	if s.err != nil {
+		return "", s.err
+	}
+	return "Last: " + req.Turns[len(req.Turns)-1].Content, nil
+}
+
+// postTwice posts two exchanges to a new conversation through a store that
+// runs summarizer inline, and returns the outcome of the second post.
+func postTwice(t *testing.T, summarizer memory.Summarizer) (memory.Appended, *pgxpool.Pool) {
+	t.Helper()
+	pool := pgtest.NewPool(t)
+	const facilitator = "7a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c81"
+	const learner = "7a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c82"
+	seedLearner(t, pool, facilitator, learner)
+	ctx := asFacilitator(context.Background(), facilitator)
+	store := postgres.NewStore(pool, 50).WithInlineSummarizer(summarizer)
+	var out memory.Appended
+	for _, n := range []string{"1", "2"} {
+		var err error
+		out, err = store.AppendTurns(ctx, memory.AppendRequest{LearnerID: new(string(learner)), Turns: []memory.Turn{
+			{Role: memory.RoleUser, Content: "How is the reading going? " + n},
+			{Role: memory.RoleAssistant, Content: "Ada read two chapters. " + n},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out, pool
+}
+
+// A store with an inline summarizer brings the summary up to date in the
+// post itself and leaves the service nothing to do.
+func TestInlineSummarizerWritesTheSummaryInThePost(t *testing.T) {
+	out, pool := postTwice(t, echoSummarizer{})
+	if out.Job != nil || out.SummaryErr != nil {
+		t.Fatalf("the post left summary job %+v, error %v; want the summary written", out.Job, out.SummaryErr)
+	}
+	if out.Conversation.Summary != "Last: Ada read two chapters. 2" || out.Conversation.SummaryStale {
+		t.Fatalf("summary %q (stale %v), want the second exchange's", out.Conversation.Summary, out.Conversation.SummaryStale)
+	}
+	var summarized, newest int64
+	if err := pool.QueryRow(context.Background(), `select summarized_turn_id, (select max(id) from public.conversation_turns)
+		from public.conversation_updates where id = $1::uuid`, out.Conversation.ID).Scan(&summarized, &newest); err != nil {
+		t.Fatal(err)
+	}
+	if summarized != newest {
+		t.Fatalf("the summary covers turns through %d, want through the newest, %d", summarized, newest)
+	}
+}
+
+// When the inline summarizer fails, the turns are stored all the same, the
+// summary is marked stale, and the failure is handed back to be logged.
+func TestInlineSummarizerFailureMarksTheSummaryStale(t *testing.T) {
+	broken := errors.New("summarizer broke")
+	out, _ := postTwice(t, echoSummarizer{err: broken})
+	if !errors.Is(out.SummaryErr, broken) || out.Job != nil {
+		t.Fatalf("the post handed back error %v and job %+v; want the summarizer's failure and no job", out.SummaryErr, out.Job)
+	}
+	if out.Added != 2 || out.Conversation.TurnCount != 4 || !out.Conversation.SummaryStale || out.Conversation.Summary != "" {
+		t.Fatalf("added %d, conversation %+v; want 4 turns stored and the summary stale", out.Added, out.Conversation)
+	}
+}
