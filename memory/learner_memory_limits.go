@@ -94,14 +94,7 @@ func ValidatePatch(p MemoryPatch) (MemoryPatch, error) {
 }
 
 func validateMemoryContent(content string) (string, error) {
-	content = strings.TrimSpace(content)
-	if content == "" {
-		return "", Errorf(CodeInvalid, "Memory content required")
-	}
-	if utf8.RuneCountInString(content) > MaxMemoryChars {
-		return "", Errorf(CodeInvalid, "Memory content too long (at most %d characters)", MaxMemoryChars)
-	}
-	return content, checkText(content, "Memory content")
+	return requiredText(content, "Memory content", MaxMemoryChars)
 }
 
 func checkUnit(name string, v float64) error {

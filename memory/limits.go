@@ -57,26 +57,13 @@ func ValidateTurns(turns []Turn) ([]Turn, error) {
 
 // ValidateLearnerName checks and trims a learner's name.
 func ValidateLearnerName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return "", Errorf(CodeInvalid, "Learner name required")
-	}
-	if utf8.RuneCountInString(name) > MaxLearnerNameChar {
-		return "", Errorf(CodeInvalid, "Learner name too long (at most %d characters)", MaxLearnerNameChar)
-	}
-	return name, checkText(name, "Learner name")
+	return requiredText(name, "Learner name", MaxLearnerNameChar)
 }
 
 // ValidateSearch checks a search query and applies the default limit.
 func ValidateSearch(q SearchQuery) (SearchQuery, error) {
-	q.Text = strings.TrimSpace(q.Text)
-	if q.Text == "" {
-		return q, Errorf(CodeInvalid, "Search text required")
-	}
-	if utf8.RuneCountInString(q.Text) > MaxSearchChars {
-		return q, Errorf(CodeInvalid, "Search text too long (at most %d characters)", MaxSearchChars)
-	}
-	if err := checkText(q.Text, "Search text"); err != nil {
+	var err error
+	if q.Text, err = requiredText(q.Text, "Search text", MaxSearchChars); err != nil {
 		return q, err
 	}
 	switch {
@@ -105,6 +92,19 @@ func ParseLearnerID(raw string) (*string, error) {
 
 // checkText refuses what Postgres text cannot hold (NUL) and text that was
 // not valid UTF-8 to begin with.
+// requiredText trims text and checks that it is there, at most max
+// characters long, and plain text; what names it in the error.
+func requiredText(text, what string, max int) (string, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return "", Errorf(CodeInvalid, "%s required", what)
+	}
+	if utf8.RuneCountInString(text) > max {
+		return "", Errorf(CodeInvalid, "%s too long (at most %d characters)", what, max)
+	}
+	return text, checkText(text, what)
+}
+
 func checkText(s, what string) error {
 	if strings.ContainsRune(s, 0) {
 		return Errorf(CodeInvalid, "%s must not contain NUL characters", what)

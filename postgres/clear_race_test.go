@@ -14,9 +14,7 @@ import (
 // in a new conversation: it neither fails nor writes into the cleared one.
 func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
 	pool := pgtest.NewPool(t)
-	const facilitator = "5d1e6f2a-8c3b-4f90-8b2c-3d4e5f6a7b81"
-	const learner = "5d1e6f2a-8c3b-4f90-8b2c-3d4e5f6a7b82"
-	seedLearner(t, pool, facilitator, learner)
+	facilitator, learner := seedLearner(t, pool)
 	ctx := asFacilitator(context.Background(), facilitator)
 	store := postgres.NewStore(pool, 50)
 	exchange := func(n string) []memory.Turn {

@@ -17,9 +17,7 @@ import (
 func TestResentTurnsAreFoundByIndexProbes(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
-	const facilitator = "5d0c7a3e-8b1f-4c2a-9e6d-3f4a5b6c7d01"
-	const learner = "5d0c7a3e-8b1f-4c2a-9e6d-3f4a5b6c7d02"
-	seedLearner(t, pool, facilitator, learner)
+	facilitator, learner := seedLearner(t, pool)
 	setup := []string{
 		// A long conversation, every turn with a client id.
 		`insert into public.conversation_turns (facilitator_id, learner_id, role, content, client_turn_id)

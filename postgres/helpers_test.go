@@ -5,15 +5,17 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/memory"
 )
 
 // seedLearner adds a facilitator and one learner of theirs named Ada, as the
-// database's owner, with the ids given.
-func seedLearner(t *testing.T, pool *pgxpool.Pool, facilitator, learner string) {
+// database's owner, and returns their ids.
+func seedLearner(t *testing.T, pool *pgxpool.Pool) (facilitator, learner string) {
 	t.Helper()
+	facilitator, learner = uuid.NewString(), uuid.NewString()
 	ctx := context.Background()
 	if _, err := pool.Exec(ctx, `insert into auth.users (id) values ($1::uuid)`, facilitator); err != nil {
 		t.Fatal(err)
@@ -22,6 +24,7 @@ func seedLearner(t *testing.T, pool *pgxpool.Pool, facilitator, learner string) 
 		learner, facilitator); err != nil {
 		t.Fatal(err)
 	}
+	return facilitator, learner
 }
 
 // asFacilitator returns ctx carrying the facilitator as the verified caller,

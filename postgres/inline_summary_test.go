@@ -28,9 +28,7 @@ func (s echoSummarizer) Summarize(_ context.Context, req memory.SummaryRequest) 
 func postTwice(t *testing.T, summarizer memory.Summarizer) (memory.Appended, *pgxpool.Pool) {
 	t.Helper()
 	pool := pgtest.NewPool(t)
-	const facilitator = "7a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c81"
-	const learner = "7a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c82"
-	seedLearner(t, pool, facilitator, learner)
+	facilitator, learner := seedLearner(t, pool)
 	ctx := asFacilitator(context.Background(), facilitator)
 	store := postgres.NewStore(pool, 50).WithInlineSummarizer(summarizer)
 	var out memory.Appended

@@ -15,9 +15,7 @@ import (
 func TestOpeningReadsTheMostImportantPersonalAndContextMemories(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
-	const facilitator = "0b7e4a52-6d1f-4f0e-9c1a-2e5d7b8c9a01"
-	const learner = "0b7e4a52-6d1f-4f0e-9c1a-2e5d7b8c9a02"
-	seedLearner(t, pool, facilitator, learner)
+	facilitator, learner := seedLearner(t, pool)
 	// 40 memories of each type with importances interleaved across the
 	// types; the academic ones matter most but are not for the opening.
 	var want []string

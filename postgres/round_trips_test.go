@@ -47,9 +47,7 @@ func TestPostMakesSixRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	const facilitator = "3c0f5e1a-7b2d-4e8f-9a1b-2c3d4e5f6a71"
-	const learner = "3c0f5e1a-7b2d-4e8f-9a1b-2c3d4e5f6a72"
-	seedLearner(t, pool, facilitator, learner)
+	facilitator, learner := seedLearner(t, pool)
 	ctx = asFacilitator(ctx, facilitator)
 	store := postgres.NewStore(pool, 50)
 	post := func(n string) memory.Appended {
