@@ -174,11 +174,8 @@ func ValidateListQuery(q ListQuery) (ListQuery, error) {
 	if q.Filter, err = ValidateFilter(q.Filter); err != nil {
 		return q, err
 	}
-	switch {
-	case q.Limit == 0:
-		q.Limit = DefaultMemoryList
-	case q.Limit < 0 || q.Limit > MaxMemoryList:
-		return q, Errorf(CodeInvalid, "limit must be between 1 and %d", MaxMemoryList)
+	if q.Limit, err = pageLimit(q.Limit, DefaultMemoryList, MaxMemoryList); err != nil {
+		return q, err
 	}
 	if q.Offset < 0 || q.Offset > MaxMemoryOffset {
 		return q, Errorf(CodeInvalid, "offset must be between 0 and %d", MaxMemoryOffset)

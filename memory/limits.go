@@ -66,13 +66,20 @@ func ValidateSearch(q SearchQuery) (SearchQuery, error) {
 	if q.Text, err = requiredText(q.Text, "Search text", MaxSearchChars); err != nil {
 		return q, err
 	}
+	q.Limit, err = pageLimit(q.Limit, DefaultSearchLimit, MaxSearchLimit)
+	return q, err
+}
+
+// pageLimit is how many results a page holds: def when limit is 0 (not
+// given), otherwise limit, which must be from 1 to max.
+func pageLimit(limit, def, max int) (int, error) {
 	switch {
-	case q.Limit == 0:
-		q.Limit = DefaultSearchLimit
-	case q.Limit < 0 || q.Limit > MaxSearchLimit:
-		return q, Errorf(CodeInvalid, "limit must be between 1 and %d", MaxSearchLimit)
+	case limit == 0:
+		return def, nil
+	case limit < 0 || limit > max:
+		return limit, Errorf(CodeInvalid, "limit must be between 1 and %d", max)
 	}
-	return q, nil
+	return limit, nil
 }
 
 // ParseLearnerID turns an optional learner id from a client into its

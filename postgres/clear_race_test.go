@@ -7,14 +7,12 @@ import (
 
 	"mentormemory/memory"
 	"mentormemory/postgres"
-	"mentormemory/postgres/pgtest"
 )
 
 // A post that meets a clear in progress waits for it, then stores its turns
 // in a new conversation: it neither fails nor writes into the cleared one.
 func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
-	pool := pgtest.NewPool(t)
-	facilitator, learner := seedLearner(t, pool)
+	pool, facilitator, learner := newLearnerDatabase(t)
 	ctx := asFacilitator(context.Background(), facilitator)
 	store := postgres.NewStore(pool, 50)
 	exchange := func(n string) []memory.Turn {

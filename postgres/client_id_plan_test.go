@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"mentormemory/postgres"
-	"mentormemory/postgres/pgtest"
 )
 
 // TestResentTurnsAreFoundByIndexProbes checks that looking up resent turns
@@ -16,8 +15,7 @@ import (
 // reading every turn of a long conversation, as it did before.
 func TestResentTurnsAreFoundByIndexProbes(t *testing.T) {
 	ctx := context.Background()
-	pool := pgtest.NewPool(t)
-	facilitator, learner := seedLearner(t, pool)
+	pool, facilitator, learner := newLearnerDatabase(t)
 	setup := []string{
 		// A long conversation, every turn with a client id.
 		`insert into public.conversation_turns (facilitator_id, learner_id, role, content, client_turn_id)

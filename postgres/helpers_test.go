@@ -9,7 +9,16 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/memory"
+	"mentormemory/postgres/pgtest"
 )
+
+// newLearnerDatabase is a fresh database with a facilitator and one learner
+// of theirs (seedLearner).
+func newLearnerDatabase(t *testing.T) (pool *pgxpool.Pool, facilitator, learner string) {
+	pool = pgtest.NewPool(t)
+	facilitator, learner = seedLearner(t, pool)
+	return pool, facilitator, learner
+}
 
 // seedLearner adds a facilitator and one learner of theirs named Ada, as the
 // database's owner, and returns their ids.

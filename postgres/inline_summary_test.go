@@ -9,7 +9,6 @@ import (
 
 	"mentormemory/memory"
 	"mentormemory/postgres"
-	"mentormemory/postgres/pgtest"
 )
 
 // echoSummarizer summarizes by quoting the last turn, or fails with err.
@@ -27,8 +26,7 @@ func (s echoSummarizer) Summarize(_ context.Context, req memory.SummaryRequest) 
 // runs summarizer inline, and returns the outcome of the second post.
 func postTwice(t *testing.T, summarizer memory.Summarizer) (memory.Appended, *pgxpool.Pool) {
 	t.Helper()
-	pool := pgtest.NewPool(t)
-	facilitator, learner := seedLearner(t, pool)
+	pool, facilitator, learner := newLearnerDatabase(t)
 	ctx := asFacilitator(context.Background(), facilitator)
 	store := postgres.NewStore(pool, 50).WithInlineSummarizer(summarizer)
 	var out memory.Appended

@@ -7,15 +7,13 @@ import (
 	"testing"
 
 	"mentormemory/postgres"
-	"mentormemory/postgres/pgtest"
 )
 
 // The opening is built from the most important personal and context
 // memories, across both types: 30 of them, whatever else the learner has.
 func TestOpeningReadsTheMostImportantPersonalAndContextMemories(t *testing.T) {
 	ctx := context.Background()
-	pool := pgtest.NewPool(t)
-	facilitator, learner := seedLearner(t, pool)
+	pool, facilitator, learner := newLearnerDatabase(t)
 	// 40 memories of each type with importances interleaved across the
 	// types; the academic ones matter most but are not for the opening.
 	var want []string
