@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -113,4 +113,12 @@ func cpuBetween(a, b cpuSample) cpuUse {
 	}
 	u.others = max(0, u.busy-u.self-u.postgres)
 	return u
+}
+
+// databaseIsLocal says whether Postgres runs on this machine, so that its
+// processes' CPU time can be read.
+func databaseIsLocal(ctx context.Context, admin *pgxpool.Pool) (bool, error) {
+	var local bool
+	err := admin.QueryRow(ctx, `select coalesce(host(inet_server_addr()) in ('127.0.0.1', '::1'), true)`).Scan(&local)
+	return local, err
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -21,8 +21,8 @@ import (
 	"mentormemory/summarizer"
 )
 
-// shape is the size of the data set.
-type shape struct {
+// Shape is the size of the data set.
+type Shape struct {
 	Facilitators    int
 	Archives        int // archived conversations per facilitator
 	TurnsPerArchive int
@@ -30,7 +30,7 @@ type shape struct {
 	Seed            uint64
 }
 
-func (s shape) validate() error {
+func (s Shape) validate() error {
 	if s.Facilitators < 1 || s.Facilitators > 100_000 || s.Archives < 0 || s.Archives > 10_000 ||
 		s.TurnsPerArchive < 1 || s.TurnsPerArchive > 500 || s.ActiveTurns < 2 || s.ActiveTurns > 48 {
 		return fmt.Errorf("data shape out of range: %+v (active turns 2..48, below the archive limit of 50)", s)
@@ -38,7 +38,7 @@ func (s shape) validate() error {
 	return nil
 }
 
-func (s shape) String() string {
+func (s Shape) String() string {
 	return fmt.Sprintf("f%d-a%d-t%d-x%d-s%d", s.Facilitators, s.Archives, s.TurnsPerArchive, s.ActiveTurns, s.Seed)
 }
 
@@ -52,7 +52,7 @@ const benchEmailDomain = "@bench.invalid"
 // loaded exactly when its users exist.
 var benchNamespace = uuid.MustParse("6d1c3f0e-9b7a-4c52-8f0e-2a4b5c6d7e8f")
 
-func (s shape) facilitatorID(i int) uuid.UUID {
+func (s Shape) facilitatorID(i int) uuid.UUID {
 	return uuid.NewSHA1(benchNamespace, fmt.Appendf(nil, "facilitator/%d/%d/%d/%d/%d",
 		s.Seed, s.Archives, s.TurnsPerArchive, s.ActiveTurns, i))
 }
@@ -87,7 +87,39 @@ create table if not exists bench.loads (
 	loaded_at timestamptz not null default now()
 )`
 
-func load(ctx context.Context, databaseURL string, s shape, workers, batchSize int) error {
+// LoadConfig is what `bench load` loads: the conversations, then the
+// learner memories (none when Memories.PerLearner is 0).
+type LoadConfig struct {
+	DatabaseURL string
+	Shape       Shape
+	Memories    MemoryShape
+	Workers     int // concurrent loading connections
+	Batch       int // facilitators per transaction
+}
+
+// Load loads the data set c describes, skipping what is loaded already, so
+// that a second load reuses the data. The connection must bypass row-level
+// security (a superuser does): the loader writes every facilitator's rows.
+func Load(ctx context.Context, c LoadConfig) error {
+	if err := c.Shape.validate(); err != nil {
+		return err
+	}
+	m := c.Memories
+	m.conversations = c.Shape
+	if m.PerLearner > 0 {
+		if err := m.validate(); err != nil {
+			return err
+		}
+	}
+	workers := max(1, c.Workers)
+	if err := loadConversations(ctx, c.DatabaseURL, c.Shape, workers, max(1, c.Batch)); err != nil || m.PerLearner == 0 {
+		return err
+	}
+	// 50 learners (25,000 memories) per transaction.
+	return loadMemories(ctx, c.DatabaseURL, m, workers, 50)
+}
+
+func loadConversations(ctx context.Context, databaseURL string, s Shape, workers, batchSize int) error {
 	started := time.Now()
 	pool, err := postgres.Open(ctx, databaseURL)
 	if err != nil {
@@ -248,7 +280,7 @@ func dropOtherShapes(ctx context.Context, pool *pgxpool.Pool, ids []uuid.UUID) e
 
 type loader struct {
 	pool       *pgxpool.Pool
-	shape      shape
+	shape      Shape
 	now        time.Time
 	summarizer *summarizer.Offline
 	done       atomic.Int64

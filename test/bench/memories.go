@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"cmp"
@@ -18,18 +18,18 @@ import (
 	"mentormemory/postgres"
 )
 
-// The learner memories are a data set of their own, loaded after the
-// conversations and into their facilitators: the first learner of each of
-// the first Learners facilitators gets PerLearner memories, a live session
-// one exchange old, the ended session before it and the opening that
-// session left. The conversations stay as they are.
-type memoryShape struct {
-	conversations shape
+// MemoryShape is the size of the learner memories, a data set of their
+// own, loaded after the conversations and into their facilitators: the
+// first learner of each of the first Learners facilitators gets PerLearner
+// memories, a live session one exchange old, the ended session before it
+// and the opening that session left. The conversations stay as they are.
+type MemoryShape struct {
+	conversations Shape
 	Learners      int
 	PerLearner    int
 }
 
-func (m memoryShape) validate() error {
+func (m MemoryShape) validate() error {
 	if m.Learners < 1 || m.Learners > m.conversations.Facilitators || m.PerLearner < 1 || m.PerLearner > 5000 {
 		return fmt.Errorf("memory data out of range: %d learners (1..%d facilitators) × %d memories (1..5000)",
 			m.Learners, m.conversations.Facilitators, m.PerLearner)
@@ -39,7 +39,7 @@ func (m memoryShape) validate() error {
 
 // String names the data set in bench.loads; the prefix keeps it apart from
 // the conversations' shapes.
-func (m memoryShape) String() string {
+func (m MemoryShape) String() string {
 	return fmt.Sprintf("%s%s-l%d-m%d", memoryShapePrefix, m.conversations, m.Learners, m.PerLearner)
 }
 
@@ -56,7 +56,7 @@ create table if not exists bench.memory_learners (
 	last_message text not null
 )`
 
-func loadMemories(ctx context.Context, databaseURL string, m memoryShape, workers, batchSize int) error {
+func loadMemories(ctx context.Context, databaseURL string, m MemoryShape, workers, batchSize int) error {
 	started := time.Now()
 	pool, err := postgres.Open(ctx, databaseURL)
 	if err != nil {
@@ -141,7 +141,7 @@ func loadMemories(ctx context.Context, databaseURL string, m memoryShape, worker
 
 type memoryLoader struct {
 	pool     *pgxpool.Pool
-	shape    memoryShape
+	shape    MemoryShape
 	now      time.Time
 	done     atomic.Int64
 	memories atomic.Int64

@@ -1,0 +1,84 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"mentormemory/memory"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"time"
+)
+
+// fakeModel is an OpenAI-compatible chat server in this process standing
+// in for a slow model: it answers every chat completion after latency.
+// Summary requests get a summary; extraction requests, the ones asking for
+// structured output, get no memories, a valid reply and what a model
+// answers for most exchanges.
+type fakeModel struct {
+	srv         *httptest.Server
+	latency     time.Duration
+	seed        uint64
+	calls       atomic.Uint64
+	summaries   atomic.Int64
+	extractions atomic.Int64
+	inFlight    atomic.Int64
+	maxInFlight atomic.Int64
+}
+
+func newFakeModel(latency time.Duration, seed uint64) *fakeModel {
+	m := &fakeModel{latency: latency, seed: seed}
+	m.srv = httptest.NewServer(m) // on 127.0.0.1
+	return m
+}
+
+func (m *fakeModel) url() string { return m.srv.URL }
+
+func (m *fakeModel) close() { m.srv.Close() }
+
+func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil || r.Method != http.MethodPost || r.URL.Path != "/chat/completions" {
+		http.NotFound(w, r)
+		return
+	}
+	n := m.inFlight.Add(1)
+	defer m.inFlight.Add(-1)
+	for { // raise the maximum unless another call raised it past n meanwhile
+		seen := m.maxInFlight.Load()
+		if n <= seen || m.maxInFlight.CompareAndSwap(seen, n) {
+			break
+		}
+	}
+	if !sleep(r.Context(), m.latency) {
+		return
+	}
+	// Only extraction sets a response format. A quote inside the prompt's
+	// text is escaped, so no turn can match this.
+	content := `{"memories": []}`
+	if bytes.Contains(body, []byte(`"response_format"`)) {
+		m.extractions.Add(1)
+	} else {
+		m.summaries.Add(1)
+		content = m.summary()
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-bench", "object": "chat.completion", "created": time.Now().Unix(), "model": "bench-fake",
+		"choices": []any{map[string]any{
+			"index": 0, "finish_reason": "stop", "logprobs": nil,
+			"message": map[string]any{"role": "assistant", "content": content, "refusal": nil},
+		}},
+	})
+}
+
+// summary writes a different summary each call, two of the mentor's
+// replies on one topic (4 to 10 sentences), so that the summaries search
+// indexes vary as real ones do.
+func (m *fakeModel) summary() string {
+	g := &textGen{r: rand.New(rand.NewPCG(m.seed, m.calls.Add(1)))}
+	t := g.newTopic()
+	return g.turn(memory.RoleAssistant, &t, "", 10) + " " + g.turn(memory.RoleAssistant, &t, "", 10)
+}
