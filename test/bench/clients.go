@@ -28,6 +28,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/postgres"
+	"mentormemory/test/textgen"
 )
 
 // ClientsConfig is what `bench clients` runs, and how.
@@ -328,7 +329,7 @@ func (run *clientRun) load(ctx context.Context, served *servedApp, c ClientsConf
 					sc.unacked = append(sc.unacked, ids...)
 				}
 				if r.IntN(searchOneIn) == 0 {
-					req, err := searchArchive(served.base, sc.f.token, searchQueries[r.IntN(len(searchQueries))])
+					req, err := searchArchive(served.base, sc.f.token, textgen.Pick(r, searchQueries))
 					_ = ask(run.search, req, err)
 				}
 				if r.IntN(getOneIn) == 0 {

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"math/rand/v2"
-	"mentormemory/memory"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"time"
+
+	"mentormemory/memory"
 )
 
 // fakeModel is an OpenAI-compatible chat server in this process standing

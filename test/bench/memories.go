@@ -16,6 +16,7 @@ import (
 
 	"mentormemory/memory"
 	"mentormemory/postgres"
+	"mentormemory/test/textgen"
 )
 
 // MemoryShape is the size of the learner memories, a data set of their
@@ -295,7 +296,7 @@ func (l *memoryLoader) generate(b *memoryBatch, i int, learner benchLearner) {
 	liveStart := l.now.Add(-time.Duration(1+r.IntN(10)) * time.Minute)
 	live := []memory.Turn{
 		{Role: memory.RoleUser, Content: message, CreatedAt: liveStart},
-		{Role: memory.RoleAssistant, Content: g.fill(pastMentorLines[r.IntN(len(pastMentorLines))], nil), CreatedAt: liveStart.Add(time.Minute)},
+		{Role: memory.RoleAssistant, Content: g.fill(textgen.Pick(r, pastMentorLines), nil), CreatedAt: liveStart.Add(time.Minute)},
 	}
 	liveID := randomUUID(r)
 	liveClosing := memory.AdvanceClosing(memory.ClosingState{SessionID: liveID.String()}, live, learner.name)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"mentormemory/memory"
+	"mentormemory/test/textgen"
 )
 
 // A learner's memories, as a year of extraction would leave them: one short
@@ -223,17 +224,17 @@ type memoryGen struct {
 func newMemoryGen(r *rand.Rand, name string) *memoryGen {
 	g := &memoryGen{
 		r: r, name: name,
-		subject: pick(r, subjects), pet: pets[r.IntN(len(pets))], petKind: pick(r, petKinds),
-		town: towns[r.IntN(len(towns))], activity: pick(r, activities), seen: map[string]bool{},
+		subject: textgen.PickSkewed(r, subjects), pet: textgen.Pick(r, pets), petKind: textgen.PickSkewed(r, petKinds),
+		town: textgen.Pick(r, towns), activity: textgen.PickSkewed(r, activities), seen: map[string]bool{},
 	}
 	for len(g.focus) < 4 {
-		if s := pick(r, skills); !slices.Contains(g.focus, s) {
+		if s := textgen.PickSkewed(r, skills); !slices.Contains(g.focus, s) {
 			g.focus = append(g.focus, s)
 		}
 	}
 	for range 3 {
-		g.interests = append(g.interests, pick(r, interests))
-		g.friends = append(g.friends, learnerNames[r.IntN(len(learnerNames))])
+		g.interests = append(g.interests, textgen.PickSkewed(r, interests))
+		g.friends = append(g.friends, textgen.Pick(r, learnerNames))
 	}
 	return g
 }
@@ -249,7 +250,7 @@ func (g *memoryGen) skill() string {
 	case p < 6:
 		return g.focus[1+g.r.IntN(len(g.focus)-1)]
 	default:
-		return pick(g.r, skills)
+		return textgen.PickSkewed(g.r, skills)
 	}
 }
 
@@ -287,7 +288,7 @@ func (g *memoryGen) draw(now time.Time) genMemory {
 		m.metadata[memory.MetaTopic] = strings.ToLower(skill)
 		switch k := r.IntN(10); {
 		case k < 5:
-			m.content = academicStruggles[r.IntN(len(academicStruggles))]
+			m.content = textgen.Pick(r, academicStruggles)
 			m.importance = g.between(0.6, 0.95)
 			m.metadata[memory.MetaValence] = "negative"
 			m.metadata[memory.MetaResolution] = "unresolved"
@@ -295,25 +296,25 @@ func (g *memoryGen) draw(now time.Time) genMemory {
 				m.metadata[memory.MetaResolution] = "resolved"
 			}
 			if g.chance(50) {
-				m.metadata[memory.MetaEmotion] = pick(r, negativeEmotions)
+				m.metadata[memory.MetaEmotion] = textgen.PickSkewed(r, negativeEmotions)
 			}
 		case k < 8:
-			m.content = academicBreakthroughs[r.IntN(len(academicBreakthroughs))]
+			m.content = textgen.Pick(r, academicBreakthroughs)
 			m.importance = g.between(0.5, 0.9)
 			m.metadata[memory.MetaValence] = "positive"
 			if g.chance(50) {
-				m.metadata[memory.MetaEmotion] = pick(r, positiveEmotions)
+				m.metadata[memory.MetaEmotion] = textgen.PickSkewed(r, positiveEmotions)
 			}
 		default:
-			m.content = academicNotes[r.IntN(len(academicNotes))]
+			m.content = textgen.Pick(r, academicNotes)
 			m.importance = g.between(0.3, 0.6)
 			m.metadata[memory.MetaValence] = "neutral"
 		}
 	case p < 65:
 		m.typ = memory.Personal
-		topic := pick(r, personalTopics)
+		topic := textgen.PickSkewed(r, personalTopics)
 		templates := personalTemplates[topic]
-		m.content = templates[r.IntN(len(templates))]
+		m.content = textgen.Pick(r, templates)
 		m.importance = g.between(0.2, 0.7)
 		m.metadata[memory.MetaTopic] = topic
 		m.metadata[memory.MetaValence] = "positive"
@@ -321,41 +322,41 @@ func (g *memoryGen) draw(now time.Time) genMemory {
 			m.metadata[memory.MetaValence] = "neutral"
 		}
 		if g.chance(12) {
-			m.metadata[memory.MetaEmotion] = pick(r, personalEmotions)
+			m.metadata[memory.MetaEmotion] = textgen.PickSkewed(r, personalEmotions)
 		}
 	case p < 80:
 		m.typ = memory.Preference
-		category := pick(r, preferenceCategories)
+		category := textgen.PickSkewed(r, preferenceCategories)
 		templates := preferenceTemplates[category]
-		m.content = templates[r.IntN(len(templates))]
+		m.content = textgen.Pick(r, templates)
 		m.importance = g.between(0.5, 0.9)
 		m.metadata[memory.MetaCategory] = category
 		m.metadata[memory.MetaValence] = "neutral"
 		if category == "emotional_response" {
-			trigger, response := pick(r, responseTriggers), pick(r, responses)
+			trigger, response := textgen.PickSkewed(r, responseTriggers), textgen.PickSkewed(r, responses)
 			slots["trigger"], slots["response"] = trigger, response
 			m.importance = g.between(0.7, 0.95)
 			m.metadata[memory.MetaTrigger] = trigger
 			m.metadata[memory.MetaResponse] = response
-			m.metadata[memory.MetaEmotion] = pick(r, negativeEmotions)
+			m.metadata[memory.MetaEmotion] = textgen.PickSkewed(r, negativeEmotions)
 			m.metadata[memory.MetaValence] = "negative"
 		}
 	default:
 		m.typ = memory.Context
 		skill := g.skill()
 		slots["skill"] = skill
-		m.content = contextTemplates[r.IntN(len(contextTemplates))]
+		m.content = textgen.Pick(r, contextTemplates)
 		m.importance = g.between(0.3, 0.7)
 		m.metadata[memory.MetaTopic] = strings.ToLower(skill)
 		if g.chance(70) {
 			m.metadata[memory.MetaNextTopic] = strings.ToLower(skill)
 		}
 		if g.chance(8) {
-			m.metadata[memory.MetaEmotion] = pick(r, negativeEmotions)
+			m.metadata[memory.MetaEmotion] = textgen.PickSkewed(r, negativeEmotions)
 		}
 	}
 	if g.chance(50) {
-		m.content = strings.TrimSuffix(m.content, ".") + ", " + memoryDetails[r.IntN(len(memoryDetails))] + "."
+		m.content = strings.TrimSuffix(m.content, ".") + ", " + textgen.Pick(r, memoryDetails) + "."
 	}
 	m.content = g.fill(m.content, slots)
 
@@ -374,12 +375,12 @@ func (g *memoryGen) draw(now time.Time) genMemory {
 // fill replaces each {slot} of a template: the memory's own slots first,
 // then the learner's.
 func (g *memoryGen) fill(tmpl string, slots map[string]string) string {
-	return fillSlots(tmpl, func(name string) string {
+	return textgen.Capitalize(textgen.Fill(tmpl, func(name string) string {
 		if v, ok := slots[name]; ok {
 			return v
 		}
 		return g.slot(name)
-	})
+	}))
 }
 
 func (g *memoryGen) slot(name string) string {
@@ -393,13 +394,13 @@ func (g *memoryGen) slot(name string) string {
 		if g.chance(60) {
 			return g.subject
 		}
-		return pick(r, subjects)
+		return textgen.PickSkewed(r, subjects)
 	case "interest":
-		return g.interests[r.IntN(len(g.interests))]
+		return textgen.Pick(r, g.interests)
 	case "strategy":
-		return pick(r, strategies)
+		return textgen.PickSkewed(r, strategies)
 	case "Weekday":
-		return weekdays[r.IntN(len(weekdays))]
+		return textgen.Pick(r, weekdays)
 	case "n":
 		return strconv.Itoa(5 * (1 + r.IntN(6)))
 	case "pet":
@@ -407,26 +408,26 @@ func (g *memoryGen) slot(name string) string {
 	case "petKind":
 		return g.petKind
 	case "friend":
-		return g.friends[r.IntN(len(g.friends))]
+		return textgen.Pick(r, g.friends)
 	case "town":
 		return g.town
 	case "activity":
 		if g.chance(70) {
 			return g.activity
 		}
-		return pick(r, activities)
+		return textgen.PickSkewed(r, activities)
 	case "job":
-		return jobs[r.IntN(len(jobs))]
+		return textgen.Pick(r, jobs)
 	case "person":
-		return pick(r, persons)
+		return textgen.PickSkewed(r, persons)
 	case "place":
-		return pick(r, places)
+		return textgen.PickSkewed(r, places)
 	case "event":
-		return pick(r, events)
+		return textgen.PickSkewed(r, events)
 	case "adj":
-		return pick(r, adjectives)
+		return textgen.PickSkewed(r, adjectives)
 	case "noun":
-		return pick(r, nouns)
+		return textgen.PickSkewed(r, nouns)
 	}
 	return name
 }
@@ -435,7 +436,7 @@ func (g *memoryGen) slot(name string) string {
 // the learner's topic, so that a follow-up on the same topic keeps recall
 // light.
 func (g *memoryGen) liveMessage() string {
-	return g.fill(liveMessages[g.r.IntN(len(liveMessages))], map[string]string{"skill": g.topic()})
+	return g.fill(textgen.Pick(g.r, liveMessages), map[string]string{"skill": g.topic()})
 }
 
 var liveMessages = []string{
@@ -477,7 +478,7 @@ func (g *memoryGen) pastSession(start time.Time, exchanges int) []memory.Turn {
 				lines = pastMentorLines
 			}
 			at = at.Add(time.Duration(30+g.r.IntN(180)) * time.Second)
-			turns = append(turns, memory.Turn{Role: role, Content: g.fill(lines[g.r.IntN(len(lines))], nil), CreatedAt: at})
+			turns = append(turns, memory.Turn{Role: role, Content: g.fill(textgen.Pick(g.r, lines), nil), CreatedAt: at})
 		}
 	}
 	return turns

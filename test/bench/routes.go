@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"mentormemory/memory"
 	"net/http"
 	"net/url"
 	"strconv"
 	"sync"
 	"time"
+
+	"mentormemory/memory"
+	"mentormemory/test/textgen"
 
 	"github.com/google/uuid"
 )
@@ -72,7 +74,7 @@ func benchRoutes(base string, fs []*facilitator) []*route {
 		{
 			key: "search", name: "GET search (include_archive)", target: 20 * time.Millisecond, warm: true,
 			request: func(r *rand.Rand, _ int64) (*http.Request, error) {
-				return searchArchive(base, randomF(r).token, searchQueries[r.IntN(len(searchQueries))])
+				return searchArchive(base, randomF(r).token, textgen.Pick(r, searchQueries))
 			},
 			check: checkSearch,
 		},

@@ -1,12 +1,12 @@
 package bench
 
 import (
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"mentormemory/test/textgen"
 )
 
 // The generated conversations must look like real ones to Postgres: full
@@ -16,8 +16,8 @@ import (
 // unnests, the ts_headline work and each facilitator's search_vocabulary, so
 // a benchmark on repeated lorem ipsum would measure the wrong thing.
 //
-// Slots are filled from pools with a Zipf-like skew (pick), so early entries
-// are common and late ones rare, as words are in real speech.
+// Slots are filled from pools with a Zipf-like skew (textgen.PickSkewed), so
+// early entries are common and late ones rare, as words are in real speech.
 
 var learnerNames = []string{
 	"Emma", "Max", "Olivia", "Noah", "Ava", "Liam", "Mia", "Lucas", "Sophia", "Ethan",
@@ -296,24 +296,18 @@ type topic struct {
 
 func (g *textGen) newTopic() topic {
 	return topic{
-		skill:    pick(g.r, skills),
-		subject:  pick(g.r, subjects),
-		interest: pick(g.r, interests),
-		behavior: pick(g.r, behaviors),
-		trigger:  pick(g.r, triggers),
-		strategy: pick(g.r, strategies),
-		routine:  pick(g.r, routines),
-		event:    pick(g.r, events),
-		worry:    pick(g.r, worries),
-		person:   pick(g.r, persons),
-		place:    pick(g.r, places),
+		skill:    textgen.PickSkewed(g.r, skills),
+		subject:  textgen.PickSkewed(g.r, subjects),
+		interest: textgen.PickSkewed(g.r, interests),
+		behavior: textgen.PickSkewed(g.r, behaviors),
+		trigger:  textgen.PickSkewed(g.r, triggers),
+		strategy: textgen.PickSkewed(g.r, strategies),
+		routine:  textgen.PickSkewed(g.r, routines),
+		event:    textgen.PickSkewed(g.r, events),
+		worry:    textgen.PickSkewed(g.r, worries),
+		person:   textgen.PickSkewed(g.r, persons),
+		place:    textgen.PickSkewed(g.r, places),
 	}
-}
-
-// pick chooses from a pool with a skew towards its first entries.
-func pick(r *rand.Rand, pool []string) string {
-	i := int(float64(len(pool)) * math.Pow(r.Float64(), 1.7))
-	return pool[min(i, len(pool)-1)]
 }
 
 // turn writes one turn: a parent's message of one to three sentences, or a
@@ -329,7 +323,7 @@ func (g *textGen) turn(role string, t *topic, child string, age int) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(g.fill(templates[g.r.IntN(len(templates))], t, child, age))
+		b.WriteString(g.fill(textgen.Pick(g.r, templates), t, child, age))
 	}
 	if role == "user" {
 		return g.typos(b.String())
@@ -362,25 +356,7 @@ func (g *textGen) typos(s string) string {
 // fill replaces each {slot} of a template. Topic slots keep the topic two
 // times in three.
 func (g *textGen) fill(tmpl string, t *topic, child string, age int) string {
-	return fillSlots(tmpl, func(slot string) string { return g.slot(slot, t, child, age) })
-}
-
-// fillSlots replaces each {slot} of a template with its value and
-// capitalizes the sentence.
-func fillSlots(tmpl string, value func(slot string) string) string {
-	var b strings.Builder
-	for {
-		open := strings.IndexByte(tmpl, '{')
-		if open < 0 {
-			b.WriteString(tmpl)
-			break
-		}
-		end := strings.IndexByte(tmpl[open:], '}') + open
-		b.WriteString(tmpl[:open])
-		b.WriteString(value(tmpl[open+1 : end]))
-		tmpl = tmpl[end+1:]
-	}
-	return capitalize(b.String())
+	return textgen.Capitalize(textgen.Fill(tmpl, func(slot string) string { return g.slot(slot, t, child, age) }))
 }
 
 func (g *textGen) slot(name string, t *topic, child string, age int) string {
@@ -389,14 +365,14 @@ func (g *textGen) slot(name string, t *topic, child string, age int) string {
 		if keep {
 			return topicValue
 		}
-		return pick(g.r, pool)
+		return textgen.PickSkewed(g.r, pool)
 	}
 	switch name {
 	case "name", "Name":
 		if child != "" {
 			return child
 		}
-		return childRefs[g.r.IntN(len(childRefs))]
+		return textgen.Pick(g.r, childRefs)
 	case "skill":
 		return choose(t.skill, skills)
 	case "subject":
@@ -420,39 +396,31 @@ func (g *textGen) slot(name string, t *topic, child string, age int) string {
 	case "place":
 		return choose(t.place, places)
 	case "feeling":
-		return pick(g.r, feelings)
+		return textgen.PickSkewed(g.r, feelings)
 	case "parentFeeling":
-		return pick(g.r, parentFeelings)
+		return textgen.PickSkewed(g.r, parentFeelings)
 	case "time":
-		return pick(g.r, times)
+		return textgen.PickSkewed(g.r, times)
 	case "adj":
-		return pick(g.r, adjectives)
+		return textgen.PickSkewed(g.r, adjectives)
 	case "noun":
-		return pick(g.r, nouns)
+		return textgen.PickSkewed(g.r, nouns)
 	case "concept":
-		return pick(g.r, concepts)
+		return textgen.PickSkewed(g.r, concepts)
 	case "professional":
-		return pick(g.r, professionals)
+		return textgen.PickSkewed(g.r, professionals)
 	case "friend":
-		return learnerNames[g.r.IntN(len(learnerNames))]
+		return textgen.Pick(g.r, learnerNames)
 	case "town":
-		return towns[g.r.IntN(len(towns))]
+		return textgen.Pick(g.r, towns)
 	case "pet":
-		return pets[g.r.IntN(len(pets))]
+		return textgen.Pick(g.r, pets)
 	case "age":
 		return strconv.Itoa(age)
 	case "count":
 		return strconv.Itoa(3 + g.r.IntN(25))
 	}
 	return name
-}
-
-func capitalize(s string) string {
-	r, size := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError || unicode.IsUpper(r) {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[size:]
 }
 
 // searchQueries are what a facilitator types into the search box: two to
