@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"math/rand/v2"
@@ -10,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"mentormemory/llm/llmtest"
 	"mentormemory/memory"
 )
 
@@ -41,7 +41,8 @@ func (m *fakeModel) close() { m.srv.Close() }
 
 func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
-	if err != nil || r.Method != http.MethodPost || r.URL.Path != "/chat/completions" {
+	var req llmtest.ChatRequest
+	if err != nil || r.Method != http.MethodPost || r.URL.Path != "/chat/completions" || json.Unmarshal(body, &req) != nil {
 		http.NotFound(w, r)
 		return
 	}
@@ -56,23 +57,14 @@ func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !sleep(r.Context(), m.latency) {
 		return
 	}
-	// Only extraction sets a response format. A quote inside the prompt's
-	// text is escaped, so no turn can match this.
 	content := `{"memories": []}`
-	if bytes.Contains(body, []byte(`"response_format"`)) {
+	if req.ResponseFormat != nil { // only extraction asks for structured output
 		m.extractions.Add(1)
 	} else {
 		m.summaries.Add(1)
 		content = m.summary()
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-bench", "object": "chat.completion", "created": time.Now().Unix(), "model": "bench-fake",
-		"choices": []any{map[string]any{
-			"index": 0, "finish_reason": "stop", "logprobs": nil,
-			"message": map[string]any{"role": "assistant", "content": content, "refusal": nil},
-		}},
-	})
+	llmtest.ReplyContent(content, "stop")(w, r)
 }
 
 // summary writes a different summary each call, two of the mentor's
