@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -139,14 +138,17 @@ func describe(ctx context.Context, admin, appPool *pgxpool.Pool, cfg config.Conf
 
 // procField returns a field of a /proc file such as "model name", or "?".
 func procField(path, field string) string {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return "?"
 	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		key, value, ok := strings.Cut(s.Text(), ":")
+	return findField(string(b), field)
+}
+
+// findField returns the value of a "key: value" line, or "?".
+func findField(text, field string) string {
+	for line := range strings.Lines(text) {
+		key, value, ok := strings.Cut(line, ":")
 		if ok && strings.TrimSpace(key) == field {
 			return strings.TrimSpace(value)
 		}
