@@ -73,5 +73,5 @@ func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (m *fakeModel) summary() string {
 	g := &textGen{r: rand.New(rand.NewPCG(m.seed, m.calls.Add(1)))}
 	t := g.newTopic()
-	return g.turn(memory.RoleAssistant, &t, "", 10) + " " + g.turn(memory.RoleAssistant, &t, "", 10)
+	return g.turn(memory.RoleAssistant, t, "", 10) + " " + g.turn(memory.RoleAssistant, t, "", 10)
 }

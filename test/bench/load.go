@@ -465,7 +465,7 @@ func (l *loader) generate(ctx context.Context, b *batch, i int) {
 		}
 		t := g.newTopic()
 		archiveID := randomUUID(r)
-		turns := l.conversation(g, r, &t, sc, start, s.TurnsPerArchive)
+		turns := l.conversation(g, r, t, sc, start, s.TurnsPerArchive)
 		jsonTurns := make([]archivedTurn, len(turns))
 		for k, turn := range turns {
 			jsonTurns[k] = archivedTurn(turn)
@@ -483,7 +483,7 @@ func (l *loader) generate(ctx context.Context, b *batch, i int) {
 		n = max(2, min(n, 48)) &^ 1
 		start := l.now.Add(-time.Duration(r.Int64N(int64(3 * day))))
 		t := g.newTopic()
-		turns := l.conversation(g, r, &t, sc, start, n)
+		turns := l.conversation(g, r, t, sc, start, n)
 		for _, turn := range turns {
 			b.turns = append(b.turns, turnRow{fid, sc.learner, nil, turn.Role, turn.Content, turn.ID, turn.CreatedAt})
 		}
@@ -499,7 +499,7 @@ func (l *loader) generate(ctx context.Context, b *batch, i int) {
 
 // conversation writes n alternating turns, parent first, a reply every
 // half minute to four minutes.
-func (l *loader) conversation(g *textGen, r *rand.Rand, t *topic, sc *scope, start time.Time, n int) []memory.Turn {
+func (l *loader) conversation(g *textGen, r *rand.Rand, t topic, sc *scope, start time.Time, n int) []memory.Turn {
 	turns := make([]memory.Turn, n)
 	at := start
 	for k := range turns {

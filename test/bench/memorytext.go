@@ -261,6 +261,21 @@ func (g *memoryGen) between(lo, hi float64) float32 {
 
 func (g *memoryGen) chance(percent int) bool { return g.r.IntN(100) < percent }
 
+// either returns a percent of the time, and b the rest.
+func (g *memoryGen) either(percent int, a, b string) string {
+	if g.chance(percent) {
+		return a
+	}
+	return b
+}
+
+// someEmotion gives a memory one of the emotions, percent of the time.
+func (g *memoryGen) someEmotion(metadata memory.Metadata, percent int, emotions []string) {
+	if g.chance(percent) {
+		metadata[memory.MetaEmotion] = textgen.PickSkewed(g.r, emotions)
+	}
+}
+
 // memory writes one memory learnt at a random time of the past year, with
 // a content the learner has no memory of yet (short of a few tries).
 func (g *memoryGen) memory(now time.Time) genMemory {
@@ -288,48 +303,29 @@ func (g *memoryGen) draw(now time.Time) genMemory {
 		m.metadata[memory.MetaTopic] = strings.ToLower(skill)
 		switch k := r.IntN(10); {
 		case k < 5:
-			m.content = textgen.Pick(r, academicStruggles)
-			m.importance = g.between(0.6, 0.95)
+			m.content, m.importance = textgen.Pick(r, academicStruggles), g.between(0.6, 0.95)
 			m.metadata[memory.MetaValence] = "negative"
-			m.metadata[memory.MetaResolution] = "unresolved"
-			if g.chance(30) {
-				m.metadata[memory.MetaResolution] = "resolved"
-			}
-			if g.chance(50) {
-				m.metadata[memory.MetaEmotion] = textgen.PickSkewed(r, negativeEmotions)
-			}
+			m.metadata[memory.MetaResolution] = g.either(30, "resolved", "unresolved")
+			g.someEmotion(m.metadata, 50, negativeEmotions)
 		case k < 8:
-			m.content = textgen.Pick(r, academicBreakthroughs)
-			m.importance = g.between(0.5, 0.9)
+			m.content, m.importance = textgen.Pick(r, academicBreakthroughs), g.between(0.5, 0.9)
 			m.metadata[memory.MetaValence] = "positive"
-			if g.chance(50) {
-				m.metadata[memory.MetaEmotion] = textgen.PickSkewed(r, positiveEmotions)
-			}
+			g.someEmotion(m.metadata, 50, positiveEmotions)
 		default:
-			m.content = textgen.Pick(r, academicNotes)
-			m.importance = g.between(0.3, 0.6)
+			m.content, m.importance = textgen.Pick(r, academicNotes), g.between(0.3, 0.6)
 			m.metadata[memory.MetaValence] = "neutral"
 		}
 	case p < 65:
 		m.typ = memory.Personal
 		topic := textgen.PickSkewed(r, personalTopics)
-		templates := personalTemplates[topic]
-		m.content = textgen.Pick(r, templates)
-		m.importance = g.between(0.2, 0.7)
+		m.content, m.importance = textgen.Pick(r, personalTemplates[topic]), g.between(0.2, 0.7)
 		m.metadata[memory.MetaTopic] = topic
-		m.metadata[memory.MetaValence] = "positive"
-		if g.chance(35) {
-			m.metadata[memory.MetaValence] = "neutral"
-		}
-		if g.chance(12) {
-			m.metadata[memory.MetaEmotion] = textgen.PickSkewed(r, personalEmotions)
-		}
+		m.metadata[memory.MetaValence] = g.either(35, "neutral", "positive")
+		g.someEmotion(m.metadata, 12, personalEmotions)
 	case p < 80:
 		m.typ = memory.Preference
 		category := textgen.PickSkewed(r, preferenceCategories)
-		templates := preferenceTemplates[category]
-		m.content = textgen.Pick(r, templates)
-		m.importance = g.between(0.5, 0.9)
+		m.content, m.importance = textgen.Pick(r, preferenceTemplates[category]), g.between(0.5, 0.9)
 		m.metadata[memory.MetaCategory] = category
 		m.metadata[memory.MetaValence] = "neutral"
 		if category == "emotional_response" {
@@ -345,15 +341,12 @@ func (g *memoryGen) draw(now time.Time) genMemory {
 		m.typ = memory.Context
 		skill := g.skill()
 		slots["skill"] = skill
-		m.content = textgen.Pick(r, contextTemplates)
-		m.importance = g.between(0.3, 0.7)
+		m.content, m.importance = textgen.Pick(r, contextTemplates), g.between(0.3, 0.7)
 		m.metadata[memory.MetaTopic] = strings.ToLower(skill)
 		if g.chance(70) {
 			m.metadata[memory.MetaNextTopic] = strings.ToLower(skill)
 		}
-		if g.chance(8) {
-			m.metadata[memory.MetaEmotion] = textgen.PickSkewed(r, negativeEmotions)
-		}
+		g.someEmotion(m.metadata, 8, negativeEmotions)
 	}
 	if g.chance(50) {
 		m.content = strings.TrimSuffix(m.content, ".") + ", " + textgen.Pick(r, memoryDetails) + "."
@@ -384,7 +377,6 @@ func (g *memoryGen) fill(tmpl string, slots map[string]string) string {
 }
 
 func (g *memoryGen) slot(name string) string {
-	r := g.r
 	switch name {
 	case "Name":
 		return g.name
@@ -394,42 +386,24 @@ func (g *memoryGen) slot(name string) string {
 		if g.chance(60) {
 			return g.subject
 		}
-		return textgen.PickSkewed(r, subjects)
 	case "interest":
-		return textgen.Pick(r, g.interests)
-	case "strategy":
-		return textgen.PickSkewed(r, strategies)
-	case "Weekday":
-		return textgen.Pick(r, weekdays)
+		return textgen.Pick(g.r, g.interests)
 	case "n":
-		return strconv.Itoa(5 * (1 + r.IntN(6)))
+		return strconv.Itoa(5 * (1 + g.r.IntN(6)))
 	case "pet":
 		return g.pet
 	case "petKind":
 		return g.petKind
 	case "friend":
-		return textgen.Pick(r, g.friends)
+		return textgen.Pick(g.r, g.friends)
 	case "town":
 		return g.town
 	case "activity":
 		if g.chance(70) {
 			return g.activity
 		}
-		return textgen.PickSkewed(r, activities)
-	case "job":
-		return textgen.Pick(r, jobs)
-	case "person":
-		return textgen.PickSkewed(r, persons)
-	case "place":
-		return textgen.PickSkewed(r, places)
-	case "event":
-		return textgen.PickSkewed(r, events)
-	case "adj":
-		return textgen.PickSkewed(r, adjectives)
-	case "noun":
-		return textgen.PickSkewed(r, nouns)
 	}
-	return name
+	return drawWord(g.r, name)
 }
 
 // liveMessage is the facilitator's first message of the live session: about

@@ -165,14 +165,8 @@ func recallMessage(tmpl string, l *memoryLearner, r *rand.Rand) string {
 			return l.name
 		case "skill":
 			return l.topic
-		case "Weekday":
-			return textgen.Pick(r, weekdays)
-		case "activity":
-			return textgen.PickSkewed(r, activities)
-		case "subject":
-			return textgen.PickSkewed(r, subjects)
 		}
-		return slot
+		return drawWord(r, slot)
 	}))
 }
 

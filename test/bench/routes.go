@@ -209,8 +209,8 @@ func newExchange(r *rand.Rand, learnerName string) []memory.Turn {
 	// The ids are random, not from r: the same run repeated must post new
 	// turns, not resends the service would skip.
 	return []memory.Turn{
-		{ID: uuid.NewString(), Role: memory.RoleUser, Content: g.turn(memory.RoleUser, &t, learnerName, age)},
-		{ID: uuid.NewString(), Role: memory.RoleAssistant, Content: g.turn(memory.RoleAssistant, &t, learnerName, age)},
+		{ID: uuid.NewString(), Role: memory.RoleUser, Content: g.turn(memory.RoleUser, t, learnerName, age)},
+		{ID: uuid.NewString(), Role: memory.RoleAssistant, Content: g.turn(memory.RoleAssistant, t, learnerName, age)},
 	}
 }
 

@@ -298,7 +298,7 @@ func primeForArchiving(ctx context.Context, admin *pgxpool.Pool, fs []*facilitat
 				role = memory.RoleAssistant
 			}
 			fid := uuid.MustParse(f.id)
-			fill = append(fill, []any{fid, role, g.turn(role, &t, "", 10), randomUUID(r).String(),
+			fill = append(fill, []any{fid, role, g.turn(role, t, "", 10), randomUUID(r).String(),
 				now.Add(time.Duration(k) * time.Minute)})
 		}
 	}

@@ -288,32 +288,33 @@ type textGen struct {
 	r *rand.Rand
 }
 
-// topic is what one conversation is mostly about: most slots reuse it, as a
-// real conversation keeps coming back to the same subject.
-type topic struct {
-	skill, subject, interest, behavior, trigger, strategy, routine, event, worry, person, place string
+// topic is what one conversation is mostly about, by slot: most slots
+// reuse it, as a real conversation keeps coming back to the same subject.
+type topic map[string]string
+
+// topicPools are the slots a topic holds, in the order a new topic draws
+// them.
+var topicPools = []struct {
+	slot string
+	pool []string
+}{
+	{"skill", skills}, {"subject", subjects}, {"interest", interests}, {"behavior", behaviors},
+	{"trigger", triggers}, {"strategy", strategies}, {"routine", routines}, {"event", events},
+	{"worry", worries}, {"person", persons}, {"place", places},
 }
 
 func (g *textGen) newTopic() topic {
-	return topic{
-		skill:    textgen.PickSkewed(g.r, skills),
-		subject:  textgen.PickSkewed(g.r, subjects),
-		interest: textgen.PickSkewed(g.r, interests),
-		behavior: textgen.PickSkewed(g.r, behaviors),
-		trigger:  textgen.PickSkewed(g.r, triggers),
-		strategy: textgen.PickSkewed(g.r, strategies),
-		routine:  textgen.PickSkewed(g.r, routines),
-		event:    textgen.PickSkewed(g.r, events),
-		worry:    textgen.PickSkewed(g.r, worries),
-		person:   textgen.PickSkewed(g.r, persons),
-		place:    textgen.PickSkewed(g.r, places),
+	t := topic{}
+	for _, p := range topicPools {
+		t[p.slot] = textgen.PickSkewed(g.r, p.pool)
 	}
+	return t
 }
 
 // turn writes one turn: a parent's message of one to three sentences, or a
 // mentor's reply of two to five. child is the learner's name, or empty in
 // the general conversation.
-func (g *textGen) turn(role string, t *topic, child string, age int) string {
+func (g *textGen) turn(role string, t topic, child string, age int) string {
 	templates, n := userTemplates, 1+g.r.IntN(3)
 	if role == "assistant" {
 		templates, n = assistantTemplates, 2+g.r.IntN(4)
@@ -355,17 +356,17 @@ func (g *textGen) typos(s string) string {
 
 // fill replaces each {slot} of a template. Topic slots keep the topic two
 // times in three.
-func (g *textGen) fill(tmpl string, t *topic, child string, age int) string {
+func (g *textGen) fill(tmpl string, t topic, child string, age int) string {
 	return textgen.Capitalize(textgen.Fill(tmpl, func(slot string) string { return g.slot(slot, t, child, age) }))
 }
 
-func (g *textGen) slot(name string, t *topic, child string, age int) string {
+func (g *textGen) slot(name string, t topic, child string, age int) string {
 	keep := g.r.IntN(3) < 2
-	choose := func(topicValue string, pool []string) string {
+	if value, ok := t[name]; ok {
 		if keep {
-			return topicValue
+			return value
 		}
-		return textgen.PickSkewed(g.r, pool)
+		return drawWord(g.r, name)
 	}
 	switch name {
 	case "name", "Name":
@@ -373,54 +374,38 @@ func (g *textGen) slot(name string, t *topic, child string, age int) string {
 			return child
 		}
 		return textgen.Pick(g.r, childRefs)
-	case "skill":
-		return choose(t.skill, skills)
-	case "subject":
-		return choose(t.subject, subjects)
-	case "interest":
-		return choose(t.interest, interests)
-	case "behavior":
-		return choose(t.behavior, behaviors)
-	case "trigger":
-		return choose(t.trigger, triggers)
-	case "strategy":
-		return choose(t.strategy, strategies)
-	case "routine":
-		return choose(t.routine, routines)
-	case "event":
-		return choose(t.event, events)
-	case "worry":
-		return choose(t.worry, worries)
-	case "person":
-		return choose(t.person, persons)
-	case "place":
-		return choose(t.place, places)
-	case "feeling":
-		return textgen.PickSkewed(g.r, feelings)
-	case "parentFeeling":
-		return textgen.PickSkewed(g.r, parentFeelings)
-	case "time":
-		return textgen.PickSkewed(g.r, times)
-	case "adj":
-		return textgen.PickSkewed(g.r, adjectives)
-	case "noun":
-		return textgen.PickSkewed(g.r, nouns)
-	case "concept":
-		return textgen.PickSkewed(g.r, concepts)
-	case "professional":
-		return textgen.PickSkewed(g.r, professionals)
-	case "friend":
-		return textgen.Pick(g.r, learnerNames)
-	case "town":
-		return textgen.Pick(g.r, towns)
-	case "pet":
-		return textgen.Pick(g.r, pets)
 	case "age":
 		return strconv.Itoa(age)
 	case "count":
 		return strconv.Itoa(3 + g.r.IntN(25))
 	}
-	return name
+	return drawWord(g.r, name)
+}
+
+// skewedPools are the words of the slots a generator has no value of its
+// own for: common words come up more often than rare ones.
+var skewedPools = map[string][]string{
+	"skill": skills, "subject": subjects, "interest": interests, "behavior": behaviors,
+	"trigger": triggers, "strategy": strategies, "routine": routines, "event": events,
+	"worry": worries, "person": persons, "place": places, "feeling": feelings,
+	"parentFeeling": parentFeelings, "time": times, "adj": adjectives, "noun": nouns,
+	"concept": concepts, "professional": professionals, "activity": activities,
+}
+
+// evenPools are the names and days of such slots: any as likely as another.
+var evenPools = map[string][]string{
+	"friend": learnerNames, "town": towns, "pet": pets, "Weekday": weekdays, "job": jobs,
+}
+
+// drawWord fills a slot from its pool; a slot with none is left as its name.
+func drawWord(r *rand.Rand, slot string) string {
+	if pool, ok := skewedPools[slot]; ok {
+		return textgen.PickSkewed(r, pool)
+	}
+	if pool, ok := evenPools[slot]; ok {
+		return textgen.Pick(r, pool)
+	}
+	return slot
 }
 
 // searchQueries are what a facilitator types into the search box: two to
