@@ -91,16 +91,10 @@ func checkInvariants(ctx context.Context, admin *pgxpool.Pool, clients []*simCli
 			sc.f.id, sc.key()).Scan(&logTurns, &unarchived, &active, &archived); err != nil {
 			return v, err
 		}
-		rows, err := admin.Query(ctx, `select client_turn_id, count(*)::integer from public.conversation_turns
+		stored, err := countsByKey(ctx, admin, `select client_turn_id, count(*)::integer from public.conversation_turns
 			where `+conversationOf+` and client_turn_id = any($3::text[])
 			group by client_turn_id`, sc.f.id, sc.key(), slices.Concat(sc.acked, sc.unacked))
 		if err != nil {
-			return v, err
-		}
-		stored := map[string]int{}
-		var id string
-		var n int
-		if _, err := pgx.ForEachRow(rows, []any{&id, &n}, func() error { stored[id] = n; return nil }); err != nil {
 			return v, err
 		}
 
@@ -148,4 +142,26 @@ func checkInvariants(ctx context.Context, admin *pgxpool.Pool, clients []*simCli
 		v.problems = append(v.problems, fmt.Sprintf("%d turns are in the log more than once", v.twice))
 	}
 	return v, nil
+}
+
+// countsByKey runs a query of (text, integer) rows and returns them as a
+// map. db is a pool or a transaction.
+func countsByKey(ctx context.Context, db interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, sql string, args ...any) (map[string]int, error) {
+	rows, err := db.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	counts := map[string]int{}
+	for rows.Next() {
+		var key string
+		var n int
+		if err := rows.Scan(&key, &n); err != nil {
+			return nil, err
+		}
+		counts[key] = n
+	}
+	return counts, rows.Err()
 }

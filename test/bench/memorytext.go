@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -486,3 +487,65 @@ var (
 		"{Name} feels overwhelmed by the amount of {subject} homework.",
 	}
 )
+
+// memoryStream keeps the memory generator's random streams apart from the
+// conversations' (which use the facilitator's index as the stream).
+const memoryStream = 1 << 40
+
+// generate appends learner i's rows: the memories, the session that ended
+// a few days ago with the opening it left, and the live session, one
+// exchange old, about the learner's topic.
+func (l *memoryLoader) generate(b *memoryBatch, i int, learner benchLearner) {
+	r := rand.New(rand.NewPCG(l.shape.conversations.Seed, memoryStream+uint64(i)))
+	g := newMemoryGen(r, learner.name)
+	known := make([]memory.LearnerMemory, 0, l.shape.PerLearner)
+	for range l.shape.PerLearner {
+		m := g.memory(l.now)
+		id := randomUUID(r)
+		b.memories = append(b.memories, memoryRow{id, learner.facilitator, learner.id, m})
+		if m.typ == memory.Personal || m.typ == memory.Context {
+			known = append(known, memory.LearnerMemory{ID: id.String(), Type: m.typ, Content: m.content,
+				Importance: float64(m.importance), Metadata: m.metadata, LastSeenAt: m.lastSeen})
+		}
+	}
+
+	// The opening is built as the app builds it when a session ends (see
+	// postgres.storeOpening): from the closing state, the summary and the
+	// best personal and context memories.
+	day := 24 * time.Hour
+	pastStart := l.now.Add(-time.Duration(1+r.IntN(10))*day - time.Duration(r.IntN(12))*time.Hour)
+	past := g.pastSession(pastStart, 3+r.IntN(6))
+	pastID := randomUUID(r)
+	closing := memory.AdvanceClosing(memory.ClosingState{SessionID: pastID.String()}, past, learner.name)
+	ended := past[len(past)-1].CreatedAt.Add(memory.SessionIdleLimit)
+	slices.SortStableFunc(known, func(x, y memory.LearnerMemory) int {
+		if c := cmp.Compare(y.Importance, x.Importance); c != 0 {
+			return c
+		}
+		return y.LastSeenAt.Compare(x.LastSeenAt)
+	})
+	opening := memory.BuildOpening(closing, learner.summary, known[:min(len(known), openingMemories)], learner.name, ended)
+	learnerText := learner.id.String()
+	opening.LearnerID = &learnerText
+
+	message := g.liveMessage()
+	liveStart := l.now.Add(-time.Duration(1+r.IntN(10)) * time.Minute)
+	live := []memory.Turn{
+		{Role: memory.RoleUser, Content: message, CreatedAt: liveStart},
+		{Role: memory.RoleAssistant, Content: g.fill(textgen.Pick(r, pastMentorLines), nil), CreatedAt: liveStart.Add(time.Minute)},
+	}
+	liveID := randomUUID(r)
+	liveClosing := memory.AdvanceClosing(memory.ClosingState{SessionID: liveID.String()}, live, learner.name)
+
+	b.sessions = append(b.sessions,
+		[]any{pastID, learner.facilitator, learner.id, pastStart, past[len(past)-1].CreatedAt, ended, memory.EndedIdle,
+			closing.Exchanges, past[len(past)-2].Content, mustJSON(closing)},
+		[]any{liveID, learner.facilitator, learner.id, liveStart, liveStart.Add(time.Minute), nil, nil,
+			liveClosing.Exchanges, message, mustJSON(liveClosing)})
+	b.openings = append(b.openings, []any{learner.facilitator, learner.id, pastID, mustJSON(opening), ended})
+	b.learners = append(b.learners, []any{learner.id, learner.facilitator, learner.name, g.topic(), message})
+}
+
+// openingMemories is how many memories the app builds an opening from
+// (postgres.openingMemories).
+const openingMemories = 30

@@ -271,15 +271,9 @@ func primeForArchiving(ctx context.Context, admin *pgxpool.Pool, fs []*facilitat
 	if _, err := tx.Exec(ctx, `select set_config('mentor.archive_turns', $1, true)`, strconv.Itoa(limit)); err != nil {
 		return nil, err
 	}
-	rows, err := tx.Query(ctx, `select facilitator_id::text, turn_count from public.conversation_updates
+	counts, err := countsByKey(ctx, tx, `select facilitator_id::text, turn_count from public.conversation_updates
 		where facilitator_id = any($1::uuid[]) and learner_id is null`, ids)
 	if err != nil {
-		return nil, err
-	}
-	counts := map[string]int{}
-	var id string
-	var count int
-	if _, err := pgx.ForEachRow(rows, []any{&id, &count}, func() error { counts[id] = count; return nil }); err != nil {
 		return nil, err
 	}
 
