@@ -9,18 +9,6 @@ import (
 	"unicode/utf8"
 )
 
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 // resultsReport is what a run found: the lines describing the run, its
 // tables and notes. It is printed as text and saved as Markdown.
 type resultsReport struct {
@@ -71,15 +59,6 @@ func (r resultsReport) render(title string, l layout) string {
 		fmt.Fprintf(&b, "%s%s\n", l.notePrefix, n)
 	}
 	return b.String()
-}
-
-// cpuColumn shows how the machine's CPU time was shared while a route was
-// measured, in percent of all CPUs.
-func cpuColumn(u cpuUse) string {
-	if !u.ok {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", 100*u.self, 100*u.postgres, 100*u.others)
 }
 
 // textTable aligns a table for the terminal: names left, figures right.
@@ -140,10 +119,34 @@ func markdownTable(b *strings.Builder, header []string, rows [][]string) {
 	}
 }
 
+// cpuColumn shows how the machine's CPU time was shared while a route was
+// measured, in percent of all CPUs.
+func cpuColumn(u cpuUse) string {
+	if !u.ok {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", 100*u.self, 100*u.postgres, 100*u.others)
+}
+
 func ms(d time.Duration) string {
 	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + " ms"
 }
 
 func mib(b uint64) string {
 	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+}
+
+// thousands writes n with a comma between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	digits := strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	b.WriteString(s[:len(s)-len(digits)])
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
