@@ -13,6 +13,7 @@ import (
 	"time"
 )
 
+// result is what measuring a route found.
 type result struct {
 	route     *route
 	count     int // successful requests
