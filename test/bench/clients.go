@@ -10,7 +10,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -31,27 +30,6 @@ import (
 	"mentormemory/test/textgen"
 )
 
-// ClientsConfig is what `bench clients` runs, and how.
-type ClientsConfig struct {
-	DatabaseURL  string
-	Clients      int
-	Duration     time.Duration // per mode
-	ThinkMin     time.Duration
-	ThinkMax     time.Duration
-	Modes        string // comma-separated: offline, model
-	ModelLatency time.Duration
-	Out          string
-	ServerLog    string
-	Seed         uint64
-}
-
-// The modes of the clients run: the offline summarizer, or a fake model
-// that answers after ClientsConfig.ModelLatency.
-const (
-	OfflineMode = "offline"
-	ModelMode   = "model"
-)
-
 const (
 	// After a reply a client searches one time in searchOneIn and reloads
 	// its conversation one time in getOneIn, besides posting the exchange.
@@ -66,35 +44,6 @@ const (
 	maxTransaction = 500 * time.Millisecond
 	shownErrors    = 5
 )
-
-func (c ClientsConfig) validate() error {
-	switch {
-	case c.Clients < 1 || c.Duration <= 0 || c.ModelLatency <= 0:
-		return errors.New("-clients, -duration and -model-latency must be positive")
-	case c.ThinkMin <= 0 || c.ThinkMax < c.ThinkMin:
-		// A think time above zero is also what bounds the requests.
-		return errors.New("-think-min must be positive and at most -think-max")
-	case c.ModelLatency <= maxTransaction && slices.Contains(c.modes(), ModelMode):
-		return fmt.Errorf("-model-latency must be above %s, or a model call inside a transaction would go unnoticed", maxTransaction)
-	}
-	for _, m := range c.modes() {
-		if m != OfflineMode && m != ModelMode {
-			return fmt.Errorf("-modes: unknown mode %q (want %s, %s or both)", m, OfflineMode, ModelMode)
-		}
-	}
-	return nil
-}
-
-func (c ClientsConfig) modes() []string {
-	return strings.Split(c.Modes, ",")
-}
-
-// serverLog is the app's request log of one mode: its name before the
-// extension, so the second mode does not overwrite the first one's.
-func (c ClientsConfig) serverLog(mode string) string {
-	ext := filepath.Ext(c.ServerLog)
-	return strings.TrimSuffix(c.ServerLog, ext) + "-" + mode + ext
-}
 
 // RunClients runs the clients in each mode of c, one mode after the other,
 // and reports each as it ends: on stdout, and appended to c.Out as

@@ -9,13 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
 )
 
 // tinyDataSet loads a few facilitators with memories through Load, the
-// command's own loader, into a fresh database.
-func tinyDataSet(t *testing.T) string {
+// command's own loader, into a fresh database. It returns the database's
+// URL and a pool on it, as the superuser the benchmark connects as.
+func tinyDataSet(t *testing.T) (string, *pgxpool.Pool) {
 	t.Helper()
 	url := pgtest.NewDatabase(t)
 	c := LoadConfig{
@@ -32,17 +35,17 @@ func tinyDataSet(t *testing.T) string {
 	if err := Load(context.Background(), c); err != nil {
 		t.Fatalf("second load: %v", err)
 	}
-	return url
+	admin, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(admin.Close)
+	return url, admin
 }
 
 func TestLoadAndMeasureEveryRoute(t *testing.T) {
 	ctx := context.Background()
-	url := tinyDataSet(t)
-	admin, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	url, admin := tinyDataSet(t)
 	var users, turns, memories, loads int
 	if err := admin.QueryRow(ctx, `select (select count(*) from auth.users), (select count(*) from public.conversation_turns),
 			(select count(*) from public.learner_memories), (select count(*) from bench.loads)`).
@@ -115,12 +118,7 @@ func TestLoadAndMeasureEveryRoute(t *testing.T) {
 
 func TestClientsKeepEveryTurn(t *testing.T) {
 	ctx := context.Background()
-	url := tinyDataSet(t)
-	admin, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	url, admin := tinyDataSet(t)
 	facilitators, err := benchFacilitators(ctx, admin)
 	if err != nil {
 		t.Fatal(err)

@@ -18,30 +18,14 @@ import (
 // the two share: their bookkeeping in bench.loads, and batches loaded
 // concurrently, each in one transaction.
 
-// LoadConfig is what `bench load` loads: the conversations, then the
-// learner memories (none when Memories.PerLearner is 0).
-type LoadConfig struct {
-	DatabaseURL string
-	Shape       Shape
-	Memories    MemoryShape
-	Workers     int // concurrent loading connections
-	Batch       int // facilitators per transaction
-}
-
 // Load loads the data set c describes, skipping what is loaded already, so
 // that a second load reuses the data. The connection must bypass row-level
 // security (a superuser does): the loader writes every facilitator's rows.
 func Load(ctx context.Context, c LoadConfig) error {
-	if err := c.Shape.validate(); err != nil {
+	if err := c.validate(); err != nil {
 		return err
 	}
-	m := c.Memories
-	m.conversations = c.Shape
-	if m.PerLearner > 0 {
-		if err := m.validate(); err != nil {
-			return err
-		}
-	}
+	m := c.memories()
 	pool, err := postgres.Open(ctx, c.DatabaseURL)
 	if err != nil {
 		return err

@@ -22,29 +22,6 @@ import (
 	"mentormemory/postgres"
 )
 
-// The per-route run's defaults: each route warms up, then is measured, for
-// at most this long.
-const (
-	DefaultDuration = 20 * time.Second
-	DefaultWarmup   = 3 * time.Second
-)
-
-// RunConfig is what `bench run` measures, and how.
-type RunConfig struct {
-	DatabaseURL    string
-	Concurrency    int
-	Duration       time.Duration
-	Requests       int
-	Warmup         time.Duration
-	WarmupRequests int
-	Archiving      int
-	Out            string
-	ServerLog      string
-	Seed           uint64
-	Routes         string // comma-separated route keys; empty: all
-	CPUProfile     string
-}
-
 // facilitator is a benchmark user with a token and the conversations GET,
 // search and POST may address.
 type facilitator struct {
@@ -52,13 +29,6 @@ type facilitator struct {
 	token    string
 	learners []string
 	names    []string
-}
-
-func (c RunConfig) validate() error {
-	if c.Concurrency < 1 || c.Requests < 1 || c.Duration <= 0 {
-		return errors.New("-concurrency, -requests and -duration must be positive")
-	}
-	return nil
 }
 
 // Run measures the routes one after the other, on the loaded data set, and
