@@ -54,11 +54,13 @@ func loadMemories(ctx context.Context, pool *pgxpool.Pool, m MemoryShape, worker
 	if _, err := pool.Exec(ctx, memoryLearnersDDL); err != nil {
 		return err
 	}
-	if seconds, marked, err := finishedLoad(ctx, pool, m.String()); err != nil || marked {
-		if marked {
-			logf("memory data set %s already loaded (in %.1f s); reusing it", m, seconds)
-		}
+	seconds, marked, err := finishedLoad(ctx, pool, m.String())
+	if err != nil {
 		return err
+	}
+	if marked {
+		logf("memory data set %s already loaded (in %.1f s); reusing it", m, seconds)
+		return nil
 	}
 
 	// Another memory shape, an interrupted load, or sessions the POST route

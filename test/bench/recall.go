@@ -19,7 +19,7 @@ import (
 
 // The learner memory routes: recall for the next reply, light and deep, and
 // the stored opening of the next session. Each request addresses a random
-// learner of the memory data set (see memories.go).
+// learner of the memory data set (see MemoryShape).
 
 // memoryLearner is a learner with loaded memories.
 type memoryLearner struct {
