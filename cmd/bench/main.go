@@ -1,6 +1,7 @@
 // Command bench is the memory service's speed benchmark: it loads a large,
 // realistic data set straight into Postgres, then serves the real app on
-// loopback and measures its routes' latency under concurrent load.
+// loopback and measures its routes' latency under concurrent load. The
+// work is done by mentormemory/test/bench; this reads the flags.
 //
 //	bench load -db URL [-facilitators 1000] [-archives 100] [-turns 10] [-active-turns 10] [-workers 3]
 //	           [-memories 500] [-memory-learners 1000]
@@ -11,8 +12,8 @@
 //
 // load skips what is loaded already, so a second run reuses the data; run
 // needs the data loaded, and so does clients, the load run of concurrent
-// web clients (clients.go). The learner memories (-memories per learner, 0
-// for none) are a data set of their own, loaded after the conversations.
+// web clients. The learner memories (-memories per learner, 0 for none)
+// are a data set of their own, loaded after the conversations.
 // scripts/bench starts a private cluster and runs both. -db must connect as
 // a superuser (or a role that bypasses RLS): the loader writes every
 // facilitator's rows directly.
@@ -28,104 +29,91 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"mentormemory/test/bench"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil {
+	err := command(ctx, os.Args[1:])
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, args []string) error {
+func command(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		return errors.New("usage: bench load|run|clients [flags] (bench load -h for the flags)")
 	}
-	command, args := args[0], args[1:]
-	flags := flag.NewFlagSet("bench "+command, flag.ContinueOnError)
+	name, args := args[0], args[1:]
+	flags := flag.NewFlagSet("bench "+name, flag.ContinueOnError)
 	db := flags.String("db", os.Getenv("BENCH_DATABASE_URL"), "database URL, as a superuser (default $BENCH_DATABASE_URL)")
-	switch command {
-	case "load":
-		var s shape
-		flags.IntVar(&s.Facilitators, "facilitators", 1000, "facilitators to load")
-		flags.IntVar(&s.Archives, "archives", 100, "archived conversations per facilitator")
-		flags.IntVar(&s.TurnsPerArchive, "turns", 10, "turns per archived conversation")
-		flags.IntVar(&s.ActiveTurns, "active-turns", 10, "average active turns per live conversation (general and each learner)")
-		flags.Uint64Var(&s.Seed, "seed", 1, "seed of the generated data")
-		workers := flags.Int("workers", 3, "concurrent loading connections")
-		batch := flags.Int("batch", 20, "facilitators per batch (one transaction each)")
-		m := memoryShape{}
-		flags.IntVar(&m.PerLearner, "memories", 500, "learner memories per learner (0: no memory data)")
-		flags.IntVar(&m.Learners, "memory-learners", 1000, "learners with memories: the first learner of each of the first N facilitators")
+	parse := func() error {
 		if err := flags.Parse(args); err != nil {
 			return err
 		}
 		if *db == "" {
 			return errors.New("-db or BENCH_DATABASE_URL is required")
 		}
-		if err := s.validate(); err != nil {
+		return nil
+	}
+	switch name {
+	case "load":
+		c := bench.LoadConfig{}
+		flags.IntVar(&c.Shape.Facilitators, "facilitators", 1000, "facilitators to load")
+		flags.IntVar(&c.Shape.Archives, "archives", 100, "archived conversations per facilitator")
+		flags.IntVar(&c.Shape.TurnsPerArchive, "turns", 10, "turns per archived conversation")
+		flags.IntVar(&c.Shape.ActiveTurns, "active-turns", 10, "average active turns per live conversation (general and each learner)")
+		flags.Uint64Var(&c.Shape.Seed, "seed", 1, "seed of the generated data")
+		flags.IntVar(&c.Workers, "workers", 3, "concurrent loading connections")
+		flags.IntVar(&c.Batch, "batch", 20, "facilitators per batch (one transaction each)")
+		flags.IntVar(&c.Memories.PerLearner, "memories", 500, "learner memories per learner (0: no memory data)")
+		flags.IntVar(&c.Memories.Learners, "memory-learners", 1000, "learners with memories: the first learner of each of the first N facilitators")
+		if err := parse(); err != nil {
 			return err
 		}
-		m.conversations = s
-		if m.PerLearner > 0 {
-			if err := m.validate(); err != nil {
-				return err
-			}
-		}
-		if err := load(ctx, *db, s, max(1, *workers), max(1, *batch)); err != nil || m.PerLearner == 0 {
-			return err
-		}
-		// 50 learners (25,000 memories) per transaction.
-		return loadMemories(ctx, *db, m, max(1, *workers), 50)
+		c.DatabaseURL = *db
+		return bench.Load(ctx, c)
 	case "run":
-		var c runConfig
+		c := bench.RunConfig{}
 		flags.IntVar(&c.Concurrency, "concurrency", 8, "requests in flight at once")
-		flags.DurationVar(&c.Duration, "duration", defaultDuration, "measuring time per route, at most")
+		flags.DurationVar(&c.Duration, "duration", bench.DefaultDuration, "measuring time per route, at most")
 		// Enough that the fast routes measure for seconds too: their p99 over
 		// a second or two moved by a third from run to run.
 		flags.IntVar(&c.Requests, "requests", 50000, "measured requests per route, at most")
-		flags.DurationVar(&c.Warmup, "warmup", defaultWarmup, "warm-up time per route, at most (not measured)")
+		flags.DurationVar(&c.Warmup, "warmup", bench.DefaultWarmup, "warm-up time per route, at most (not measured)")
 		flags.IntVar(&c.WarmupRequests, "warmup-requests", 500, "warm-up requests per route, at most")
 		flags.IntVar(&c.Archiving, "archiving", 1000, "conversations primed for the archiving POST route (0 skips that route)")
 		flags.StringVar(&c.Out, "out", ".data/bench-results.md", "Markdown results file")
 		flags.StringVar(&c.ServerLog, "server-log", ".data/bench-server.log", "the app's request log")
 		flags.Uint64Var(&c.Seed, "seed", 1, "seed of the request mix")
-		flags.StringVar(&c.Routes, "routes", "", "measure only these routes: comma-separated "+strings.Join(routeKeys, ", "))
+		flags.StringVar(&c.Routes, "routes", "", "measure only these routes: comma-separated "+strings.Join(bench.RouteKeys, ", "))
 		flags.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of this process (app and clients) to this file")
-		if err := flags.Parse(args); err != nil {
+		if err := parse(); err != nil {
 			return err
 		}
-		if *db == "" {
-			return errors.New("-db or BENCH_DATABASE_URL is required")
-		}
-		if c.Concurrency < 1 || c.Requests < 1 || c.Duration <= 0 {
-			return errors.New("-concurrency, -requests and -duration must be positive")
-		}
 		c.DatabaseURL = *db
-		return runBench(ctx, c)
+		return bench.Run(ctx, c, os.Stdout)
 	case "clients":
-		var c clientsConfig
+		c := bench.ClientsConfig{}
 		flags.IntVar(&c.Clients, "clients", 50, "concurrent web clients, each a different facilitator")
 		flags.DurationVar(&c.Duration, "duration", time.Minute, "how long each mode runs")
 		flags.DurationVar(&c.ThinkMin, "think-min", 500*time.Millisecond, "a client's shortest think time before the next exchange")
 		flags.DurationVar(&c.ThinkMax, "think-max", 2*time.Second, "a client's longest think time")
-		flags.StringVar(&c.Modes, "modes", offlineMode+","+modelMode,
+		flags.StringVar(&c.Modes, "modes", bench.OfflineMode+","+bench.ModelMode,
 			"modes to run, in this order: offline (no model key), model (a fake model that answers after -model-latency)")
 		flags.DurationVar(&c.ModelLatency, "model-latency", time.Second, "how long the fake model takes to answer")
 		flags.StringVar(&c.Out, "out", ".data/bench-results.md", "Markdown results file, appended to")
 		flags.StringVar(&c.ServerLog, "server-log", ".data/bench-clients-server.log", "the app's request log; each mode's name is added to it")
 		flags.Uint64Var(&c.Seed, "seed", 1, "seed of the clients' choices and texts")
-		if err := flags.Parse(args); err != nil {
+		if err := parse(); err != nil {
 			return err
 		}
-		if *db == "" {
-			return errors.New("-db or BENCH_DATABASE_URL is required")
-		}
 		c.DatabaseURL = *db
-		return runClients(ctx, c)
+		return bench.RunClients(ctx, c, os.Stdout)
 	default:
-		return fmt.Errorf("unknown command %q (want load, run or clients)", command)
+		return fmt.Errorf("unknown command %q (want load, run or clients)", name)
 	}
 }

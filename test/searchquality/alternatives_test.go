@@ -112,6 +112,30 @@ func sessionScoreSQL(dropSummary bool) string {
 	if dropSummary {
 		vector = "ts_filter(a.search_vector, '{b}')"
 	}
+	return bm25SQL(`
+	select a.id as doc, a.id, `+vector+` as v
+	from public.conversation_history_archive a
+	where a.facilitator_id = $1::uuid
+`, "cardinality(u.positions) + ($4::float8 - 1) * cardinality(array_positions(u.weights, 'A'))", "$5::float8", "$6::float8")
+}
+
+// turnScoreSQL scores each turn as its own BM25 document (the benchmark's
+// reference scheme, with Postgres's stemming and stopwords) and gives a
+// conversation its best turn's score. $1 facilitator, $2 terms, $3
+// weights, $4 k1, $5 b.
+var turnScoreSQL = bm25SQL(`
+	select t.id as doc, t.archive_id as id, t.content_vector as v
+	from public.conversation_turns t
+	where t.facilitator_id = $1::uuid and t.archive_id is not null
+`, "cardinality(u.positions)::float8", "$4::float8", "$5::float8")
+
+// bm25SQL scores archived conversations by BM25 of the weighted query
+// terms ($2 terms, $3 weights). docs selects the documents: each one's
+// conversation (id), the document itself (doc: the whole conversation, or
+// one of its turns) and its tsvector (v). tf is a term's frequency in a
+// document, k1 and b the BM25 parameters. A conversation scores its best
+// document.
+func bm25SQL(docs, tf, k1, b string) string {
 	return `
 with terms as (
 	select t.term, t.weight from unnest($2::text[], $3::float8[]) as t(term, weight)
@@ -119,53 +143,12 @@ with terms as (
 query as (
 	select string_agg(plainto_tsquery('simple', term)::text, ' | ')::tsquery as q from terms
 ),
-docs as materialized (
-	select a.id, ` + vector + ` as v
-	from public.conversation_history_archive a
-	where a.facilitator_id = $1::uuid
-),
+docs as materialized (` + docs + `),
 stats as (
 	select count(*)::float8 as n, greatest(avg(length(v)), 1)::float8 as avgdl from docs
 ),
 freqs as (
-	select d.id, length(d.v)::float8 as dl, t.term, t.weight,
-		cardinality(u.positions) + ($4::float8 - 1) * cardinality(array_positions(u.weights, 'A')) as tf
-	from docs d
-	cross join lateral unnest(d.v) as u
-	join terms t on t.term = u.lexeme
-	where d.v @@ (select q from query)
-),
-idf as (
-	select term, ln(1 + ((select n from stats) - count(*) + 0.5) / (count(*) + 0.5)) as idf
-	from freqs group by term
-)
-select f.id::text, sum(f.weight * i.idf * f.tf * ($5::float8 + 1)
-		/ (f.tf + $5::float8 * (1 - $6::float8 + $6::float8 * f.dl / (select avgdl from stats))))
-from freqs f join idf i using (term)
-group by f.id`
-}
-
-// turnScoreSQL scores each turn as its own BM25 document (the benchmark's
-// reference scheme, with Postgres's stemming and stopwords) and gives a
-// conversation its best turn's score. $1 facilitator, $2 terms, $3
-// weights, $4 k1, $5 b.
-const turnScoreSQL = `
-with terms as (
-	select t.term, t.weight from unnest($2::text[], $3::float8[]) as t(term, weight)
-),
-query as (
-	select string_agg(plainto_tsquery('simple', term)::text, ' | ')::tsquery as q from terms
-),
-docs as materialized (
-	select t.id as turn, t.archive_id as id, t.content_vector as v
-	from public.conversation_turns t
-	where t.facilitator_id = $1::uuid and t.archive_id is not null
-),
-stats as (
-	select count(*)::float8 as n, greatest(avg(length(v)), 1)::float8 as avgdl from docs
-),
-freqs as (
-	select d.turn, d.id, length(d.v)::float8 as dl, t.term, t.weight, cardinality(u.positions)::float8 as tf
+	select d.doc, d.id, length(d.v)::float8 as dl, t.term, t.weight, ` + tf + ` as tf
 	from docs d
 	cross join lateral unnest(d.v) as u
 	join terms t on t.term = u.lexeme
@@ -175,13 +158,14 @@ idf as (
 	select term, ln(1 + ((select n from stats) - count(*) + 0.5) / (count(*) + 0.5)) as idf
 	from freqs group by term
 ),
-turns as (
-	select f.turn, f.id, sum(f.weight * i.idf * f.tf * ($4::float8 + 1)
-		/ (f.tf + $4::float8 * (1 - $5::float8 + $5::float8 * f.dl / (select avgdl from stats)))) as score
+scores as (
+	select f.doc, f.id, sum(f.weight * i.idf * f.tf * (` + k1 + ` + 1)
+		/ (f.tf + ` + k1 + ` * (1 - ` + b + ` + ` + b + ` * f.dl / (select avgdl from stats)))) as score
 	from freqs f join idf i using (term)
-	group by f.turn, f.id
+	group by f.doc, f.id
 )
-select id::text, max(score) from turns group by id`
+select id::text, max(score) from scores group by id`
+}
 
 // variant is one ranking to measure: how terms are made, and how a
 // conversation's score is combined from a whole-session BM25 and a

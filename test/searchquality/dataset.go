@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"mentormemory/test/textgen"
 )
 
 // DefaultSeed is the seed of the labelled set the test suite measures.
@@ -182,7 +184,7 @@ type sessionPlan struct {
 func generateFacilitator(rng *rand.Rand, p persona, samples *SampleSet) (Facilitator, []Question) {
 	f := Facilitator{Key: p.key, Name: p.name, Teacher: p.teacher, Learners: slices.Clone(p.learners)}
 	profile(rng, f.Learners)
-	f.Pet, f.PetName = pick(rng, familyPets), pick(rng, petNames)
+	f.Pet, f.PetName = textgen.Pick(rng, familyPets), textgen.Pick(rng, petNames)
 	used := map[string]bool{}
 
 	// Plant the facts, one session each.
@@ -206,13 +208,13 @@ func generateFacilitator(rng *rand.Rand, p persona, samples *SampleSet) (Facilit
 			if len(ok) == 0 {
 				continue
 			}
-			learner = pick(rng, ok)
+			learner = textgen.Pick(rng, ok)
 		}
 		vars := contextVars(&f, learner)
 		for _, s := range t.slots {
 			var v string
 			if s.free {
-				v = pick(rng, s.pool)
+				v = textgen.Pick(rng, s.pool)
 			} else {
 				v = drawUnused(rng, s.pool, used)
 			}
@@ -222,8 +224,8 @@ func generateFacilitator(rng *rand.Rand, p persona, samples *SampleSet) (Facilit
 		fl := newFiller(rng, vars)
 		facts = append(facts, &fact{
 			tmpl: t, learner: learner, filler: fl,
-			statement: sentence(fl.fill(pick(rng, t.say))),
-			reply:     sentence(fl.fill(pick(rng, t.reply))),
+			statement: sentence(fl.fill(textgen.Pick(rng, t.say))),
+			reply:     sentence(fl.fill(textgen.Pick(rng, t.reply))),
 			about:     fl.fill(t.about),
 		})
 	}
@@ -247,7 +249,7 @@ func generateFacilitator(rng *rand.Rand, p persona, samples *SampleSet) (Facilit
 		if rng.IntN(5) > 0 {
 			sp.learner = &f.Learners[rng.IntN(len(f.Learners))]
 		}
-		sp.topic = pick(rng, topicsFor(p.teacher, sp.learner == nil))
+		sp.topic = textgen.Pick(rng, topicsFor(p.teacher, sp.learner == nil))
 		plans = append(plans, sp)
 	}
 	rng.Shuffle(len(plans), func(i, j int) { plans[i], plans[j] = plans[j], plans[i] })
@@ -371,7 +373,7 @@ func contextVars(f *Facilitator, l *Learner) map[string]string {
 
 // sentence capitalizes a filled template, whose first word may have been a
 // placeholder.
-func sentence(s string) string { return capitalizeFirst(strings.TrimSpace(s)) }
+func sentence(s string) string { return textgen.Capitalize(strings.TrimSpace(s)) }
 
 // buildSession writes the turns of one planned session: exchanges on its
 // topic, small talk full of the words every session shares, the planted
@@ -382,7 +384,7 @@ func buildSession(rng *rand.Rand, f *Facilitator, sp *sessionPlan) Session {
 		pairs = 26 + rng.IntN(9) // 52–68 turns: two archive rows
 	}
 	general := sp.learner == nil
-	second := pick(rng, topicsFor(f.Teacher, general))
+	second := textgen.Pick(rng, topicsFor(f.Teacher, general))
 	factAt := map[int]*fact{}
 	for _, ft := range sp.facts {
 		for {
@@ -423,11 +425,11 @@ func buildSession(rng *rand.Rand, f *Facilitator, sp *sessionPlan) Session {
 			}
 			user := ft.statement
 			if rng.IntN(3) == 0 {
-				user = sentence(fl.fill(pick(rng, openersFor(general)))) + " " + user
+				user = sentence(fl.fill(textgen.Pick(rng, openersFor(general)))) + " " + user
 			}
 			reply := ft.reply
 			if rng.IntN(2) == 0 {
-				reply = sentence(fl.fill(pick(rng, acks))) + " " + reply
+				reply = sentence(fl.fill(textgen.Pick(rng, acks))) + " " + reply
 			}
 			if rng.IntN(10) < 6 {
 				reply += " " + joinSentences(advice(rng, fl, topics[sp.topic].assistant, general)[1:])
@@ -449,18 +451,18 @@ func buildSession(rng *rand.Rand, f *Facilitator, sp *sessionPlan) Session {
 		}
 		var u, a []string
 		if rng.IntN(4) == 0 {
-			u = append(u, fl.fill(pick(rng, openersFor(general))))
+			u = append(u, fl.fill(textgen.Pick(rng, openersFor(general))))
 		}
-		u = append(u, fl.fill(pick(rng, t.user)))
+		u = append(u, fl.fill(textgen.Pick(rng, t.user)))
 		if rng.IntN(3) == 0 {
-			u = append(u, fl.fill(pick(rng, tailsFor(general))))
+			u = append(u, fl.fill(textgen.Pick(rng, tailsFor(general))))
 		}
 		if rng.IntN(5) < 2 {
-			a = append(a, fl.fill(pick(rng, acks)))
+			a = append(a, fl.fill(textgen.Pick(rng, acks)))
 		}
 		a = append(a, advice(rng, fl, t.assistant, general)...)
 		if rng.IntN(10) < 3 {
-			a = append(a, fl.fill(pick(rng, followUpsFor(general))))
+			a = append(a, fl.fill(textgen.Pick(rng, followUpsFor(general))))
 		}
 		add(joinSentences(u), joinSentences(a))
 	}
@@ -478,7 +480,7 @@ func advice(rng *rand.Rand, fl *filler, pool []string, general bool) []string {
 		out = append(out, fl.fill(pool[i]))
 	}
 	if rng.IntN(2) == 0 {
-		out = append(out, fl.fill(pick(rng, choose(general, generalRemarks, remarks))))
+		out = append(out, fl.fill(textgen.Pick(rng, choose(general, generalRemarks, remarks))))
 	}
 	return out
 }
@@ -559,7 +561,7 @@ func askFact(rng *rand.Rand, f *Facilitator, ft *fact, vocab map[string]bool) []
 			if kind == KindStopwords {
 				frames = stopwordFrames
 			}
-			text = strings.ReplaceAll(pick(rng, frames), "{about}", ft.about)
+			text = strings.ReplaceAll(textgen.Pick(rng, frames), "{about}", ft.about)
 		case KindTypo:
 			text = typoQuestion(rng, f, ft, usedAsks, vocab)
 		default:
@@ -588,7 +590,7 @@ func chooseAsk(rng *rand.Rand, asks []ask, kind string, used map[int]bool) int {
 	if len(ok) == 0 {
 		return -1
 	}
-	i := pick(rng, ok)
+	i := textgen.Pick(rng, ok)
 	used[i] = true
 	return i
 }
@@ -611,7 +613,7 @@ func typoQuestion(rng *rand.Rand, f *Facilitator, ft *fact, usedAsks map[int]boo
 			bases = append(bases, ft.filler.fill(ft.tmpl.asks[i].text))
 		}
 	}
-	bases = append(bases, strings.ReplaceAll(pick(rng, stopwordFrames), "{about}", ft.about))
+	bases = append(bases, strings.ReplaceAll(textgen.Pick(rng, stopwordFrames), "{about}", ft.about))
 	for _, base := range bases {
 		var cands []string
 		for _, w := range Words(base) {
@@ -622,7 +624,7 @@ func typoQuestion(rng *rand.Rand, f *Facilitator, ft *fact, usedAsks map[int]boo
 		if len(cands) == 0 {
 			continue
 		}
-		w := pick(rng, cands)
+		w := textgen.Pick(rng, cands)
 		for range 10 {
 			bad := misspell(rng, w)
 			if bad != w && !vocab[bad] {

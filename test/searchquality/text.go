@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"unicode"
+
+	"mentormemory/test/textgen"
 )
 
 // filler expands {key} placeholders. Keys found in vars are used as given;
@@ -24,24 +26,7 @@ func newFiller(rng *rand.Rand, vars map[string]string) *filler {
 // fill expands tmpl, leaving case alone (sentence capitalizes). An unknown
 // key is a bug in the templates, so it panics rather than leak "{key}" into
 // the data.
-func (f *filler) fill(tmpl string) string {
-	var b strings.Builder
-	for {
-		open := strings.IndexByte(tmpl, '{')
-		if open < 0 {
-			b.WriteString(tmpl)
-			break
-		}
-		end := strings.IndexByte(tmpl[open:], '}')
-		if end < 0 {
-			panic(fmt.Sprintf("searchquality: unclosed placeholder in %q", tmpl))
-		}
-		b.WriteString(tmpl[:open])
-		b.WriteString(f.value(tmpl[open+1 : open+end]))
-		tmpl = tmpl[open+end+1:]
-	}
-	return b.String()
-}
+func (f *filler) fill(tmpl string) string { return textgen.Fill(tmpl, f.value) }
 
 func (f *filler) value(key string) string {
 	if v, ok := f.vars[key]; ok {
@@ -54,23 +39,9 @@ func (f *filler) value(key string) string {
 	if !ok {
 		panic(fmt.Sprintf("searchquality: unknown placeholder {%s}", key))
 	}
-	v := f.fill(pick(f.rng, pool)) // pool values may hold placeholders too
+	v := f.fill(textgen.Pick(f.rng, pool)) // pool values may hold placeholders too
 	f.drawn[key] = v
 	return v
-}
-
-func pick[T any](rng *rand.Rand, xs []T) T { return xs[rng.IntN(len(xs))] }
-
-func capitalizeFirst(s string) string {
-	for i, r := range s {
-		if unicode.IsLetter(r) {
-			return s[:i] + string(unicode.ToUpper(r)) + s[i+len(string(r)):]
-		}
-		if !unicode.IsSpace(r) && r != '"' && r != '\'' {
-			return s
-		}
-	}
-	return s
 }
 
 // Words splits text into lower-case runs of letters and digits: the
@@ -125,7 +96,7 @@ func misspell(rng *rand.Rand, word string) string {
 			}
 		}
 		if len(at) > 0 {
-			i := pick(rng, at)
+			i := textgen.Pick(rng, at)
 			return string(append(r[:i:i], r[i+1:]...))
 		}
 	}

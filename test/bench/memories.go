@@ -1,35 +1,28 @@
-package main
+package bench
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"mentormemory/memory"
-	"mentormemory/postgres"
 )
 
-// The learner memories are a data set of their own, loaded after the
-// conversations and into their facilitators: the first learner of each of
-// the first Learners facilitators gets PerLearner memories, a live session
-// one exchange old, the ended session before it and the opening that
-// session left. The conversations stay as they are.
-type memoryShape struct {
-	conversations shape
+// MemoryShape is the size of the learner memories, a data set of their
+// own, loaded after the conversations and into their facilitators: the
+// first learner of each of the first Learners facilitators gets PerLearner
+// memories, a live session one exchange old, the ended session before it
+// and the opening that session left. The conversations stay as they are.
+type MemoryShape struct {
+	conversations Shape
 	Learners      int
 	PerLearner    int
 }
 
-func (m memoryShape) validate() error {
+func (m MemoryShape) validate() error {
 	if m.Learners < 1 || m.Learners > m.conversations.Facilitators || m.PerLearner < 1 || m.PerLearner > 5000 {
 		return fmt.Errorf("memory data out of range: %d learners (1..%d facilitators) × %d memories (1..5000)",
 			m.Learners, m.conversations.Facilitators, m.PerLearner)
@@ -39,7 +32,7 @@ func (m memoryShape) validate() error {
 
 // String names the data set in bench.loads; the prefix keeps it apart from
 // the conversations' shapes.
-func (m memoryShape) String() string {
+func (m MemoryShape) String() string {
 	return fmt.Sprintf("%s%s-l%d-m%d", memoryShapePrefix, m.conversations, m.Learners, m.PerLearner)
 }
 
@@ -56,24 +49,18 @@ create table if not exists bench.memory_learners (
 	last_message text not null
 )`
 
-func loadMemories(ctx context.Context, databaseURL string, m memoryShape, workers, batchSize int) error {
+func loadMemories(ctx context.Context, pool *pgxpool.Pool, m MemoryShape, workers, batchSize int) error {
 	started := time.Now()
-	pool, err := postgres.Open(ctx, databaseURL)
+	if _, err := pool.Exec(ctx, memoryLearnersDDL); err != nil {
+		return err
+	}
+	seconds, marked, err := finishedLoad(ctx, pool, m.String())
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	if _, err := pool.Exec(ctx, markerDDL+";"+memoryLearnersDDL); err != nil {
-		return err
-	}
-	var markedSeconds float64
-	err = pool.QueryRow(ctx, `select load_seconds from bench.loads where shape = $1`, m.String()).Scan(&markedSeconds)
-	if err == nil {
-		logf("memory data set %s already loaded (in %.1f s); reusing it", m, markedSeconds)
+	if marked {
+		logf("memory data set %s already loaded (in %.1f s); reusing it", m, seconds)
 		return nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return err
 	}
 
 	// Another memory shape, an interrupted load, or sessions the POST route
@@ -108,12 +95,11 @@ func loadMemories(ctx context.Context, databaseURL string, m memoryShape, worker
 
 	logf("loading %s: %d learners × %d memories, a live session and an opening each, %d workers",
 		m, m.Learners, m.PerLearner, workers)
-	l := &memoryLoader{pool: pool, shape: m, now: time.Now().UTC().Truncate(time.Second)}
-	if err := inBatches(ctx, m.Learners, batchSize, workers, l.loadBatch); err != nil {
+	l := &memoryLoader{pool: pool, shape: m, now: time.Now().UTC().Truncate(time.Second),
+		progress: progress{of: "learners' memories", total: m.Learners}}
+	if err := l.progress.load(ctx, batchSize, workers, l.loadBatch); err != nil {
 		return err
 	}
-	copied := time.Since(started)
-	logf("memory rows copied in %.1f s (%d memories); refreshing indexes and statistics", copied.Seconds(), l.memories.Load())
 
 	analyzeStart := time.Now()
 	if deleted > 0 {
@@ -129,10 +115,7 @@ func loadMemories(ctx context.Context, databaseURL string, m memoryShape, worker
 	logf("indexes and statistics refreshed in %.1f s", time.Since(analyzeStart).Seconds())
 
 	total := time.Since(started)
-	if _, err := pool.Exec(ctx, `insert into bench.loads (shape, facilitators, load_seconds, resumed)
-		values ($1, $2, $3, false)
-		on conflict (shape) do update set load_seconds = excluded.load_seconds, loaded_at = now()`,
-		m.String(), m.Learners, total.Seconds()); err != nil {
+	if err := markLoaded(ctx, pool, m.String(), m.Learners, total, false); err != nil {
 		return err
 	}
 	logf("memory data loaded in %.1f s", total.Seconds())
@@ -141,10 +124,9 @@ func loadMemories(ctx context.Context, databaseURL string, m memoryShape, worker
 
 type memoryLoader struct {
 	pool     *pgxpool.Pool
-	shape    memoryShape
+	shape    MemoryShape
 	now      time.Time
-	done     atomic.Int64
-	memories atomic.Int64
+	progress progress
 }
 
 // memoryBatch holds the rows of a few learners, copied in one transaction.
@@ -202,19 +184,7 @@ func (l *memoryLoader) loadBatch(ctx context.Context, indexes []int) error {
 	slices.SortStableFunc(b.memories, func(x, y memoryRow) int { return x.created.Compare(y.created) })
 	generated := time.Since(start)
 
-	tx, err := l.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, `set local synchronous_commit = off`); err != nil {
-		return err
-	}
-	for _, c := range []struct {
-		table   pgx.Identifier
-		columns []string
-		rows    pgx.CopyFromSource
-	}{
+	err = copyBatch(ctx, l.pool, []tableCopy{
 		// search_vector is generated; embedding stays null: the benchmark has
 		// no embedding model.
 		{pgx.Identifier{"public", "learner_memories"},
@@ -236,79 +206,10 @@ func (l *memoryLoader) loadBatch(ctx context.Context, indexes []int) error {
 		{pgx.Identifier{"bench", "memory_learners"},
 			[]string{"learner_id", "facilitator_id", "name", "topic", "last_message"},
 			pgx.CopyFromRows(b.learners)},
-	} {
-		if _, err := tx.CopyFrom(ctx, c.table, c.columns, c.rows); err != nil {
-			return fmt.Errorf("copy %s: %w", c.table.Sanitize(), err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
+	}, nil)
+	if err != nil {
 		return err
 	}
-	l.memories.Add(int64(len(b.memories)))
-	done := l.done.Add(int64(len(indexes)))
-	logf("loaded memories of %4d/%d learners (%d rows in batch; generated in %.1f s, copied in %.1f s)",
-		done, l.shape.Learners, len(b.memories), generated.Seconds(), (time.Since(start) - generated).Seconds())
+	l.progress.batchLoaded(len(indexes), len(b.memories), start, generated)
 	return nil
 }
-
-// memoryStream keeps the memory generator's random streams apart from the
-// conversations' (which use the facilitator's index as the stream).
-const memoryStream = 1 << 40
-
-// generate appends learner i's rows: the memories, the session that ended
-// a few days ago with the opening it left, and the live session, one
-// exchange old, about the learner's topic.
-func (l *memoryLoader) generate(b *memoryBatch, i int, learner benchLearner) {
-	r := rand.New(rand.NewPCG(l.shape.conversations.Seed, memoryStream+uint64(i)))
-	g := newMemoryGen(r, learner.name)
-	known := make([]memory.LearnerMemory, 0, l.shape.PerLearner)
-	for range l.shape.PerLearner {
-		m := g.memory(l.now)
-		id := randomUUID(r)
-		b.memories = append(b.memories, memoryRow{id, learner.facilitator, learner.id, m})
-		if m.typ == memory.Personal || m.typ == memory.Context {
-			known = append(known, memory.LearnerMemory{ID: id.String(), Type: m.typ, Content: m.content,
-				Importance: float64(m.importance), Metadata: m.metadata, LastSeenAt: m.lastSeen})
-		}
-	}
-
-	// The opening is built as the app builds it when a session ends (see
-	// postgres.storeOpening): from the closing state, the summary and the
-	// best personal and context memories.
-	day := 24 * time.Hour
-	pastStart := l.now.Add(-time.Duration(1+r.IntN(10))*day - time.Duration(r.IntN(12))*time.Hour)
-	past := g.pastSession(pastStart, 3+r.IntN(6))
-	pastID := randomUUID(r)
-	closing := memory.AdvanceClosing(memory.ClosingState{SessionID: pastID.String()}, past, learner.name)
-	ended := past[len(past)-1].CreatedAt.Add(memory.SessionIdleLimit)
-	slices.SortStableFunc(known, func(x, y memory.LearnerMemory) int {
-		if c := cmp.Compare(y.Importance, x.Importance); c != 0 {
-			return c
-		}
-		return y.LastSeenAt.Compare(x.LastSeenAt)
-	})
-	opening := memory.BuildOpening(closing, learner.summary, known[:min(len(known), openingMemories)], learner.name, ended)
-	learnerText := learner.id.String()
-	opening.LearnerID = &learnerText
-
-	message := g.liveMessage()
-	liveStart := l.now.Add(-time.Duration(1+r.IntN(10)) * time.Minute)
-	live := []memory.Turn{
-		{Role: memory.RoleUser, Content: message, CreatedAt: liveStart},
-		{Role: memory.RoleAssistant, Content: g.fill(pastMentorLines[r.IntN(len(pastMentorLines))], nil), CreatedAt: liveStart.Add(time.Minute)},
-	}
-	liveID := randomUUID(r)
-	liveClosing := memory.AdvanceClosing(memory.ClosingState{SessionID: liveID.String()}, live, learner.name)
-
-	b.sessions = append(b.sessions,
-		[]any{pastID, learner.facilitator, learner.id, pastStart, past[len(past)-1].CreatedAt, ended, memory.EndedIdle,
-			closing.Exchanges, past[len(past)-2].Content, mustJSON(closing)},
-		[]any{liveID, learner.facilitator, learner.id, liveStart, liveStart.Add(time.Minute), nil, nil,
-			liveClosing.Exchanges, message, mustJSON(liveClosing)})
-	b.openings = append(b.openings, []any{learner.facilitator, learner.id, pastID, mustJSON(opening), ended})
-	b.learners = append(b.learners, []any{learner.id, learner.facilitator, learner.name, g.topic(), message})
-}
-
-// openingMemories is how many memories the app builds an opening from
-// (postgres.openingMemories).
-const openingMemories = 30

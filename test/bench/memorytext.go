@@ -1,6 +1,7 @@
-package main
+package bench
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"mentormemory/memory"
+	"mentormemory/test/textgen"
 )
 
 // A learner's memories, as a year of extraction would leave them: one short
@@ -223,17 +225,17 @@ type memoryGen struct {
 func newMemoryGen(r *rand.Rand, name string) *memoryGen {
 	g := &memoryGen{
 		r: r, name: name,
-		subject: pick(r, subjects), pet: pets[r.IntN(len(pets))], petKind: pick(r, petKinds),
-		town: towns[r.IntN(len(towns))], activity: pick(r, activities), seen: map[string]bool{},
+		subject: textgen.PickSkewed(r, subjects), pet: textgen.Pick(r, pets), petKind: textgen.PickSkewed(r, petKinds),
+		town: textgen.Pick(r, towns), activity: textgen.PickSkewed(r, activities), seen: map[string]bool{},
 	}
 	for len(g.focus) < 4 {
-		if s := pick(r, skills); !slices.Contains(g.focus, s) {
+		if s := textgen.PickSkewed(r, skills); !slices.Contains(g.focus, s) {
 			g.focus = append(g.focus, s)
 		}
 	}
 	for range 3 {
-		g.interests = append(g.interests, pick(r, interests))
-		g.friends = append(g.friends, learnerNames[r.IntN(len(learnerNames))])
+		g.interests = append(g.interests, textgen.PickSkewed(r, interests))
+		g.friends = append(g.friends, textgen.Pick(r, learnerNames))
 	}
 	return g
 }
@@ -249,7 +251,7 @@ func (g *memoryGen) skill() string {
 	case p < 6:
 		return g.focus[1+g.r.IntN(len(g.focus)-1)]
 	default:
-		return pick(g.r, skills)
+		return textgen.PickSkewed(g.r, skills)
 	}
 }
 
@@ -259,6 +261,21 @@ func (g *memoryGen) between(lo, hi float64) float32 {
 }
 
 func (g *memoryGen) chance(percent int) bool { return g.r.IntN(100) < percent }
+
+// either returns a percent of the time, and b the rest.
+func (g *memoryGen) either(percent int, a, b string) string {
+	if g.chance(percent) {
+		return a
+	}
+	return b
+}
+
+// someEmotion gives a memory one of the emotions, percent of the time.
+func (g *memoryGen) someEmotion(metadata memory.Metadata, percent int, emotions []string) {
+	if g.chance(percent) {
+		metadata[memory.MetaEmotion] = textgen.PickSkewed(g.r, emotions)
+	}
+}
 
 // memory writes one memory learnt at a random time of the past year, with
 // a content the learner has no memory of yet (short of a few tries).
@@ -287,75 +304,53 @@ func (g *memoryGen) draw(now time.Time) genMemory {
 		m.metadata[memory.MetaTopic] = strings.ToLower(skill)
 		switch k := r.IntN(10); {
 		case k < 5:
-			m.content = academicStruggles[r.IntN(len(academicStruggles))]
-			m.importance = g.between(0.6, 0.95)
+			m.content, m.importance = textgen.Pick(r, academicStruggles), g.between(0.6, 0.95)
 			m.metadata[memory.MetaValence] = "negative"
-			m.metadata[memory.MetaResolution] = "unresolved"
-			if g.chance(30) {
-				m.metadata[memory.MetaResolution] = "resolved"
-			}
-			if g.chance(50) {
-				m.metadata[memory.MetaEmotion] = pick(r, negativeEmotions)
-			}
+			m.metadata[memory.MetaResolution] = g.either(30, "resolved", "unresolved")
+			g.someEmotion(m.metadata, 50, negativeEmotions)
 		case k < 8:
-			m.content = academicBreakthroughs[r.IntN(len(academicBreakthroughs))]
-			m.importance = g.between(0.5, 0.9)
+			m.content, m.importance = textgen.Pick(r, academicBreakthroughs), g.between(0.5, 0.9)
 			m.metadata[memory.MetaValence] = "positive"
-			if g.chance(50) {
-				m.metadata[memory.MetaEmotion] = pick(r, positiveEmotions)
-			}
+			g.someEmotion(m.metadata, 50, positiveEmotions)
 		default:
-			m.content = academicNotes[r.IntN(len(academicNotes))]
-			m.importance = g.between(0.3, 0.6)
+			m.content, m.importance = textgen.Pick(r, academicNotes), g.between(0.3, 0.6)
 			m.metadata[memory.MetaValence] = "neutral"
 		}
 	case p < 65:
 		m.typ = memory.Personal
-		topic := pick(r, personalTopics)
-		templates := personalTemplates[topic]
-		m.content = templates[r.IntN(len(templates))]
-		m.importance = g.between(0.2, 0.7)
+		topic := textgen.PickSkewed(r, personalTopics)
+		m.content, m.importance = textgen.Pick(r, personalTemplates[topic]), g.between(0.2, 0.7)
 		m.metadata[memory.MetaTopic] = topic
-		m.metadata[memory.MetaValence] = "positive"
-		if g.chance(35) {
-			m.metadata[memory.MetaValence] = "neutral"
-		}
-		if g.chance(12) {
-			m.metadata[memory.MetaEmotion] = pick(r, personalEmotions)
-		}
+		m.metadata[memory.MetaValence] = g.either(35, "neutral", "positive")
+		g.someEmotion(m.metadata, 12, personalEmotions)
 	case p < 80:
 		m.typ = memory.Preference
-		category := pick(r, preferenceCategories)
-		templates := preferenceTemplates[category]
-		m.content = templates[r.IntN(len(templates))]
-		m.importance = g.between(0.5, 0.9)
+		category := textgen.PickSkewed(r, preferenceCategories)
+		m.content, m.importance = textgen.Pick(r, preferenceTemplates[category]), g.between(0.5, 0.9)
 		m.metadata[memory.MetaCategory] = category
 		m.metadata[memory.MetaValence] = "neutral"
 		if category == "emotional_response" {
-			trigger, response := pick(r, responseTriggers), pick(r, responses)
+			trigger, response := textgen.PickSkewed(r, responseTriggers), textgen.PickSkewed(r, responses)
 			slots["trigger"], slots["response"] = trigger, response
 			m.importance = g.between(0.7, 0.95)
 			m.metadata[memory.MetaTrigger] = trigger
 			m.metadata[memory.MetaResponse] = response
-			m.metadata[memory.MetaEmotion] = pick(r, negativeEmotions)
+			m.metadata[memory.MetaEmotion] = textgen.PickSkewed(r, negativeEmotions)
 			m.metadata[memory.MetaValence] = "negative"
 		}
 	default:
 		m.typ = memory.Context
 		skill := g.skill()
 		slots["skill"] = skill
-		m.content = contextTemplates[r.IntN(len(contextTemplates))]
-		m.importance = g.between(0.3, 0.7)
+		m.content, m.importance = textgen.Pick(r, contextTemplates), g.between(0.3, 0.7)
 		m.metadata[memory.MetaTopic] = strings.ToLower(skill)
 		if g.chance(70) {
 			m.metadata[memory.MetaNextTopic] = strings.ToLower(skill)
 		}
-		if g.chance(8) {
-			m.metadata[memory.MetaEmotion] = pick(r, negativeEmotions)
-		}
+		g.someEmotion(m.metadata, 8, negativeEmotions)
 	}
 	if g.chance(50) {
-		m.content = strings.TrimSuffix(m.content, ".") + ", " + memoryDetails[r.IntN(len(memoryDetails))] + "."
+		m.content = strings.TrimSuffix(m.content, ".") + ", " + textgen.Pick(r, memoryDetails) + "."
 	}
 	m.content = g.fill(m.content, slots)
 
@@ -374,16 +369,15 @@ func (g *memoryGen) draw(now time.Time) genMemory {
 // fill replaces each {slot} of a template: the memory's own slots first,
 // then the learner's.
 func (g *memoryGen) fill(tmpl string, slots map[string]string) string {
-	return fillSlots(tmpl, func(name string) string {
+	return textgen.Capitalize(textgen.Fill(tmpl, func(name string) string {
 		if v, ok := slots[name]; ok {
 			return v
 		}
 		return g.slot(name)
-	})
+	}))
 }
 
 func (g *memoryGen) slot(name string) string {
-	r := g.r
 	switch name {
 	case "Name":
 		return g.name
@@ -393,49 +387,31 @@ func (g *memoryGen) slot(name string) string {
 		if g.chance(60) {
 			return g.subject
 		}
-		return pick(r, subjects)
 	case "interest":
-		return g.interests[r.IntN(len(g.interests))]
-	case "strategy":
-		return pick(r, strategies)
-	case "Weekday":
-		return weekdays[r.IntN(len(weekdays))]
+		return textgen.Pick(g.r, g.interests)
 	case "n":
-		return strconv.Itoa(5 * (1 + r.IntN(6)))
+		return strconv.Itoa(5 * (1 + g.r.IntN(6)))
 	case "pet":
 		return g.pet
 	case "petKind":
 		return g.petKind
 	case "friend":
-		return g.friends[r.IntN(len(g.friends))]
+		return textgen.Pick(g.r, g.friends)
 	case "town":
 		return g.town
 	case "activity":
 		if g.chance(70) {
 			return g.activity
 		}
-		return pick(r, activities)
-	case "job":
-		return jobs[r.IntN(len(jobs))]
-	case "person":
-		return pick(r, persons)
-	case "place":
-		return pick(r, places)
-	case "event":
-		return pick(r, events)
-	case "adj":
-		return pick(r, adjectives)
-	case "noun":
-		return pick(r, nouns)
 	}
-	return name
+	return drawWord(g.r, name)
 }
 
 // liveMessage is the facilitator's first message of the live session: about
 // the learner's topic, so that a follow-up on the same topic keeps recall
 // light.
 func (g *memoryGen) liveMessage() string {
-	return g.fill(liveMessages[g.r.IntN(len(liveMessages))], map[string]string{"skill": g.topic()})
+	return g.fill(textgen.Pick(g.r, liveMessages), map[string]string{"skill": g.topic()})
 }
 
 var liveMessages = []string{
@@ -477,7 +453,7 @@ func (g *memoryGen) pastSession(start time.Time, exchanges int) []memory.Turn {
 				lines = pastMentorLines
 			}
 			at = at.Add(time.Duration(30+g.r.IntN(180)) * time.Second)
-			turns = append(turns, memory.Turn{Role: role, Content: g.fill(lines[g.r.IntN(len(lines))], nil), CreatedAt: at})
+			turns = append(turns, memory.Turn{Role: role, Content: g.fill(textgen.Pick(g.r, lines), nil), CreatedAt: at})
 		}
 	}
 	return turns
@@ -511,3 +487,65 @@ var (
 		"{Name} feels overwhelmed by the amount of {subject} homework.",
 	}
 )
+
+// memoryStream keeps the memory generator's random streams apart from the
+// conversations' (which use the facilitator's index as the stream).
+const memoryStream = 1 << 40
+
+// generate appends learner i's rows: the memories, the session that ended
+// a few days ago with the opening it left, and the live session, one
+// exchange old, about the learner's topic.
+func (l *memoryLoader) generate(b *memoryBatch, i int, learner benchLearner) {
+	r := rand.New(rand.NewPCG(l.shape.conversations.Seed, memoryStream+uint64(i)))
+	g := newMemoryGen(r, learner.name)
+	known := make([]memory.LearnerMemory, 0, l.shape.PerLearner)
+	for range l.shape.PerLearner {
+		m := g.memory(l.now)
+		id := randomUUID(r)
+		b.memories = append(b.memories, memoryRow{id, learner.facilitator, learner.id, m})
+		if m.typ == memory.Personal || m.typ == memory.Context {
+			known = append(known, memory.LearnerMemory{ID: id.String(), Type: m.typ, Content: m.content,
+				Importance: float64(m.importance), Metadata: m.metadata, LastSeenAt: m.lastSeen})
+		}
+	}
+
+	// The opening is built as the app builds it when a session ends (see
+	// postgres.storeOpening): from the closing state, the summary and the
+	// best personal and context memories.
+	day := 24 * time.Hour
+	pastStart := l.now.Add(-time.Duration(1+r.IntN(10))*day - time.Duration(r.IntN(12))*time.Hour)
+	past := g.pastSession(pastStart, 3+r.IntN(6))
+	pastID := randomUUID(r)
+	closing := memory.AdvanceClosing(memory.ClosingState{SessionID: pastID.String()}, past, learner.name)
+	ended := past[len(past)-1].CreatedAt.Add(memory.SessionIdleLimit)
+	slices.SortStableFunc(known, func(x, y memory.LearnerMemory) int {
+		if c := cmp.Compare(y.Importance, x.Importance); c != 0 {
+			return c
+		}
+		return y.LastSeenAt.Compare(x.LastSeenAt)
+	})
+	opening := memory.BuildOpening(closing, learner.summary, known[:min(len(known), openingMemories)], learner.name, ended)
+	learnerText := learner.id.String()
+	opening.LearnerID = &learnerText
+
+	message := g.liveMessage()
+	liveStart := l.now.Add(-time.Duration(1+r.IntN(10)) * time.Minute)
+	live := []memory.Turn{
+		{Role: memory.RoleUser, Content: message, CreatedAt: liveStart},
+		{Role: memory.RoleAssistant, Content: g.fill(textgen.Pick(r, pastMentorLines), nil), CreatedAt: liveStart.Add(time.Minute)},
+	}
+	liveID := randomUUID(r)
+	liveClosing := memory.AdvanceClosing(memory.ClosingState{SessionID: liveID.String()}, live, learner.name)
+
+	b.sessions = append(b.sessions,
+		[]any{pastID, learner.facilitator, learner.id, pastStart, past[len(past)-1].CreatedAt, ended, memory.EndedIdle,
+			closing.Exchanges, past[len(past)-2].Content, mustJSON(closing)},
+		[]any{liveID, learner.facilitator, learner.id, liveStart, liveStart.Add(time.Minute), nil, nil,
+			liveClosing.Exchanges, message, mustJSON(liveClosing)})
+	b.openings = append(b.openings, []any{learner.facilitator, learner.id, pastID, mustJSON(opening), ended})
+	b.learners = append(b.learners, []any{learner.id, learner.facilitator, learner.name, g.topic(), message})
+}
+
+// openingMemories is how many memories the app builds an opening from
+// (postgres.openingMemories).
+const openingMemories = 30

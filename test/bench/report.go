@@ -1,18 +1,16 @@
-package main
+package bench
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -140,31 +138,22 @@ func describe(ctx context.Context, admin *pgxpool.Pool, a *app.App, cfg config.C
 
 // procField returns a field of a /proc file such as "model name", or "?".
 func procField(path, field string) string {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return "?"
 	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		key, value, ok := strings.Cut(s.Text(), ":")
+	return findField(string(b), field)
+}
+
+// findField returns the value of a "key: value" line, or "?".
+func findField(text, field string) string {
+	for line := range strings.Lines(text) {
+		key, value, ok := strings.Cut(line, ":")
 		if ok && strings.TrimSpace(key) == field {
 			return strings.TrimSpace(value)
 		}
 	}
 	return "?"
-}
-
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 func verdict(r *result) string {
@@ -217,7 +206,8 @@ func gcPercent() string {
 	return strconv.Itoa(app.ServerGCPercent)
 }
 
-func report(e *environment, c runConfig, results []*result) error {
+// report prints a run's figures and writes them, as Markdown, to c.Out.
+func report(stdout io.Writer, e *environment, c RunConfig, results []*result) error {
 	tableHeader := []string{"table", "rows", "size (with indexes)", ""}
 	var tableRows [][]string
 	for _, t := range e.tables {
@@ -236,7 +226,7 @@ func report(e *environment, c runConfig, results []*result) error {
 		c.Concurrency, e.users, c.Warmup, c.WarmupRequests, c.Duration, c.Requests))
 
 	r := resultsReport{header: header, tables: []table{{tableHeader, tableRows}, {routeHeader, routeRows}}, notes: notes}
-	if _, err := os.Stdout.WriteString(r.text("Mentor memory benchmark, " + e.when.Format("2006-01-02 15:04 UTC"))); err != nil {
+	if _, err := io.WriteString(stdout, r.text("Mentor memory benchmark, "+e.when.Format("2006-01-02 15:04 UTC"))); err != nil {
 		return err
 	}
 	// The same figures as Markdown, to paste into the README.
@@ -244,125 +234,6 @@ func report(e *environment, c runConfig, results []*result) error {
 		return err
 	}
 	return os.WriteFile(c.Out, []byte(r.markdown("Benchmark, "+e.when.Format("2006-01-02"))), 0o644)
-}
-
-// resultsReport is what a run found: the lines describing the run, its
-// tables and notes. It is printed as text and saved as Markdown.
-type resultsReport struct {
-	header []string
-	tables []table
-	notes  []string
-}
-
-type table struct {
-	header []string
-	rows   [][]string
-}
-
-// layout is how a report is written out: its title line, the prefixes of
-// header lines and of notes, and how tables are drawn.
-type layout struct {
-	title        string // format with the title
-	headerPrefix string
-	notePrefix   string
-	table        func(b *strings.Builder, header []string, rows [][]string)
-}
-
-var (
-	textLayout     = layout{title: "\n%s\n", headerPrefix: "  ", notePrefix: "  - ", table: textTable}
-	markdownLayout = layout{title: "### %s\n\n", headerPrefix: "- ", notePrefix: "- ", table: markdownTable}
-)
-
-// text lays the report out for the terminal.
-func (r resultsReport) text(title string) string { return r.render(title, textLayout) }
-
-// markdown lays the report out as a Markdown section.
-func (r resultsReport) markdown(title string) string { return r.render(title, markdownLayout) }
-
-func (r resultsReport) render(title string, l layout) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, l.title, title)
-	for _, line := range r.header {
-		fmt.Fprintf(&b, "%s%s\n", l.headerPrefix, line)
-	}
-	for _, t := range r.tables {
-		b.WriteString("\n")
-		l.table(&b, t.header, t.rows)
-	}
-	if len(r.notes) > 0 {
-		b.WriteString("\n")
-	}
-	for _, n := range r.notes {
-		fmt.Fprintf(&b, "%s%s\n", l.notePrefix, n)
-	}
-	return b.String()
-}
-
-// cpuColumn shows how the machine's CPU time was shared while a route was
-// measured, in percent of all CPUs.
-func cpuColumn(u cpuUse) string {
-	if !u.ok {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", 100*u.self, 100*u.postgres, 100*u.others)
-}
-
-// textTable aligns a table for the terminal: names left, figures right.
-func textTable(b *strings.Builder, header []string, rows [][]string) {
-	widths := make([]int, len(header))
-	for _, row := range append([][]string{header}, rows...) {
-		for i, cell := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-		}
-	}
-	line := func(row []string) {
-		var l strings.Builder
-		for i, cell := range row {
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
-			switch {
-			case i == 0:
-				l.WriteString(cell + pad)
-			case i == len(row)-1 && !isFigure(cell):
-				l.WriteString("  " + cell)
-			default:
-				l.WriteString("  " + pad + cell)
-			}
-		}
-		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
-	}
-	line(header)
-	for _, row := range rows {
-		line(row)
-	}
-}
-
-func isFigure(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return strings.ContainsRune("0123456789≤", r)
-}
-
-func markdownTable(b *strings.Builder, header []string, rows [][]string) {
-	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
-	for i := range header {
-		// Figures align right, words left.
-		right := len(rows) > 0
-		for _, row := range rows {
-			right = right && isFigure(row[i])
-		}
-		if right {
-			b.WriteString("--:|")
-		} else {
-			b.WriteString("---|")
-		}
-	}
-	b.WriteString("\n")
-	for _, row := range rows {
-		cells := slices.Clone(row)
-		if strings.HasPrefix(cells[0], "public.") || strings.HasPrefix(cells[0], "auth.") {
-			cells[0] = "`" + cells[0] + "`"
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-	}
 }
 
 // resultNotes says what the answers contained and why any route failed.

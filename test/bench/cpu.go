@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -34,24 +34,13 @@ type cpuUse struct {
 }
 
 func sampleCPU(ctx context.Context, admin *pgxpool.Pool, localDB bool) cpuSample {
-	var s cpuSample
 	stat, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return s
+		return cpuSample{}
 	}
-	line, _, _ := strings.Cut(string(stat), "\n")
-	fields := strings.Fields(line)
-	if len(fields) < 9 || fields[0] != "cpu" {
-		return s
-	}
-	// user nice system idle iowait irq softirq steal; guest time, which
-	// follows, is counted in user already.
-	for i, f := range fields[1:8] {
-		v, _ := strconv.ParseUint(f, 10, 64)
-		s.total += v
-		if i != 3 && i != 4 { // idle, iowait
-			s.busy += v
-		}
+	s, ok := parseCPUTimes(string(stat))
+	if !ok {
+		return cpuSample{}
 	}
 	s.self, _ = processTicks("self")
 	s.postgres = map[int]uint64{}
@@ -74,23 +63,55 @@ func sampleCPU(ctx context.Context, admin *pgxpool.Pool, localDB bool) cpuSample
 	return s
 }
 
-// processTicks reads utime+stime of /proc/<pid>/stat.
+// parseCPUTimes reads the machine's time, all of it and the busy part,
+// from the first line of /proc/stat.
+func parseCPUTimes(stat string) (cpuSample, bool) {
+	var s cpuSample
+	line, _, _ := strings.Cut(stat, "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 9 || fields[0] != "cpu" {
+		return s, false
+	}
+	// user nice system idle iowait irq softirq; steal and guest time, which
+	// follow, are left out (guest time is counted in user already).
+	for i, f := range fields[1:8] {
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return s, false
+		}
+		s.total += v
+		if i != 3 && i != 4 { // idle, iowait
+			s.busy += v
+		}
+	}
+	return s, true
+}
+
+// processTicks reads a process's CPU time, utime+stime of /proc/<pid>/stat.
 func processTicks(pid string) (uint64, bool) {
 	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
 		return 0, false
 	}
-	// The command name, in parentheses, may hold spaces: count fields after it.
-	_, rest, ok := strings.Cut(string(b), ") ")
-	if !ok {
+	return parseProcessTicks(string(b))
+}
+
+func parseProcessTicks(stat string) (uint64, bool) {
+	// The command name, in parentheses, may hold spaces and parentheses:
+	// count the fields after its last closing one.
+	i := strings.LastIndex(stat, ") ")
+	if i < 0 {
 		return 0, false
 	}
-	f := strings.Fields(rest)
+	f := strings.Fields(stat[i+2:])
 	if len(f) < 13 {
 		return 0, false
 	}
-	utime, _ := strconv.ParseUint(f[11], 10, 64)
-	stime, _ := strconv.ParseUint(f[12], 10, 64)
+	utime, err1 := strconv.ParseUint(f[11], 10, 64)
+	stime, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
 	return utime + stime, true
 }
 
@@ -113,4 +134,12 @@ func cpuBetween(a, b cpuSample) cpuUse {
 	}
 	u.others = max(0, u.busy-u.self-u.postgres)
 	return u
+}
+
+// databaseIsLocal says whether Postgres runs on this machine, so that its
+// processes' CPU time can be read.
+func databaseIsLocal(ctx context.Context, admin *pgxpool.Pool) (bool, error) {
+	var local bool
+	err := admin.QueryRow(ctx, `select coalesce(host(inet_server_addr()) in ('127.0.0.1', '::1'), true)`).Scan(&local)
+	return local, err
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 // The 50-client load run: web clients as people use them, each a
 // facilitator talking with the mentor about one learner (or in general),
@@ -9,52 +9,28 @@ package main
 // database connection or row lock held while the model thinks.
 
 import (
-	"bytes"
-	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/memory"
 	"mentormemory/postgres"
+	"mentormemory/test/textgen"
 )
 
-type clientsConfig struct {
-	DatabaseURL  string
-	Clients      int
-	Duration     time.Duration // per mode
-	ThinkMin     time.Duration
-	ThinkMax     time.Duration
-	Modes        string // comma-separated: offline, model
-	ModelLatency time.Duration
-	Out          string
-	ServerLog    string
-	Seed         uint64
-}
-
 const (
-	offlineMode = "offline"
-	modelMode   = "model"
-
 	// After a reply a client searches one time in searchOneIn and reloads
 	// its conversation one time in getOneIn, besides posting the exchange.
 	searchOneIn = 10
@@ -69,36 +45,10 @@ const (
 	shownErrors    = 5
 )
 
-func (c clientsConfig) validate() error {
-	switch {
-	case c.Clients < 1 || c.Duration <= 0 || c.ModelLatency <= 0:
-		return errors.New("-clients, -duration and -model-latency must be positive")
-	case c.ThinkMin <= 0 || c.ThinkMax < c.ThinkMin:
-		// A think time above zero is also what bounds the requests.
-		return errors.New("-think-min must be positive and at most -think-max")
-	case c.ModelLatency <= maxTransaction && slices.Contains(c.modes(), modelMode):
-		return fmt.Errorf("-model-latency must be above %s, or a model call inside a transaction would go unnoticed", maxTransaction)
-	}
-	for _, m := range c.modes() {
-		if m != offlineMode && m != modelMode {
-			return fmt.Errorf("-modes: unknown mode %q (want %s, %s or both)", m, offlineMode, modelMode)
-		}
-	}
-	return nil
-}
-
-func (c clientsConfig) modes() []string {
-	return strings.Split(c.Modes, ",")
-}
-
-// serverLog is the app's request log of one mode: its name before the
-// extension, so the second mode does not overwrite the first one's.
-func (c clientsConfig) serverLog(mode string) string {
-	ext := filepath.Ext(c.ServerLog)
-	return strings.TrimSuffix(c.ServerLog, ext) + "-" + mode + ext
-}
-
-func runClients(ctx context.Context, c clientsConfig) error {
+// RunClients runs the clients in each mode of c, one mode after the other,
+// and reports each as it ends: on stdout, and appended to c.Out as
+// Markdown. A mode that breaks an invariant fails the run.
+func RunClients(ctx context.Context, c ClientsConfig, stdout io.Writer) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
@@ -123,7 +73,7 @@ func runClients(ctx context.Context, c clientsConfig) error {
 		if err != nil {
 			return fmt.Errorf("%s mode: %w", mode, err)
 		}
-		if err := run.report(c); err != nil {
+		if err := run.report(stdout, c); err != nil {
 			return err
 		}
 		if len(run.failures) > 0 {
@@ -189,14 +139,14 @@ type clientRun struct {
 	failures []string
 }
 
-func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, c clientsConfig, mode string, index uint64, localDB bool) (*clientRun, error) {
+func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, c ClientsConfig, mode string, index uint64, localDB bool) (*clientRun, error) {
 	logf("%s mode: %d clients for %s", mode, c.Clients, c.Duration)
 	if err := vacuumDatabase(ctx, admin); err != nil {
 		return nil, err
 	}
 	run := &clientRun{mode: mode}
 	var modelEnv map[string]string
-	if mode == modelMode {
+	if mode == ModelMode {
 		run.model = newFakeModel(c.ModelLatency, c.Seed)
 		defer run.model.close()
 		modelEnv = map[string]string{"OPENAI_API_KEY": "bench-fake-key", "OPENAI_BASE_URL": run.model.url()}
@@ -222,7 +172,7 @@ func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, 
 	// The worker runs beside the server, as in cmd/server; it has work only
 	// with a model, which extracts memories from every exchange.
 	stopWorker := func() {}
-	if mode == modelMode {
+	if mode == ModelMode {
 		workCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		done := make(chan struct{})
 		go func() {
@@ -272,7 +222,7 @@ func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, 
 // mentor's reply, posts the exchange and now and then searches or reloads
 // its conversation, as the web client does. A request under way when the
 // time is up is finished and counted.
-func (run *clientRun) load(ctx context.Context, served *servedApp, c clientsConfig, index uint64) {
+func (run *clientRun) load(ctx context.Context, served *servedApp, c ClientsConfig, index uint64) {
 	summary := "offline summary"
 	if run.model != nil {
 		summary = fmt.Sprintf("model summary after %s", c.ModelLatency)
@@ -328,7 +278,7 @@ func (run *clientRun) load(ctx context.Context, served *servedApp, c clientsConf
 					sc.unacked = append(sc.unacked, ids...)
 				}
 				if r.IntN(searchOneIn) == 0 {
-					req, err := searchArchive(served.base, sc.f.token, searchQueries[r.IntN(len(searchQueries))])
+					req, err := searchArchive(served.base, sc.f.token, textgen.Pick(r, searchQueries))
 					_ = ask(run.search, req, err)
 				}
 				if r.IntN(getOneIn) == 0 {
@@ -371,323 +321,6 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// fakeModel is an OpenAI-compatible chat server in this process standing
-// in for a slow model: it answers every chat completion after latency.
-// Summary requests get a summary; extraction requests, the ones asking for
-// structured output, get no memories, a valid reply and what a model
-// answers for most exchanges.
-type fakeModel struct {
-	srv         *httptest.Server
-	latency     time.Duration
-	seed        uint64
-	calls       atomic.Uint64
-	summaries   atomic.Int64
-	extractions atomic.Int64
-	inFlight    atomic.Int64
-	maxInFlight atomic.Int64
-}
-
-func newFakeModel(latency time.Duration, seed uint64) *fakeModel {
-	m := &fakeModel{latency: latency, seed: seed}
-	m.srv = httptest.NewServer(m) // on 127.0.0.1
-	return m
-}
-
-func (m *fakeModel) url() string { return m.srv.URL }
-
-func (m *fakeModel) close() { m.srv.Close() }
-
-func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil || r.Method != http.MethodPost || r.URL.Path != "/chat/completions" {
-		http.NotFound(w, r)
-		return
-	}
-	n := m.inFlight.Add(1)
-	defer m.inFlight.Add(-1)
-	for { // raise the maximum unless another call raised it past n meanwhile
-		seen := m.maxInFlight.Load()
-		if n <= seen || m.maxInFlight.CompareAndSwap(seen, n) {
-			break
-		}
-	}
-	if !sleep(r.Context(), m.latency) {
-		return
-	}
-	// Only extraction sets a response format. A quote inside the prompt's
-	// text is escaped, so no turn can match this.
-	content := `{"memories": []}`
-	if bytes.Contains(body, []byte(`"response_format"`)) {
-		m.extractions.Add(1)
-	} else {
-		m.summaries.Add(1)
-		content = m.summary()
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-bench", "object": "chat.completion", "created": time.Now().Unix(), "model": "bench-fake",
-		"choices": []any{map[string]any{
-			"index": 0, "finish_reason": "stop", "logprobs": nil,
-			"message": map[string]any{"role": "assistant", "content": content, "refusal": nil},
-		}},
-	})
-}
-
-// summary writes a different summary each call, two of the mentor's
-// replies on one topic (4 to 10 sentences), so that the summaries search
-// indexes vary as real ones do.
-func (m *fakeModel) summary() string {
-	g := &textGen{r: rand.New(rand.NewPCG(m.seed, m.calls.Add(1)))}
-	t := g.newTopic()
-	return g.turn(memory.RoleAssistant, &t, "", 10) + " " + g.turn(memory.RoleAssistant, &t, "", 10)
-}
-
-// watch is what the sampler saw while the clients ran: the database's open
-// transactions, the app's pool and this process's memory.
-type watch struct {
-	samples     int
-	err         error // the first failed sample
-	maxIdleInTx int
-	maxOthers   int // busy sessions on the database that are not the app's
-	longestTx   time.Duration
-	longestWhat string // the longest transaction's state and statement
-	maxAcquired int32
-	maxOpen     int32
-	poolMax     int32
-	waited      int64 // acquires that found no idle connection
-	waitTime    time.Duration
-	hwmReset    bool
-	peakRSS     uint64 // bytes
-	maxRSS      uint64
-	maxHeap     uint64
-}
-
-// watchLoad samples until ctx ends.
-func watchLoad(ctx context.Context, admin, appPool *pgxpool.Pool) *watch {
-	w := &watch{poolMax: appPool.Config().MaxConns}
-	// The kernel keeps the peak RSS since the process started; resetting
-	// it makes it this mode's peak (Linux 4.0 and later).
-	w.hwmReset = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
-	start := appPool.Stat()
-	tick := time.NewTicker(sampleEvery)
-	defer tick.Stop()
-	for {
-		w.sample(ctx, admin, appPool)
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			end := appPool.Stat()
-			w.waited = end.EmptyAcquireCount() - start.EmptyAcquireCount()
-			w.waitTime = end.EmptyAcquireWaitTime() - start.EmptyAcquireWaitTime()
-			w.peakRSS = statusBytes("VmHWM")
-			return w
-		}
-	}
-}
-
-func (w *watch) sample(ctx context.Context, admin, appPool *pgxpool.Pool) {
-	// The app's sessions are told by their application_name from anyone
-	// else's on the database: another benchmark's vacuum, say, would pass
-	// for a long transaction of the app. Those others are only counted, as
-	// a warning that they shared the machine. The ages are taken at this
-	// statement's start, before the activity is read: on a busy machine
-	// this backend may wait for the CPU after reading it, and a later clock
-	// would age every transaction by that wait.
-	var idle, others int
-	var longest float64
-	var what string
-	err := admin.QueryRow(ctx, `select
-			count(*) filter (where application_name = $1 and state = 'idle in transaction'),
-			coalesce(extract(epoch from max(statement_timestamp() - xact_start) filter (where application_name = $1)), 0)::float8,
-			coalesce((array_agg(concat_ws(': ', coalesce(state, 'starting'), wait_event_type || ' ' || wait_event,
-				left(query, 300)) order by xact_start) filter (where application_name = $1 and xact_start is not null))[1], ''),
-			count(*) filter (where application_name <> $1 and state is distinct from 'idle')
-		from pg_stat_activity
-		where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`,
-		appName).Scan(&idle, &longest, &what, &others)
-	switch {
-	case err == nil:
-		w.samples++
-		w.maxIdleInTx = max(w.maxIdleInTx, idle)
-		w.maxOthers = max(w.maxOthers, others)
-		if d := time.Duration(longest * float64(time.Second)); d > w.longestTx {
-			w.longestTx, w.longestWhat = d, what
-		}
-	case ctx.Err() == nil && w.err == nil:
-		w.err = err
-	}
-	s := appPool.Stat()
-	w.maxAcquired = max(w.maxAcquired, s.AcquiredConns())
-	w.maxOpen = max(w.maxOpen, s.TotalConns())
-	var mem runtime.MemStats
-	runtime.ReadMemStats(&mem)
-	w.maxHeap = max(w.maxHeap, mem.HeapInuse)
-	w.maxRSS = max(w.maxRSS, statusBytes("VmRSS"))
-}
-
-// statusBytes reads a size of /proc/self/status such as VmRSS; 0 where
-// there is none.
-func statusBytes(field string) uint64 {
-	kb, _ := strconv.ParseUint(strings.TrimSuffix(procField("/proc/self/status", field), " kB"), 10, 64)
-	return kb << 10
-}
-
-// appName is the application_name of the app's database sessions.
-const appName = "mentor-bench-clients"
-
-// withApplicationName sets application_name in a connection string, a URL
-// or key=value pairs (where the last of a repeated key counts).
-func withApplicationName(databaseURL, name string) string {
-	u, err := url.Parse(databaseURL)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return databaseURL + " application_name=" + name
-	}
-	q := u.Query()
-	q.Set("application_name", name)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
-// conversationOf selects a conversation's rows by facilitator ($1) and
-// learner ($2, the nil uuid for the general conversation), with the
-// expression the schema's indexes use.
-const conversationOf = `facilitator_id = $1::uuid
-	and coalesce(learner_id, '00000000-0000-0000-0000-000000000000'::uuid) = $2::uuid`
-
-// countLogs counts each client's conversation's turns before the run.
-func countLogs(ctx context.Context, admin *pgxpool.Pool, clients []*simClient) error {
-	for _, sc := range clients {
-		if err := admin.QueryRow(ctx, `select count(*) from public.conversation_turns where `+conversationOf,
-			sc.f.id, sc.key()).Scan(&sc.logBefore); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// dropQueuedJobs deletes the extraction jobs earlier model runs left
-// queued. The worker takes the oldest first, so it would spend this run on
-// them, and the backlog would grow with every run.
-func dropQueuedJobs(ctx context.Context, admin *pgxpool.Pool) error {
-	tag, err := admin.Exec(ctx, `delete from public.memory_jobs
-		where status in ('pending', 'running')
-			and facilitator_id in (select id from auth.users where email like '%' || $1)`, benchEmailDomain)
-	if err != nil {
-		return err
-	}
-	if n := tag.RowsAffected(); n > 0 {
-		logf("dropped %d extraction jobs earlier runs left queued", n)
-	}
-	return nil
-}
-
-func lastJobID(ctx context.Context, admin *pgxpool.Pool) (int64, error) {
-	var id int64
-	err := admin.QueryRow(ctx, `select coalesce(max(id), 0) from public.memory_jobs`).Scan(&id)
-	return id, err
-}
-
-// jobCounts are the extraction jobs the run queued, by what became of them.
-type jobCounts struct {
-	queued, done, waiting, failed int
-}
-
-func countJobs(ctx context.Context, admin *pgxpool.Pool, after int64) (jobCounts, error) {
-	var j jobCounts
-	err := admin.QueryRow(ctx, `select count(*), count(*) filter (where status = 'done'),
-			count(*) filter (where status in ('pending', 'running')), count(*) filter (where status = 'failed')
-		from public.memory_jobs where id > $1`, after).Scan(&j.queued, &j.done, &j.waiting, &j.failed)
-	return j, err
-}
-
-// invariants is what the database holds for the clients' conversations
-// after a run, as superuser (no row-level security in the way).
-type invariants struct {
-	conversations int
-	acked         int // turns acknowledged by a successful post
-	storedOnce    int // of them, in the log exactly once
-	missing       int
-	twice         int // acknowledged or not, in the log more than once
-	unacked       int // turns of failed posts
-	unackedStored int
-	grown         int // turns the logs grew by
-	logTurns      int
-	archived      int // archive rows' turn_count, summed
-	active        int // conversation_updates.turn_count, summed
-	problems      []string
-}
-
-func checkInvariants(ctx context.Context, admin *pgxpool.Pool, clients []*simClient) (invariants, error) {
-	var v invariants
-	for _, sc := range clients {
-		var logTurns, unarchived, active, archived int
-		if err := admin.QueryRow(ctx, `select
-				(select count(*) from public.conversation_turns where `+conversationOf+`),
-				(select count(*) from public.conversation_turns where `+conversationOf+` and archive_id is null),
-				(select coalesce(sum(turn_count), 0) from public.conversation_updates where `+conversationOf+`),
-				(select coalesce(sum(turn_count), 0) from public.conversation_history_archive where `+conversationOf+`)`,
-			sc.f.id, sc.key()).Scan(&logTurns, &unarchived, &active, &archived); err != nil {
-			return v, err
-		}
-		rows, err := admin.Query(ctx, `select client_turn_id, count(*)::integer from public.conversation_turns
-			where `+conversationOf+` and client_turn_id = any($3::text[])
-			group by client_turn_id`, sc.f.id, sc.key(), slices.Concat(sc.acked, sc.unacked))
-		if err != nil {
-			return v, err
-		}
-		stored := map[string]int{}
-		var id string
-		var n int
-		if _, err := pgx.ForEachRow(rows, []any{&id, &n}, func() error { stored[id] = n; return nil }); err != nil {
-			return v, err
-		}
-
-		conversation := "facilitator " + sc.f.id + ", " + cmp.Or(sc.name, "general conversation")
-		sentStored, missing := 0, 0
-		for _, id := range sc.acked {
-			switch stored[id] {
-			case 0:
-				missing++
-			case 1:
-				v.storedOnce++
-			}
-		}
-		for _, n := range stored {
-			sentStored += n
-			if n > 1 {
-				v.twice++
-			}
-		}
-		for _, id := range sc.unacked {
-			v.unackedStored += min(stored[id], 1)
-		}
-		grown := logTurns - sc.logBefore
-		if missing > 0 {
-			v.problems = append(v.problems, fmt.Sprintf("%s: %d acknowledged turns are not in the log", conversation, missing))
-		}
-		if grown != sentStored {
-			v.problems = append(v.problems, fmt.Sprintf("%s: the log grew by %d turns, but %d of the turns the client sent are in it",
-				conversation, grown, sentStored))
-		}
-		if archived+active != logTurns || active != unarchived {
-			v.problems = append(v.problems, fmt.Sprintf("%s: archived %d + active %d turns, but %d in the log (%d not archived)",
-				conversation, archived, active, logTurns, unarchived))
-		}
-		v.conversations++
-		v.acked += len(sc.acked)
-		v.missing += missing
-		v.unacked += len(sc.unacked)
-		v.grown += grown
-		v.logTurns += logTurns
-		v.archived += archived
-		v.active += active
-	}
-	if v.twice > 0 {
-		v.problems = append(v.problems, fmt.Sprintf("%d turns are in the log more than once", v.twice))
-	}
-	return v, nil
-}
-
 // judge lists what fails the run: a broken invariant, no successful post,
 // and with the model, a transaction open while it thought (or no proof
 // that none was).
@@ -715,7 +348,7 @@ func (run *clientRun) judge() {
 	}
 }
 
-func (run *clientRun) report(c clientsConfig) error {
+func (run *clientRun) report(stdout io.Writer, c ClientsConfig) error {
 	e := run.env
 	header := e.header(fmt.Sprintf("%d web clients for %s, each a facilitator (of %d) in one conversation, general or a learner's: it thinks %s to %s, then posts the exchange (2 turns with client ids), searches with include_archive after 1 reply in %d and reloads its conversation after 1 in %d; HTTP/1.1 keep-alive. The clients run in this process, beside the app",
 		c.Clients, c.Duration, e.users, c.ThinkMin, c.ThinkMax, searchOneIn, getOneIn))
@@ -779,7 +412,7 @@ func (run *clientRun) report(c clientsConfig) error {
 
 	title := fmt.Sprintf("%d-client load run, %s mode, %s", c.Clients, run.mode, e.when.Format("2006-01-02 15:04 UTC"))
 	r := resultsReport{header: header, tables: []table{{tableHeader, rows}}, notes: notes}
-	if _, err := os.Stdout.WriteString(r.text(title)); err != nil {
+	if _, err := io.WriteString(stdout, r.text(title)); err != nil {
 		return err
 	}
 	// Appended, so both modes' figures stay side by side.
@@ -805,8 +438,4 @@ func busyMachine(u cpuUse) string {
 		return ""
 	}
 	return "; other processes took CPU from the app and Postgres, so the latencies are pessimistic"
-}
-
-func mib(b uint64) string {
-	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
 }

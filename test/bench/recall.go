@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -14,11 +14,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/memory"
+	"mentormemory/test/textgen"
 )
 
 // The learner memory routes: recall for the next reply, light and deep, and
 // the stored opening of the next session. Each request addresses a random
-// learner of the memory data set (see memories.go).
+// learner of the memory data set (see MemoryShape).
 
 // memoryLearner is a learner with loaded memories.
 type memoryLearner struct {
@@ -122,7 +123,7 @@ func memoryRoutes(ctx context.Context, admin *pgxpool.Pool, base string, learner
 				note: note + "; " + recallNote,
 				request: func(r *rand.Rand, _ int64) (*http.Request, error) {
 					l := randomLearner(r)
-					message := recallMessage(messages[r.IntN(len(messages))], l, r)
+					message := recallMessage(textgen.Pick(r, messages), l, r)
 					return get(l, "/api/memories/context", url.Values{"message": {message}})
 				},
 				check: checkRecall(mode),
@@ -158,21 +159,15 @@ func memoryRoutes(ctx context.Context, admin *pgxpool.Pool, base string, learner
 // recallMessage fills a message template for a learner: the learner's name
 // and topic, and anything else at random.
 func recallMessage(tmpl string, l *memoryLearner, r *rand.Rand) string {
-	return fillSlots(tmpl, func(slot string) string {
+	return textgen.Capitalize(textgen.Fill(tmpl, func(slot string) string {
 		switch slot {
 		case "Name":
 			return l.name
 		case "skill":
 			return l.topic
-		case "Weekday":
-			return weekdays[r.IntN(len(weekdays))]
-		case "activity":
-			return pick(r, activities)
-		case "subject":
-			return pick(r, subjects)
 		}
-		return slot
-	})
+		return drawWord(r, slot)
+	}))
 }
 
 // checkPlans makes sure, before anything is measured, that the app will

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,12 +15,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/memory"
-	"mentormemory/postgres"
 	"mentormemory/summarizer"
 )
 
-// shape is the size of the data set.
-type shape struct {
+// Shape is the size of the data set.
+type Shape struct {
 	Facilitators    int
 	Archives        int // archived conversations per facilitator
 	TurnsPerArchive int
@@ -30,7 +27,7 @@ type shape struct {
 	Seed            uint64
 }
 
-func (s shape) validate() error {
+func (s Shape) validate() error {
 	if s.Facilitators < 1 || s.Facilitators > 100_000 || s.Archives < 0 || s.Archives > 10_000 ||
 		s.TurnsPerArchive < 1 || s.TurnsPerArchive > 500 || s.ActiveTurns < 2 || s.ActiveTurns > 48 {
 		return fmt.Errorf("data shape out of range: %+v (active turns 2..48, below the archive limit of 50)", s)
@@ -38,7 +35,7 @@ func (s shape) validate() error {
 	return nil
 }
 
-func (s shape) String() string {
+func (s Shape) String() string {
 	return fmt.Sprintf("f%d-a%d-t%d-x%d-s%d", s.Facilitators, s.Archives, s.TurnsPerArchive, s.ActiveTurns, s.Seed)
 }
 
@@ -52,7 +49,7 @@ const benchEmailDomain = "@bench.invalid"
 // loaded exactly when its users exist.
 var benchNamespace = uuid.MustParse("6d1c3f0e-9b7a-4c52-8f0e-2a4b5c6d7e8f")
 
-func (s shape) facilitatorID(i int) uuid.UUID {
+func (s Shape) facilitatorID(i int) uuid.UUID {
 	return uuid.NewSHA1(benchNamespace, fmt.Appendf(nil, "facilitator/%d/%d/%d/%d/%d",
 		s.Seed, s.Archives, s.TurnsPerArchive, s.ActiveTurns, i))
 }
@@ -76,43 +73,8 @@ func randomUUID(r *rand.Rand) uuid.UUID {
 	return u
 }
 
-// The loader's bookkeeping lives in its own schema, apart from the app's.
-const markerDDL = `
-create schema if not exists bench;
-create table if not exists bench.loads (
-	shape text primary key,
-	facilitators integer not null,
-	load_seconds float8 not null,
-	resumed boolean not null,
-	loaded_at timestamptz not null default now()
-)`
-
-func load(ctx context.Context, databaseURL string, s shape, workers, batchSize int) error {
+func loadConversations(ctx context.Context, pool *pgxpool.Pool, s Shape, workers, batchSize int) error {
 	started := time.Now()
-	pool, err := postgres.Open(ctx, databaseURL)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-
-	var bypass bool
-	if err := pool.QueryRow(ctx, `select rolsuper or rolbypassrls from pg_roles where rolname = current_user`).Scan(&bypass); err != nil {
-		return err
-	}
-	if !bypass {
-		return errors.New("the load needs a superuser (or BYPASSRLS) connection: it writes every facilitator's rows")
-	}
-	applied, err := postgres.Migrate(ctx, pool)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	for _, v := range applied {
-		logf("applied migration %s", v)
-	}
-	if _, err := pool.Exec(ctx, markerDDL); err != nil {
-		return err
-	}
-
 	ids := make([]uuid.UUID, s.Facilitators)
 	for i := range ids {
 		ids[i] = s.facilitatorID(i)
@@ -125,12 +87,8 @@ func load(ctx context.Context, databaseURL string, s shape, workers, batchSize i
 	if err := pool.QueryRow(ctx, `select count(*) from auth.users where id = any($1::uuid[])`, uuidStrings(ids)).Scan(&loadedBefore); err != nil {
 		return err
 	}
-	var marked bool
-	var markedSeconds float64
-	err = pool.QueryRow(ctx, `select load_seconds from bench.loads where shape = $1`, s.String()).Scan(&markedSeconds)
-	if err == nil {
-		marked = true
-	} else if !errors.Is(err, pgx.ErrNoRows) {
+	markedSeconds, marked, err := finishedLoad(ctx, pool, s.String())
+	if err != nil {
 		return err
 	}
 	if marked && loadedBefore == s.Facilitators {
@@ -143,12 +101,11 @@ func load(ctx context.Context, databaseURL string, s shape, workers, batchSize i
 	logf("loading %s: %d facilitators × %d archived conversations × %d turns, %d workers",
 		s, s.Facilitators, s.Archives, s.TurnsPerArchive, workers)
 
-	l := &loader{pool: pool, shape: s, now: time.Now().UTC().Truncate(time.Second), summarizer: summarizer.NewOffline()}
-	if err := inBatches(ctx, s.Facilitators, batchSize, workers, l.loadBatch); err != nil {
+	l := &loader{pool: pool, shape: s, now: time.Now().UTC().Truncate(time.Second), summarizer: summarizer.NewOffline(),
+		progress: progress{of: "facilitators", total: s.Facilitators}}
+	if err := l.progress.load(ctx, batchSize, workers, l.loadBatch); err != nil {
 		return err
 	}
-	copied := time.Since(started)
-	logf("rows copied in %.1f s (%d turns); running VACUUM (ANALYZE)", copied.Seconds(), l.turns.Load())
 
 	// Fresh statistics, so the planner sees 100k archive rows and not an
 	// empty table; and a vacuum, so the pages are all-visible with hint bits
@@ -173,55 +130,11 @@ func load(ctx context.Context, databaseURL string, s shape, workers, batchSize i
 	logf("search_vocabulary filled by the trigger: %d words for the first facilitator", vocab)
 
 	total := time.Since(started)
-	if _, err := pool.Exec(ctx, `insert into bench.loads (shape, facilitators, load_seconds, resumed)
-		values ($1, $2, $3, $4)
-		on conflict (shape) do update set load_seconds = excluded.load_seconds,
-			resumed = excluded.resumed, loaded_at = now()`,
-		s.String(), s.Facilitators, total.Seconds(), loadedBefore > 0); err != nil {
+	if err := markLoaded(ctx, pool, s.String(), s.Facilitators, total, loadedBefore > 0); err != nil {
 		return err
 	}
 	logf("loaded in %.1f s", total.Seconds())
 	return nil
-}
-
-// inBatches calls load with the indexes 0 to n-1, batchSize at a time, from
-// workers goroutines, and stops at the first error.
-func inBatches(ctx context.Context, n, batchSize, workers int, load func(context.Context, []int) error) error {
-	batches := make(chan []int)
-	errc := make(chan error, workers)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for b := range batches {
-				if err := load(ctx, b); err != nil {
-					errc <- err
-					cancel()
-					return
-				}
-			}
-		})
-	}
-feed:
-	for start := 0; start < n; start += batchSize {
-		b := make([]int, 0, batchSize)
-		for i := start; i < min(start+batchSize, n); i++ {
-			b = append(b, i)
-		}
-		select {
-		case batches <- b:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(batches)
-	wg.Wait()
-	close(errc)
-	if err := <-errc; err != nil {
-		return err
-	}
-	return ctx.Err()
 }
 
 // dropOtherShapes deletes the benchmark users of a differently shaped data
@@ -248,11 +161,10 @@ func dropOtherShapes(ctx context.Context, pool *pgxpool.Pool, ids []uuid.UUID) e
 
 type loader struct {
 	pool       *pgxpool.Pool
-	shape      shape
+	shape      Shape
 	now        time.Time
 	summarizer *summarizer.Offline
-	done       atomic.Int64
-	turns      atomic.Int64
+	progress   progress
 }
 
 // batch holds the rows of a few facilitators, copied in one transaction so
@@ -287,7 +199,7 @@ func (l *loader) loadBatch(ctx context.Context, facilitators []int) error {
 	}
 	switch present {
 	case len(ids):
-		l.done.Add(int64(len(ids)))
+		l.progress.done.Add(int64(len(ids)))
 		return nil // loaded by an earlier run
 	case 0:
 	default:
@@ -308,29 +220,12 @@ func (l *loader) loadBatch(ctx context.Context, facilitators []int) error {
 	if err := l.insert(ctx, &b); err != nil {
 		return fmt.Errorf("batch %d–%d: %w", facilitators[0], facilitators[len(facilitators)-1], err)
 	}
-	done := l.done.Add(int64(len(ids)))
-	l.turns.Add(int64(len(b.turns)))
-	logf("loaded %4d/%d facilitators (%d turns in batch; generated in %.1f s, copied in %.1f s)",
-		done, l.shape.Facilitators, len(b.turns), generated.Seconds(), (time.Since(start) - generated).Seconds())
+	l.progress.batchLoaded(len(ids), len(b.turns), start, generated)
 	return nil
 }
 
 func (l *loader) insert(ctx context.Context, b *batch) error {
-	tx, err := l.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	// Each batch is atomic and rerunnable, so waiting for the WAL flush at
-	// every commit buys nothing here.
-	if _, err := tx.Exec(ctx, `set local synchronous_commit = off`); err != nil {
-		return err
-	}
-	copies := []struct {
-		table   pgx.Identifier
-		columns []string
-		rows    pgx.CopyFromSource
-	}{
+	return copyBatch(ctx, l.pool, []tableCopy{
 		{pgx.Identifier{"auth", "users"},
 			[]string{"id", "aud", "role", "email", "email_confirmed_at", "created_at", "updated_at"},
 			pgx.CopyFromRows(b.users)},
@@ -354,24 +249,19 @@ func (l *loader) insert(ctx context.Context, b *batch) error {
 		{pgx.Identifier{"public", "conversation_updates"},
 			[]string{"id", "facilitator_id", "learner_id", "summary", "recent_turns", "turn_count", "created_at", "updated_at"},
 			pgx.CopyFromRows(b.convs)},
-	}
-	for _, c := range copies {
-		if _, err := tx.CopyFrom(ctx, c.table, c.columns, c.rows); err != nil {
-			return fmt.Errorf("copy %s: %w", c.table.Sanitize(), err)
-		}
-	}
-	// The summaries cover every active turn, as after a successful update;
-	// left at 0, the first post would re-summarize the whole turn log.
-	if _, err := tx.Exec(ctx, `update public.conversation_updates c
-		set summarized_turn_id = m.last_id
-		from (select facilitator_id, learner_id, max(id) as last_id
-			from public.conversation_turns
-			where facilitator_id = any($1::uuid[]) and archive_id is null
-			group by facilitator_id, learner_id) m
-		where c.facilitator_id = m.facilitator_id and c.learner_id is not distinct from m.learner_id`, uuidStrings(b.ids)); err != nil {
+	}, func(tx pgx.Tx) error {
+		// The summaries cover every active turn, as after a successful
+		// update; left at 0, the first post would re-summarize the whole
+		// turn log.
+		_, err := tx.Exec(ctx, `update public.conversation_updates c
+			set summarized_turn_id = m.last_id
+			from (select facilitator_id, learner_id, max(id) as last_id
+				from public.conversation_turns
+				where facilitator_id = any($1::uuid[]) and archive_id is null
+				group by facilitator_id, learner_id) m
+			where c.facilitator_id = m.facilitator_id and c.learner_id is not distinct from m.learner_id`, uuidStrings(b.ids))
 		return err
-	}
-	return tx.Commit(ctx)
+	})
 }
 
 // scope is one of a facilitator's conversations: general or a learner's.
@@ -433,7 +323,7 @@ func (l *loader) generate(ctx context.Context, b *batch, i int) {
 		}
 		t := g.newTopic()
 		archiveID := randomUUID(r)
-		turns := l.conversation(g, r, &t, sc, start, s.TurnsPerArchive)
+		turns := l.conversation(g, r, t, sc, start, s.TurnsPerArchive)
 		jsonTurns := make([]archivedTurn, len(turns))
 		for k, turn := range turns {
 			jsonTurns[k] = archivedTurn(turn)
@@ -451,7 +341,7 @@ func (l *loader) generate(ctx context.Context, b *batch, i int) {
 		n = max(2, min(n, 48)) &^ 1
 		start := l.now.Add(-time.Duration(r.Int64N(int64(3 * day))))
 		t := g.newTopic()
-		turns := l.conversation(g, r, &t, sc, start, n)
+		turns := l.conversation(g, r, t, sc, start, n)
 		for _, turn := range turns {
 			b.turns = append(b.turns, turnRow{fid, sc.learner, nil, turn.Role, turn.Content, turn.ID, turn.CreatedAt})
 		}
@@ -467,7 +357,7 @@ func (l *loader) generate(ctx context.Context, b *batch, i int) {
 
 // conversation writes n alternating turns, parent first, a reply every
 // half minute to four minutes.
-func (l *loader) conversation(g *textGen, r *rand.Rand, t *topic, sc *scope, start time.Time, n int) []memory.Turn {
+func (l *loader) conversation(g *textGen, r *rand.Rand, t topic, sc *scope, start time.Time, n int) []memory.Turn {
 	turns := make([]memory.Turn, n)
 	at := start
 	for k := range turns {

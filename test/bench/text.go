@@ -1,12 +1,12 @@
-package main
+package bench
 
 import (
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"mentormemory/test/textgen"
 )
 
 // The generated conversations must look like real ones to Postgres: full
@@ -16,8 +16,8 @@ import (
 // unnests, the ts_headline work and each facilitator's search_vocabulary, so
 // a benchmark on repeated lorem ipsum would measure the wrong thing.
 //
-// Slots are filled from pools with a Zipf-like skew (pick), so early entries
-// are common and late ones rare, as words are in real speech.
+// Slots are filled from pools with a Zipf-like skew (textgen.PickSkewed), so
+// early entries are common and late ones rare, as words are in real speech.
 
 var learnerNames = []string{
 	"Emma", "Max", "Olivia", "Noah", "Ava", "Liam", "Mia", "Lucas", "Sophia", "Ethan",
@@ -288,38 +288,33 @@ type textGen struct {
 	r *rand.Rand
 }
 
-// topic is what one conversation is mostly about: most slots reuse it, as a
-// real conversation keeps coming back to the same subject.
-type topic struct {
-	skill, subject, interest, behavior, trigger, strategy, routine, event, worry, person, place string
+// topic is what one conversation is mostly about, by slot: most slots
+// reuse it, as a real conversation keeps coming back to the same subject.
+type topic map[string]string
+
+// topicPools are the slots a topic holds, in the order a new topic draws
+// them.
+var topicPools = []struct {
+	slot string
+	pool []string
+}{
+	{"skill", skills}, {"subject", subjects}, {"interest", interests}, {"behavior", behaviors},
+	{"trigger", triggers}, {"strategy", strategies}, {"routine", routines}, {"event", events},
+	{"worry", worries}, {"person", persons}, {"place", places},
 }
 
 func (g *textGen) newTopic() topic {
-	return topic{
-		skill:    pick(g.r, skills),
-		subject:  pick(g.r, subjects),
-		interest: pick(g.r, interests),
-		behavior: pick(g.r, behaviors),
-		trigger:  pick(g.r, triggers),
-		strategy: pick(g.r, strategies),
-		routine:  pick(g.r, routines),
-		event:    pick(g.r, events),
-		worry:    pick(g.r, worries),
-		person:   pick(g.r, persons),
-		place:    pick(g.r, places),
+	t := topic{}
+	for _, p := range topicPools {
+		t[p.slot] = textgen.PickSkewed(g.r, p.pool)
 	}
-}
-
-// pick chooses from a pool with a skew towards its first entries.
-func pick(r *rand.Rand, pool []string) string {
-	i := int(float64(len(pool)) * math.Pow(r.Float64(), 1.7))
-	return pool[min(i, len(pool)-1)]
+	return t
 }
 
 // turn writes one turn: a parent's message of one to three sentences, or a
 // mentor's reply of two to five. child is the learner's name, or empty in
 // the general conversation.
-func (g *textGen) turn(role string, t *topic, child string, age int) string {
+func (g *textGen) turn(role string, t topic, child string, age int) string {
 	templates, n := userTemplates, 1+g.r.IntN(3)
 	if role == "assistant" {
 		templates, n = assistantTemplates, 2+g.r.IntN(4)
@@ -329,7 +324,7 @@ func (g *textGen) turn(role string, t *topic, child string, age int) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(g.fill(templates[g.r.IntN(len(templates))], t, child, age))
+		b.WriteString(g.fill(textgen.Pick(g.r, templates), t, child, age))
 	}
 	if role == "user" {
 		return g.typos(b.String())
@@ -361,98 +356,56 @@ func (g *textGen) typos(s string) string {
 
 // fill replaces each {slot} of a template. Topic slots keep the topic two
 // times in three.
-func (g *textGen) fill(tmpl string, t *topic, child string, age int) string {
-	return fillSlots(tmpl, func(slot string) string { return g.slot(slot, t, child, age) })
+func (g *textGen) fill(tmpl string, t topic, child string, age int) string {
+	return textgen.Capitalize(textgen.Fill(tmpl, func(slot string) string { return g.slot(slot, t, child, age) }))
 }
 
-// fillSlots replaces each {slot} of a template with its value and
-// capitalizes the sentence.
-func fillSlots(tmpl string, value func(slot string) string) string {
-	var b strings.Builder
-	for {
-		open := strings.IndexByte(tmpl, '{')
-		if open < 0 {
-			b.WriteString(tmpl)
-			break
-		}
-		end := strings.IndexByte(tmpl[open:], '}') + open
-		b.WriteString(tmpl[:open])
-		b.WriteString(value(tmpl[open+1 : end]))
-		tmpl = tmpl[end+1:]
-	}
-	return capitalize(b.String())
-}
-
-func (g *textGen) slot(name string, t *topic, child string, age int) string {
+func (g *textGen) slot(name string, t topic, child string, age int) string {
 	keep := g.r.IntN(3) < 2
-	choose := func(topicValue string, pool []string) string {
+	if value, ok := t[name]; ok {
 		if keep {
-			return topicValue
+			return value
 		}
-		return pick(g.r, pool)
+		return drawWord(g.r, name)
 	}
 	switch name {
 	case "name", "Name":
 		if child != "" {
 			return child
 		}
-		return childRefs[g.r.IntN(len(childRefs))]
-	case "skill":
-		return choose(t.skill, skills)
-	case "subject":
-		return choose(t.subject, subjects)
-	case "interest":
-		return choose(t.interest, interests)
-	case "behavior":
-		return choose(t.behavior, behaviors)
-	case "trigger":
-		return choose(t.trigger, triggers)
-	case "strategy":
-		return choose(t.strategy, strategies)
-	case "routine":
-		return choose(t.routine, routines)
-	case "event":
-		return choose(t.event, events)
-	case "worry":
-		return choose(t.worry, worries)
-	case "person":
-		return choose(t.person, persons)
-	case "place":
-		return choose(t.place, places)
-	case "feeling":
-		return pick(g.r, feelings)
-	case "parentFeeling":
-		return pick(g.r, parentFeelings)
-	case "time":
-		return pick(g.r, times)
-	case "adj":
-		return pick(g.r, adjectives)
-	case "noun":
-		return pick(g.r, nouns)
-	case "concept":
-		return pick(g.r, concepts)
-	case "professional":
-		return pick(g.r, professionals)
-	case "friend":
-		return learnerNames[g.r.IntN(len(learnerNames))]
-	case "town":
-		return towns[g.r.IntN(len(towns))]
-	case "pet":
-		return pets[g.r.IntN(len(pets))]
+		return textgen.Pick(g.r, childRefs)
 	case "age":
 		return strconv.Itoa(age)
 	case "count":
 		return strconv.Itoa(3 + g.r.IntN(25))
 	}
-	return name
+	return drawWord(g.r, name)
 }
 
-func capitalize(s string) string {
-	r, size := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError || unicode.IsUpper(r) {
-		return s
+// skewedPools are the words of the slots a generator has no value of its
+// own for: common words come up more often than rare ones.
+var skewedPools = map[string][]string{
+	"skill": skills, "subject": subjects, "interest": interests, "behavior": behaviors,
+	"trigger": triggers, "strategy": strategies, "routine": routines, "event": events,
+	"worry": worries, "person": persons, "place": places, "feeling": feelings,
+	"parentFeeling": parentFeelings, "time": times, "adj": adjectives, "noun": nouns,
+	"concept": concepts, "professional": professionals, "activity": activities,
+}
+
+// evenPools are the names and days of such slots: any as likely as another.
+var evenPools = map[string][]string{
+	"friend": learnerNames, "town": towns, "pet": pets, "Weekday": weekdays, "job": jobs,
+}
+
+// drawWord fills a slot from its pool; a slot with none is left as its name.
+func drawWord(r *rand.Rand, slot string) string {
+	if pool, ok := skewedPools[slot]; ok {
+		return textgen.PickSkewed(r, pool)
 	}
-	return string(unicode.ToUpper(r)) + s[size:]
+	if pool, ok := evenPools[slot]; ok {
+		return textgen.Pick(r, pool)
+	}
+	return slot
 }
 
 // searchQueries are what a facilitator types into the search box: two to

@@ -1,0 +1,162 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/postgres"
+	"mentormemory/postgres/pgtest"
+)
+
+// tinyDataSet loads a few facilitators with memories through Load, the
+// command's own loader, into a fresh database. It returns the database's
+// URL and a pool on it, as the superuser the benchmark connects as.
+func tinyDataSet(t *testing.T) (string, *pgxpool.Pool) {
+	t.Helper()
+	url := pgtest.NewDatabase(t)
+	c := LoadConfig{
+		DatabaseURL: url,
+		Shape:       Shape{Facilitators: 4, Archives: 3, TurnsPerArchive: 6, ActiveTurns: 4, Seed: 1},
+		Memories:    MemoryShape{Learners: 3, PerLearner: 30},
+		Workers:     2,
+		Batch:       2,
+	}
+	if err := Load(context.Background(), c); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	// A second load finds the data and keeps it.
+	if err := Load(context.Background(), c); err != nil {
+		t.Fatalf("second load: %v", err)
+	}
+	admin, err := postgres.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(admin.Close)
+	return url, admin
+}
+
+func TestLoadAndMeasureEveryRoute(t *testing.T) {
+	ctx := context.Background()
+	url, admin := tinyDataSet(t)
+	var users, turns, memories, loads int
+	if err := admin.QueryRow(ctx, `select (select count(*) from auth.users), (select count(*) from public.conversation_turns),
+			(select count(*) from public.learner_memories), (select count(*) from bench.loads)`).
+		Scan(&users, &turns, &memories, &loads); err != nil {
+		t.Fatal(err)
+	}
+	// 4 × (3 × 6 archived + 3 live conversations of about 4 turns).
+	if users != 4 || turns < 4*(18+3*2) || memories != 90 || loads != 2 {
+		t.Errorf("loaded %d users, %d turns, %d memories, %d loads recorded; want 4, at least 96, 90, 2", users, turns, memories, loads)
+	}
+
+	dir := t.TempDir()
+	c := RunConfig{DatabaseURL: url, Concurrency: 2, Duration: 5 * time.Second, Requests: 30,
+		Warmup: time.Second, WarmupRequests: 5, Archiving: 4, Seed: 1,
+		Out: filepath.Join(dir, "results.md"), ServerLog: filepath.Join(dir, "server.log")}
+	env, results, err := measureRoutes(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != len(RouteKeys) {
+		t.Fatalf("%d routes measured, want all %d", len(results), len(RouteKeys))
+	}
+	for _, r := range results {
+		want := c.Requests
+		if r.route.key == "post-archive" {
+			want = 4 // one post per primed conversation
+		}
+		p50, p90, p99 := r.percentile(0.5), r.percentile(0.9), r.percentile(0.99)
+		switch {
+		case r.errors > 0:
+			t.Errorf("%s: %d errors, the first: %s", r.route.name, r.errors, r.firstErr)
+		case r.count != want:
+			t.Errorf("%s: %d answers, want %d", r.route.name, r.count, want)
+		case p50 <= 0 || p50 > p90 || p90 > p99 || p99 > r.max() || r.max() > 5*time.Second:
+			t.Errorf("%s: p50 %s, p90 %s, p99 %s, max %s: not in order", r.route.name, p50, p90, p99, r.max())
+		case r.throughput() <= 0:
+			t.Errorf("%s: throughput %g", r.route.name, r.throughput())
+		}
+		o := r.outcome
+		switch r.route.key {
+		case "post-archive":
+			if o.archived != r.count {
+				t.Errorf("%s: %d of %d posts archived", r.route.name, o.archived, r.count)
+			}
+		case "recall-light", "recall-deep":
+			if o.recalled == 0 {
+				t.Errorf("%s recalled no memories", r.route.name)
+			}
+		}
+	}
+
+	var stdout strings.Builder
+	if err := report(&stdout, env, c, results); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		row := fmt.Sprintf("| %s | %d | 0 |", r.route.name, r.count)
+		if !strings.Contains(stdout.String(), r.route.name) || !strings.Contains(string(md), row) {
+			t.Errorf("the report lacks %q:\n%s", row, md)
+		}
+	}
+	if !strings.Contains(string(md), "| `public.learner_memories` | 90 |") {
+		t.Errorf("the report lacks the memories' table row:\n%s", md)
+	}
+}
+
+func TestClientsKeepEveryTurn(t *testing.T) {
+	ctx := context.Background()
+	url, admin := tinyDataSet(t)
+	facilitators, err := benchFacilitators(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := ClientsConfig{DatabaseURL: url, Clients: 3, Duration: 3 * time.Second,
+		ThinkMin: 50 * time.Millisecond, ThinkMax: 150 * time.Millisecond, Modes: "offline,model",
+		ModelLatency: 600 * time.Millisecond, Seed: 1,
+		Out: filepath.Join(dir, "results.md"), ServerLog: filepath.Join(dir, "server.log")}
+	if err := c.validate(); err != nil {
+		t.Fatal(err)
+	}
+	for i, mode := range c.modes() {
+		run, err := runClientMode(ctx, admin, facilitators, c, mode, uint64(i), false)
+		if err != nil {
+			t.Fatalf("%s mode: %v", mode, err)
+		}
+		if len(run.failures) > 0 {
+			t.Errorf("%s mode failed: %s", mode, strings.Join(run.failures, "; "))
+		}
+		v := run.checked
+		if run.all.errors > 0 || run.post.count == 0 || v.acked != 2*run.post.count || v.storedOnce != v.acked {
+			t.Errorf("%s mode: %d errors (%v), %d posts, %d turns acknowledged, %d stored once",
+				mode, run.all.errors, run.errors, run.post.count, v.acked, v.storedOnce)
+		}
+		var stdout strings.Builder
+		if err := run.report(&stdout, c); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(stdout.String(), "Result: pass") {
+			t.Errorf("%s mode's report:\n%s", mode, stdout.String())
+		}
+	}
+	md, err := os.ReadFile(c.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(md), "-client load run, "); n != 2 {
+		t.Errorf("%d runs in the Markdown file, want both modes appended:\n%s", n, md)
+	}
+}
