@@ -15,9 +15,9 @@ import (
 // exactly once in the log, either in the active segment or in one archived
 // segment, never in both and never in neither, and the counts must agree.
 func TestClearRacingPostsLosesNoTurn(t *testing.T) {
-	e := newEnv(t, apptest.Options{ArchiveTurns: 6})
-	u := e.newUser()
-	emma := e.newLearner(u, "Emma")
+	svc := apptest.Start(t, apptest.Options{ArchiveTurns: 6})
+	u := svc.NewUser(t)
+	emma := svc.NewLearner(t, u, "Emma")
 
 	const posters, exchanges = 4, 12
 	var acknowledged sync.Map
@@ -32,7 +32,7 @@ func TestClearRacingPostsLosesNoTurn(t *testing.T) {
 			case <-stop:
 				return
 			default:
-				if res := e.call(u.token, http.MethodDelete, "/api/conversation-memory?learner_id="+emma, nil); res.status == http.StatusOK {
+				if res := svc.Call(t, u.Token, http.MethodDelete, "/api/conversation-memory?learner_id="+emma, nil); res.Status == http.StatusOK {
 					clears++
 				}
 			}
@@ -48,11 +48,11 @@ func TestClearRacingPostsLosesNoTurn(t *testing.T) {
 					{ID: id + "-q", Role: memory.RoleUser, Content: "Question " + id},
 					{ID: id + "-a", Role: memory.RoleAssistant, Content: "Answer " + id},
 				}
-				res := e.post(u, emma, turns...)
-				if res.status == http.StatusOK {
+				res := svc.PostTurns(t, u, emma, turns...)
+				if res.Status == http.StatusOK {
 					acknowledged.Store(id, true)
-				} else if res.status != http.StatusServiceUnavailable {
-					t.Errorf("post %s: %d %s", id, res.status, res.raw)
+				} else if res.Status != http.StatusServiceUnavailable {
+					t.Errorf("post %s: %d %s", id, res.Status, res.Raw)
 				}
 			}
 		}()
@@ -61,8 +61,8 @@ func TestClearRacingPostsLosesNoTurn(t *testing.T) {
 	close(stop)
 	<-clearerDone
 	// One more exchange after the last clear, so an active segment exists.
-	e.post(u, emma, memory.Turn{ID: "last-q", Role: memory.RoleUser, Content: "Question last"},
-		memory.Turn{ID: "last-a", Role: memory.RoleAssistant, Content: "Answer last"}).wantStatus(http.StatusOK)
+	svc.PostTurns(t, u, emma, memory.Turn{ID: "last-q", Role: memory.RoleUser, Content: "Question last"},
+		memory.Turn{ID: "last-a", Role: memory.RoleAssistant, Content: "Answer last"}).WantStatus(http.StatusOK)
 	acknowledged.Store("last", true)
 
 	acked := 0
@@ -73,39 +73,39 @@ func TestClearRacingPostsLosesNoTurn(t *testing.T) {
 	// Every acknowledged exchange is stored (a post refused with 503 may
 	// or may not have been).
 	acknowledged.Range(func(id, _ any) bool {
-		if n := e.count(`select count(*) from conversation_turns where learner_id = $1::uuid and client_turn_id like $2`,
+		if n := svc.Count(t, `select count(*) from conversation_turns where learner_id = $1::uuid and client_turn_id like $2`,
 			emma, id.(string)+"-%"); n != 2 {
 			t.Errorf("acknowledged exchange %s has %d turns stored, want 2", id, n)
 		}
 		return true
 	})
 	// Each turn is stored once, whatever was resent or raced.
-	if n := e.count(`select count(*) from (select content from conversation_turns where learner_id = $1::uuid
+	if n := svc.Count(t, `select count(*) from (select content from conversation_turns where learner_id = $1::uuid
 		group by content having count(*) > 1) d`, emma); n != 0 {
 		t.Fatalf("%d turns stored twice", n)
 	}
 	// Archived turns are exactly those the archive rows hold.
-	archived := e.count(`select count(*) from conversation_turns where learner_id = $1::uuid and archive_id is not null`, emma)
-	if n := e.count(`select coalesce(sum(turn_count), 0) from conversation_history_archive where learner_id = $1::uuid`, emma); n != archived {
+	archived := svc.Count(t, `select count(*) from conversation_turns where learner_id = $1::uuid and archive_id is not null`, emma)
+	if n := svc.Count(t, `select coalesce(sum(turn_count), 0) from conversation_history_archive where learner_id = $1::uuid`, emma); n != archived {
 		t.Fatalf("archive rows count %d turns, the log has %d archived", n, archived)
 	}
-	if n := e.count(`select coalesce(sum(jsonb_array_length(conversation_turns)), 0) from conversation_history_archive where learner_id = $1::uuid`, emma); n != archived {
+	if n := svc.Count(t, `select coalesce(sum(jsonb_array_length(conversation_turns)), 0) from conversation_history_archive where learner_id = $1::uuid`, emma); n != archived {
 		t.Fatalf("archive rows hold %d turns, the log has %d archived", n, archived)
 	}
-	if n := e.count(`select count(*) from (select t->>'content' from conversation_history_archive a,
+	if n := svc.Count(t, `select count(*) from (select t->>'content' from conversation_history_archive a,
 		jsonb_array_elements(a.conversation_turns) t where a.learner_id = $1::uuid group by 1 having count(*) > 1) d`, emma); n != 0 {
 		t.Fatalf("%d turns are in two archived segments", n)
 	}
 	// The active record counts exactly the turns not archived.
-	active := e.count(`select count(*) from conversation_turns where learner_id = $1::uuid and archive_id is null`, emma)
-	if n := e.count(`select coalesce(sum(turn_count), 0) from conversation_updates where learner_id = $1::uuid`, emma); n != active {
+	active := svc.Count(t, `select count(*) from conversation_turns where learner_id = $1::uuid and archive_id is null`, emma)
+	if n := svc.Count(t, `select coalesce(sum(turn_count), 0) from conversation_updates where learner_id = $1::uuid`, emma); n != active {
 		t.Fatalf("the active record counts %d turns, the log has %d active", n, active)
 	}
-	if active > 0 && e.count(`select count(*) from conversation_updates where learner_id = $1::uuid`, emma) != 1 {
+	if active > 0 && svc.Count(t, `select count(*) from conversation_updates where learner_id = $1::uuid`, emma) != 1 {
 		t.Fatal("active turns without their active record")
 	}
 	t.Logf("%d exchanges acknowledged, %d clears, %d turns archived, %d active", acked, clears, archived, active)
-	if total := e.count(`select count(*) from conversation_turns where learner_id = $1::uuid`, emma); total != archived+active {
+	if total := svc.Count(t, `select count(*) from conversation_turns where learner_id = $1::uuid`, emma); total != archived+active {
 		t.Fatalf("%d turns, %d archived + %d active", total, archived, active)
 	}
 }

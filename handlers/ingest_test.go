@@ -30,49 +30,49 @@ func history(n int, withIDs bool) []memory.Turn {
 func TestResendingTheWholeHistoryStoresEachTurnOnce(t *testing.T) {
 	for _, withIDs := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ids=%v", withIDs), func(t *testing.T) {
-			e := newEnv(t, apptest.Options{})
-			u := e.newUser()
+			svc := apptest.Start(t, apptest.Options{})
+			u := svc.NewUser(t)
 			all := history(12, withIDs)
 			// The original client posts its whole history after every reply,
 			// and retries the same request after a timeout.
 			for n := 2; n <= len(all); n += 2 {
 				for range 2 {
-					res := e.post(u, "", all[:n]...).wantStatus(http.StatusOK)
-					if got := number(conversation(res)["turn_count"]); got != n {
+					res := svc.PostTurns(t, u, "", all[:n]...).WantStatus(http.StatusOK)
+					if got := number(res.Object("conversation_update")["turn_count"]); got != n {
 						t.Fatalf("after posting %d turns, turn_count = %d", n, got)
 					}
 				}
 			}
-			if n := e.count(`select count(*) from conversation_turns where facilitator_id = $1::uuid`, u.id); n != len(all) {
+			if n := svc.Count(t, `select count(*) from conversation_turns where facilitator_id = $1::uuid`, u.ID); n != len(all) {
 				t.Fatalf("log holds %d turns, want %d", n, len(all))
 			}
 			// An incremental client posting only the last exchange again adds
 			// nothing either.
-			res := e.post(u, "", all[len(all)-2:]...).wantStatus(http.StatusOK)
-			if res.body["turns_added"] != 0.0 {
-				t.Fatalf("resent exchange was stored again: %s", res.raw)
+			res := svc.PostTurns(t, u, "", all[len(all)-2:]...).WantStatus(http.StatusOK)
+			if res.Body["turns_added"] != 0.0 {
+				t.Fatalf("resent exchange was stored again: %s", res.Raw)
 			}
 		})
 	}
 }
 
 func TestRepeatedWordsInANewExchangeAreStored(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	u := e.newUser()
-	e.post(u, "", exchange("Thanks!", "You're welcome.")...).wantStatus(http.StatusOK)
-	e.post(u, "", exchange("How do I help with spelling?", "Use word families.")...).wantStatus(http.StatusOK)
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
+	svc.PostTurns(t, u, "", apptest.Exchange("Thanks!", "You're welcome.")...).WantStatus(http.StatusOK)
+	svc.PostTurns(t, u, "", apptest.Exchange("How do I help with spelling?", "Use word families.")...).WantStatus(http.StatusOK)
 	// Same words as an earlier exchange, but not the latest stored turns:
 	// a new exchange, not a resend.
-	res := e.post(u, "", exchange("Thanks!", "You're welcome.")...).wantStatus(http.StatusOK)
-	if res.body["turns_added"] != 2.0 || number(conversation(res)["turn_count"]) != 6 {
-		t.Fatalf("new exchange was taken for a resend: %s", res.raw)
+	res := svc.PostTurns(t, u, "", apptest.Exchange("Thanks!", "You're welcome.")...).WantStatus(http.StatusOK)
+	if res.Body["turns_added"] != 2.0 || number(res.Object("conversation_update")["turn_count"]) != 6 {
+		t.Fatalf("new exchange was taken for a resend: %s", res.Raw)
 	}
 }
 
 func TestParallelPostsKeepExactCounts(t *testing.T) {
-	e := newEnv(t, apptest.Options{ArchiveTurns: 1000})
-	u := e.newUser()
-	learner := e.newLearner(u, "Max")
+	svc := apptest.Start(t, apptest.Options{ArchiveTurns: 1000})
+	u := svc.NewUser(t)
+	learner := svc.NewLearner(t, u, "Max")
 	const clients, posts = 8, 5
 	var wg sync.WaitGroup
 	errs := make(chan string, clients*posts)
@@ -81,12 +81,12 @@ func TestParallelPostsKeepExactCounts(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for p := range posts {
-				turns := exchange(fmt.Sprintf("client %d question %d", c, p), fmt.Sprintf("client %d answer %d", c, p))
+				turns := apptest.Exchange(fmt.Sprintf("client %d question %d", c, p), fmt.Sprintf("client %d answer %d", c, p))
 				turns[0].ID, turns[1].ID = fmt.Sprintf("c%d-p%d-q", c, p), fmt.Sprintf("c%d-p%d-a", c, p)
-				res := e.call(u.token, http.MethodPost, "/api/conversation-memory",
+				res := svc.Call(t, u.Token, http.MethodPost, "/api/conversation-memory",
 					map[string]any{"learner_id": learner, "conversation_turns": turns})
-				if res.status != http.StatusOK {
-					errs <- string(res.raw)
+				if res.Status != http.StatusOK {
+					errs <- string(res.Raw)
 				}
 			}
 		}()
@@ -97,37 +97,37 @@ func TestParallelPostsKeepExactCounts(t *testing.T) {
 		t.Fatalf("post failed: %s", err)
 	}
 	want := clients * posts * 2
-	got := e.call(u.token, http.MethodGet, "/api/conversation-memory?learner_id="+learner, nil).wantStatus(http.StatusOK)
-	if n := number(conversation(got)["turn_count"]); n != want {
+	got := svc.Call(t, u.Token, http.MethodGet, "/api/conversation-memory?learner_id="+learner, nil).WantStatus(http.StatusOK)
+	if n := number(got.Object("conversation_update")["turn_count"]); n != want {
 		t.Fatalf("turn_count = %d, want %d", n, want)
 	}
-	if n := e.count(`select count(*) from conversation_turns where learner_id = $1::uuid`, learner); n != want {
+	if n := svc.Count(t, `select count(*) from conversation_turns where learner_id = $1::uuid`, learner); n != want {
 		t.Fatalf("log holds %d turns, want %d", n, want)
 	}
 }
 
 func TestAutoArchiveEveryFiftyTurns(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	u := e.newUser()
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
 	all := history(104, true)
-	var last response
+	var last apptest.Response
 	archivedAt := 0
 	for n := 0; n < len(all); n += 2 {
-		last = e.post(u, "", all[n:n+2]...).wantStatus(http.StatusOK)
-		if last.body["archived"] == true {
+		last = svc.PostTurns(t, u, "", all[n:n+2]...).WantStatus(http.StatusOK)
+		if last.Body["archived"] == true {
 			archivedAt++
 		}
 	}
 	if archivedAt != 2 {
 		t.Fatalf("want 2 posts reporting an archive, got %d", archivedAt)
 	}
-	conv := conversation(last)
+	conv := last.Object("conversation_update")
 	if number(conv["turn_count"]) != 4 || len(conv["recent_turns"].([]any)) != 10 || conv["summary"] == "" {
-		t.Fatalf("active record after archiving: %s", last.raw)
+		t.Fatalf("active record after archiving: %s", last.Raw)
 	}
-	rows, err := e.pool.Query(t.Context(), `select turn_count, jsonb_array_length(conversation_turns),
+	rows, err := svc.Pool.Query(t.Context(), `select turn_count, jsonb_array_length(conversation_turns),
 		conversation_turns->0->>'content', coalesce(summary, '') from conversation_history_archive
-		where facilitator_id = $1::uuid order by archived_at`, u.id)
+		where facilitator_id = $1::uuid order by archived_at`, u.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestAutoArchiveEveryFiftyTurns(t *testing.T) {
 		t.Fatalf("want 2 archived segments, got %d", segment)
 	}
 	// Every turn is in exactly one place: an archived segment or the active one.
-	if n := e.count(`select count(*) from conversation_turns where facilitator_id = $1::uuid and archive_id is null`, u.id); n != 4 {
+	if n := svc.Count(t, `select count(*) from conversation_turns where facilitator_id = $1::uuid and archive_id is null`, u.ID); n != 4 {
 		t.Fatalf("active segment holds %d turns, want 4", n)
 	}
 }

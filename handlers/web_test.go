@@ -16,15 +16,11 @@ import (
 	"mentormemory/app/apptest"
 	"mentormemory/auth"
 	"mentormemory/handlers"
-	"mentormemory/memory"
-	"mentormemory/postgres"
-	"mentormemory/postgres/pgtest"
-	"mentormemory/summarizer"
 )
 
-// webServer serves the app with the given web settings. Without a pool the
-// memory routes have no service: the web routes must not need one.
-func webServer(t *testing.T, web handlers.WebConfig, withDB bool) (string, *env) {
+// webServer serves the app with the given web settings and no memory
+// service: the web routes must not need one.
+func webServer(t *testing.T, web handlers.WebConfig) string {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: apptest.Secret})
@@ -32,21 +28,9 @@ func webServer(t *testing.T, web handlers.WebConfig, withDB bool) (string, *env)
 		t.Fatal(err)
 	}
 	t.Cleanup(verifier.Close)
-	deps := handlers.Deps{Verifier: verifier, Log: log, Web: web}
-	var e *env
-	if withDB {
-		pool := pgtest.NewPool(t)
-		store := postgres.NewStore(pool, 50)
-		deps.Service = memory.NewService(store, summarizer.NewOffline(), log)
-		deps.DB = store
-		e = &env{t: t, pool: pool}
-	}
-	srv := httptest.NewServer(handlers.NewServer(deps))
+	srv := httptest.NewServer(handlers.NewServer(handlers.Deps{Verifier: verifier, Log: log, Web: web}))
 	t.Cleanup(srv.Close)
-	if e != nil {
-		e.url = srv.URL
-	}
-	return srv.URL, e
+	return srv.URL
 }
 
 func fetch(t *testing.T, method, url string, header http.Header) (*http.Response, string) {
@@ -71,7 +55,7 @@ func fetch(t *testing.T, method, url string, header http.Header) (*http.Response
 }
 
 func TestWebClientFiles(t *testing.T) {
-	url, _ := webServer(t, handlers.WebConfig{SupabaseURL: "https://p.supabase.co"}, false)
+	url := webServer(t, handlers.WebConfig{SupabaseURL: "https://p.supabase.co"})
 
 	resp, index := fetch(t, http.MethodGet, url+"/", nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
@@ -171,7 +155,7 @@ func TestWebConfig(t *testing.T) {
 			`{"dev_mode":true,"model_configured":false,"success":true,"supabase_anon_key":"anon","supabase_url":"https://p.supabase.co"}`},
 	}
 	for _, tc := range cases {
-		url, _ := webServer(t, tc.web, false)
+		url := webServer(t, tc.web)
 		resp, body := fetch(t, http.MethodGet, url+"/api/config", nil)
 		var got map[string]any
 		if err := json.Unmarshal([]byte(body), &got); err != nil {
@@ -189,19 +173,19 @@ func TestWebConfig(t *testing.T) {
 }
 
 func TestDevTokenSignsInTheDemoFacilitator(t *testing.T) {
-	_, e := webServer(t, handlers.WebConfig{DevMode: true, DevTokenSecret: apptest.Secret}, true)
+	svc := apptest.Start(t, apptest.Options{Web: handlers.WebConfig{DevMode: true, DevTokenSecret: apptest.Secret}})
 	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: apptest.Secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer verifier.Close()
 
-	res := e.call("", http.MethodPost, "/api/dev/token", nil).wantStatus(http.StatusOK)
-	token, _ := res.body["token"].(string)
+	res := svc.Call(t, "", http.MethodPost, "/api/dev/token", nil).WantStatus(http.StatusOK)
+	token, _ := res.Body["token"].(string)
 	caller, err := verifier.Verify(token)
-	if err != nil || caller.UserID != handlers.DemoFacilitatorID || res.body["user_id"] != handlers.DemoFacilitatorID ||
-		caller.Email != "dana@example.com" || res.body["success"] != true {
-		t.Fatalf("dev token: %s (caller %+v, %v)", res.raw, caller, err)
+	if err != nil || caller.UserID != handlers.DemoFacilitatorID || res.Body["user_id"] != handlers.DemoFacilitatorID ||
+		caller.Email != "dana@example.com" || res.Body["success"] != true {
+		t.Fatalf("dev token: %s (caller %+v, %v)", res.Raw, caller, err)
 	}
 	var claims struct {
 		Exp int64 `json:"exp"`
@@ -211,30 +195,28 @@ func TestDevTokenSignsInTheDemoFacilitator(t *testing.T) {
 		t.Fatalf("dev token lives %v, want 24h", ttl)
 	}
 	// Minting wrote nothing: the facilitator is scripts/dev.sh's to create.
-	if n := e.count(`select count(*) from auth.users`); n != 0 {
+	if n := svc.Count(t, `select count(*) from auth.users`); n != 0 {
 		t.Fatalf("minting a dev token created %d users", n)
 	}
 
-	res = e.call("", http.MethodPost, "/api/dev/token", map[string]any{"email": "sam@example.com"}).wantStatus(http.StatusOK)
-	if caller, err := verifier.Verify(res.body["token"].(string)); err != nil || caller.Email != "sam@example.com" {
+	res = svc.Call(t, "", http.MethodPost, "/api/dev/token", map[string]any{"email": "sam@example.com"}).WantStatus(http.StatusOK)
+	if caller, err := verifier.Verify(res.Body["token"].(string)); err != nil || caller.Email != "sam@example.com" {
 		t.Fatalf("dev token with an email: %+v %v", caller, err)
 	}
-	e.call("", http.MethodPost, "/api/dev/token", map[string]any{"email": "Dana <dana@example.com>"}).
-		wantError(http.StatusBadRequest, "email must be a plain address such as dana@example.com")
-	e.call("", http.MethodPost, "/api/dev/token", `{"email":`).wantError(http.StatusBadRequest, "Malformed JSON")
+	svc.Call(t, "", http.MethodPost, "/api/dev/token", map[string]any{"email": "Dana <dana@example.com>"}).
+		WantError(http.StatusBadRequest, "email must be a plain address such as dana@example.com")
+	svc.Call(t, "", http.MethodPost, "/api/dev/token", `{"email":`).WantError(http.StatusBadRequest, "Malformed JSON")
 
 	// Once dev.sh has seeded the facilitator, the token works on the API.
 	for _, seed := range []string{
 		`insert into auth.users (id, email) values ($1::uuid, 'dana@example.com')`,
 		`insert into public.learners (facilitator_id, name) values ($1::uuid, 'Emma')`,
 	} {
-		if _, err := e.pool.Exec(context.Background(), seed, handlers.DemoFacilitatorID); err != nil {
-			t.Fatal(err)
-		}
+		svc.Exec(t, seed, handlers.DemoFacilitatorID)
 	}
-	learners := e.call(token, http.MethodGet, "/api/learners", nil).wantStatus(http.StatusOK)
-	if list := learners.body["learners"].([]any); len(list) != 1 || list[0].(map[string]any)["name"] != "Emma" {
-		t.Fatalf("learners with the dev token: %s", learners.raw)
+	learners := svc.Call(t, token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
+	if list := learners.Body["learners"].([]any); len(list) != 1 || list[0].(map[string]any)["name"] != "Emma" {
+		t.Fatalf("learners with the dev token: %s", learners.Raw)
 	}
 }
 
@@ -268,7 +250,7 @@ func TestVercelPublishesTheSameClient(t *testing.T) {
 		t.Errorf("no /api rewrite to api/index.go: %+v", cfg.Rewrites)
 	}
 
-	url, _ := webServer(t, handlers.WebConfig{SupabaseURL: "https://p.supabase.co"}, false)
+	url := webServer(t, handlers.WebConfig{SupabaseURL: "https://p.supabase.co"})
 	resp, _ := fetch(t, http.MethodGet, url+"/", nil)
 	want := map[string]string{
 		"Content-Security-Policy": strings.Replace(resp.Header.Get("Content-Security-Policy"), "https://p.supabase.co", "https://*.supabase.co", 1),
