@@ -5,6 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mentormemory/app/apptest"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -14,8 +15,8 @@ import (
 func TestOneConversationPerLearnerOrNone(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t)
-	a := seedUser(t, pool)
-	b := seedUser(t, pool)
+	a := apptest.NewUser(t, pool).ID
+	b := apptest.NewUser(t, pool).ID
 	var maya, sam, noah string
 	asUser(t, pool, a, func(tx pgx.Tx) {
 		maya = createLearner(t, tx, a, "Maya")
@@ -62,7 +63,7 @@ func TestOneConversationPerLearnerOrNone(t *testing.T) {
 	t.Run("store's insert-if-missing", func(t *testing.T) {
 		for _, learner := range []*string{nil, &maya} {
 			asUser(t, pool, a, func(tx pgx.Tx) {
-				n := mustExec(t, tx, `insert into public.conversation_updates (facilitator_id, learner_id)
+				n := apptest.Exec(t, tx, `insert into public.conversation_updates (facilitator_id, learner_id)
 					values ($1::uuid, $2::uuid)
 					on conflict on constraint conversation_updates_one_per_learner do nothing`, a, learner)
 				if n != 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mentormemory/app/apptest"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -138,7 +139,7 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 				if n := countRows(t, tx, tc.table, a.id); n != 0 {
 					t.Errorf("B selects %d of A's rows, want 0", n)
 				}
-				if n := scalar[int64](t, tx, `select count(*) from public.`+tc.table+
+				if n := apptest.Scalar[int64](t, tx, `select count(*) from public.`+tc.table+
 					` where facilitator_id is distinct from $1::uuid`, b.id); n != 0 {
 					t.Errorf("B selects %d rows that are not B's, want 0", n)
 				}
@@ -231,11 +232,11 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			_, err := tryExec(t, tx, `select public.archive_active_turns($1::uuid, $2::uuid, 'Hijacked', 100)`, a.id, a.learner)
 			wantState(t, err, insufficientPrivilege, "anon calls archive_active_turns for A")
 		})
-		if n := scalar[int64](t, pool, `select count(*) from public.conversation_turns
+		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.conversation_turns
 			where facilitator_id = $1::uuid and archive_id is not null`, a.id); n != 0 {
 			t.Errorf("%d of A's turns were archived by the calls", n)
 		}
-		if n := scalar[int64](t, pool, `select count(*) from public.conversation_history_archive
+		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.conversation_history_archive
 			where facilitator_id = $1::uuid and summary = 'Hijacked'`, a.id); n != 0 {
 			t.Errorf("the calls created %d archive rows for A", n)
 		}
@@ -275,7 +276,7 @@ func TestAppendOnlyForOwner(t *testing.T) {
 			var seen int64
 			asUser(t, pool, a.id, func(tx pgx.Tx) {
 				seen = countRows(t, tx, tc.table, a.id)
-				if want := scalar[int64](t, pool, `select count(*) from public.`+tc.table+
+				if want := apptest.Scalar[int64](t, pool, `select count(*) from public.`+tc.table+
 					` where facilitator_id = $1::uuid`, a.id); seen != want || seen == 0 {
 					t.Errorf("A selects %d own rows, want all %d", seen, want)
 				}
@@ -293,12 +294,12 @@ func TestAppendOnlyForOwner(t *testing.T) {
 				wantState(t, err, insufficientPrivilege, "A truncates "+tc.table)
 			})
 			// Everything that was there is still there, plus the insert.
-			after := scalar[int64](t, pool, `select count(*) from public.`+tc.table+
+			after := apptest.Scalar[int64](t, pool, `select count(*) from public.`+tc.table+
 				` where facilitator_id = $1::uuid`, a.id)
 			if after != seen+1 {
 				t.Errorf("A has %d %s rows after, want %d", after, tc.table, seen+1)
 			}
-			changed := scalar[int64](t, pool, `select count(*) from jsonb_array_elements($1::jsonb) e
+			changed := apptest.Scalar[int64](t, pool, `select count(*) from jsonb_array_elements($1::jsonb) e
 				where not exists (select 1 from public.`+tc.table+` x
 					where x.facilitator_id = $2::uuid and to_jsonb(x) = e.value)`, before, a.id)
 			if changed != 0 {
@@ -327,18 +328,18 @@ func TestAnonSeesNothing(t *testing.T) {
 	a := seedFacilitator(t, pool, "Maya")
 	tables := publicTables(t, pool)
 	for _, table := range tables {
-		if n := scalar[int64](t, pool, `select count(*) from public.`+table); n == 0 {
+		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.`+table); n == 0 {
 			t.Fatalf("fixture: %s is empty", table)
 		}
 	}
 
 	for _, tc := range []struct{ name, claims string }{
 		{"no claims", ""},
-		{"facilitator's claims", claimsFor(t, a.id)},
+		{"facilitator's claims", string(apptest.Claims(a.id))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			asAnon(t, pool, tc.claims, func(tx pgx.Tx) {
-				if user := scalar[string](t, tx, `select current_user::text`); user != "anon" {
+				if user := apptest.Scalar[string](t, tx, `select current_user::text`); user != "anon" {
 					t.Fatalf("current_user = %s, want anon", user)
 				}
 				for _, table := range tables {
@@ -442,7 +443,7 @@ func TestRLSEnabledOnEveryPublicTable(t *testing.T) {
 }
 
 // publicTables lists the tables in schema public.
-func publicTables(t *testing.T, pool querier) []string {
+func publicTables(t *testing.T, pool apptest.DB) []string {
 	t.Helper()
 	rows, err := pool.Query(t.Context(), `select c.relname::text from pg_class c
 		where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') order by 1`)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mentormemory/app/apptest"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestArchivedSearchVectorStaysInTheRow(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.NewPool(t)
-	a := seedUser(t, pool)
+	a := apptest.NewUser(t, pool).ID
 
 	// Ten turns of about a kilobyte: ten words of their own each and a
 	// sentence said again and again, so the vector passes 2 KB while the
@@ -33,19 +34,19 @@ func TestArchivedSearchVectorStaysInTheRow(t *testing.T) {
 	asUser(t, pool, a, func(tx pgx.Tx) {
 		createConversation(t, tx, a, nil, "")
 		postTurns(t, tx, a, nil, turns...)
-		mustExec(t, tx, `delete from public.conversation_updates where facilitator_id = $1::uuid`, a)
+		apptest.Exec(t, tx, `delete from public.conversation_updates where facilitator_id = $1::uuid`, a)
 	})
 
 	asSuperuser(t, pool, func(tx pgx.Tx) {
-		vectorBytes := scalar[int](t, tx, `select pg_column_size(search_vector)
+		vectorBytes := apptest.Scalar[int](t, tx, `select pg_column_size(search_vector)
 			from public.conversation_history_archive where facilitator_id = $1::uuid`, a)
 		if vectorBytes <= 2100 {
 			t.Fatalf("the search vector takes %d bytes; the test needs one over 2 KB", vectorBytes)
 		}
-		toastTable := scalar[string](t, tx, `select reltoastrelid::regclass::text from pg_class
+		toastTable := apptest.Scalar[string](t, tx, `select reltoastrelid::regclass::text from pg_class
 			where oid = 'public.conversation_history_archive'::regclass`)
 		// Each value moved out of a row has a chunk_id of its own.
-		if moved := scalar[int](t, tx, `select count(distinct chunk_id) from `+toastTable); moved != 0 {
+		if moved := apptest.Scalar[int](t, tx, `select count(distinct chunk_id) from `+toastTable); moved != 0 {
 			t.Errorf("%d values of the archived row went to the TOAST table, want none", moved)
 		}
 	})
