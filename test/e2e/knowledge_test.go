@@ -2,20 +2,16 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/auth"
+	"mentormemory/app/apptest"
 	"mentormemory/handlers"
-	"mentormemory/postgres/pgtest"
 )
 
 // TestKnowledgeCorrectForgetAndEndSession is what Mr. Mentor knows about a
@@ -25,16 +21,8 @@ import (
 // and ending the session with its goodbye and what to pick up next time.
 // Every change is checked in the database or through the API too.
 func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
-	chromiumPath(t)
-	pgtest.URL(t)
-
-	fake := &model{signOff: "Next time we'll try fraction strips with her."}
-	modelSrv := httptest.NewServer(fake)
-	t.Cleanup(modelSrv.Close)
-	pool, url := serve(t, modelSrv.URL, handlers.WebConfig{DevMode: true, DevTokenSecret: secret})
-	b := startBrowser(t, "knowledge")
-
-	signInAsDemo(b, url)
+	d := startDemo(t, "knowledge", "Next time we'll try fraction strips with her.")
+	b, pool := d.b, d.svc.Pool
 	pickLearner(b, "Emma")
 	b.waitFor("Emma's empty list", `document.getElementById('knowledge-list').textContent.startsWith('Nothing remembered about Emma yet')`)
 
@@ -111,7 +99,7 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 	if stored := storedMemories(t, pool, emmaID); len(stored) != 1 || stored[0].content != pizza {
 		t.Fatalf("database after forgetting: %+v, want only %q", stored, pizza)
 	}
-	if listed := listMemories(t, url, emmaID); len(listed) != 1 || listed[0].Content != pizza {
+	if listed := listMemories(t, d.svc, emmaID); len(listed) != 1 || listed[0].(map[string]any)["content"] != pizza {
 		t.Fatalf("the API lists %+v after forgetting, want only %q", listed, pizza)
 	}
 	b.screenshot("forgotten", true)
@@ -125,12 +113,10 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 	// A memory learnt in the background (as the extraction worker stores
 	// it) shows up once the next exchange is saved.
 	const learnt = "Emma gets frustrated when fractions have different denominators."
-	if _, err := pool.Exec(context.Background(), `insert into public.learner_memories
+	d.svc.Exec(t, `insert into public.learner_memories
 		(facilitator_id, learner_id, type, content, importance, confidence, metadata, source)
 		values ($1, $2, 'academic', $3, 0.7, 0.8, '{"emotion": "frustrated", "topic": "fractions"}', 'extracted')`,
-		handlers.DemoFacilitatorID, emmaID, learnt); err != nil {
-		t.Fatal(err)
-	}
+		handlers.DemoFacilitatorID, emmaID, learnt)
 	b.step("send a message", chromedp.SendKeys(chromedp.ID("message"), "Oh! So that's why the pizza slices worked!"), pressEnter())
 	b.waitFor("the reply, saved", `document.querySelectorAll('#messages .msg.assistant').length === 1 &&
 		document.getElementById('memory-turns').textContent === '2'`)
@@ -227,35 +213,13 @@ func storedMemories(t *testing.T, pool *pgxpool.Pool, learnerID string) []stored
 	return out
 }
 
-type listedMemory struct {
-	ID, Type, Content, Source string
-	Mentions                  int
-}
-
 // listMemories reads a learner's memories through the API, as the demo
 // facilitator.
-func listMemories(t *testing.T, url, learnerID string) []listedMemory {
+func listMemories(t *testing.T, svc *apptest.Service, learnerID string) []any {
 	t.Helper()
-	token, err := auth.MintHS256(secret, handlers.DemoFacilitatorID, "dana@example.com", time.Hour)
-	if err != nil {
-		t.Fatal(err)
+	res := svc.Call(t, demoToken(t), http.MethodGet, "/api/memories?learner_id="+learnerID, nil).WantStatus(http.StatusOK)
+	if res.Body["success"] != true {
+		t.Fatalf("GET /api/memories: %s", res.Raw)
 	}
-	req, err := http.NewRequest(http.MethodGet, url+"/api/memories?learner_id="+learnerID, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body struct {
-		Success  bool
-		Memories []listedMemory
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || !body.Success {
-		t.Fatalf("GET /api/memories: HTTP %d, %v", resp.StatusCode, err)
-	}
-	return body.Memories
+	return res.Body["memories"].([]any)
 }
