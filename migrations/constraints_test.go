@@ -6,15 +6,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/app/apptest"
-	"mentormemory/postgres/pgtest"
 )
 
 // TestOneConversationPerLearnerOrNone checks the NULLS NOT DISTINCT unique
 // constraint: one active conversation per facilitator and learner, and
 // one general conversation (learner_id null) per facilitator.
 func TestOneConversationPerLearnerOrNone(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 	a := apptest.NewUser(t, pool).ID
 	b := apptest.NewUser(t, pool).ID
 	var maya, sam, noah string

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/app/apptest"
+	"mentormemory/postgres/pgtest"
 )
 
 // SQLSTATE codes the tests expect.
@@ -39,6 +40,14 @@ var memoryTables = []string{
 type turn struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+}
+
+// newDatabase runs the test in parallel with the others, each on a fresh,
+// migrated database of its own.
+func newDatabase(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	t.Parallel()
+	return pgtest.NewPool(t)
 }
 
 // asUser runs fn in one transaction as the user, the way the store runs a
@@ -365,3 +374,19 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// deref is what p points at, or nil, for messages.
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// equalPtr reports whether a and b are both nil or point at equal values.
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

@@ -7,16 +7,27 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/app/apptest"
-	"mentormemory/postgres/pgtest"
 )
+
+// letterWord spells n in base 26 with letters, after a common prefix, so
+// that each n gives a distinct word the english stemmer keeps whole.
+func letterWord(n int) string {
+	word := []byte("zq")
+	for {
+		word = append(word, byte('a'+n%26))
+		n /= 26
+		if n == 0 {
+			return string(word)
+		}
+	}
+}
 
 // TestArchivedSearchVectorStaysInTheRow checks migration 0008: when a
 // ten-turn session is archived, its search vector, which every search
 // reads, stays in the row, although it is bigger than the 2 KB past which
 // Postgres would move it to the TOAST table by default.
 func TestArchivedSearchVectorStaysInTheRow(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 	a := apptest.NewUser(t, pool).ID
 
 	// Ten turns of about a kilobyte: ten words of their own each and a
@@ -50,17 +61,4 @@ func TestArchivedSearchVectorStaysInTheRow(t *testing.T) {
 			t.Errorf("%d values of the archived row went to the TOAST table, want none", moved)
 		}
 	})
-}
-
-// letterWord spells n in base 26 with letters, after a common prefix, so
-// that each n gives a distinct word the english stemmer keeps whole.
-func letterWord(n int) string {
-	word := []byte("zq")
-	for {
-		word = append(word, byte('a'+n%26))
-		n /= 26
-		if n == 0 {
-			return string(word)
-		}
-	}
 }

@@ -8,15 +8,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/app/apptest"
-	"mentormemory/postgres/pgtest"
 )
 
 // TestDeleteArchivesActiveTurns checks the archive_on_delete trigger:
 // clearing a conversation moves its active turns into one archive row with
 // the summary, and a conversation without active turns leaves no archive.
 func TestDeleteArchivesActiveTurns(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 
 	turns := []turn{
 		{"user", "Maya keeps mixing up numerators and denominators."},
@@ -120,8 +118,7 @@ func TestDeleteArchivesActiveTurns(t *testing.T) {
 // are archived in segments of exactly the limit, with the summary current
 // at that time.
 func TestAutoArchive(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 
 	const summary = "The summary when the segment filled up."
 	for _, tc := range []struct {
@@ -215,8 +212,7 @@ func TestAutoArchive(t *testing.T) {
 // vector, search_vector(c): the summary at weight A and the active turns
 // (turns_vector, extended per update and rebuilt on archiving) at weight B.
 func TestConversationSearchVector(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 
 	matches := func(t *testing.T, tx pgx.Tx, a, learner, weights, word string) bool {
 		t.Helper()
@@ -296,8 +292,7 @@ func TestConversationSearchVector(t *testing.T) {
 // TestEraseCascades checks that erasing a learner, then the facilitator,
 // removes all their rows without tripping the archiving triggers.
 func TestEraseCascades(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 	a := apptest.NewUser(t, pool).ID
 	b := seedFacilitator(t, pool, "Noah")
 	var maya, sam string
@@ -372,23 +367,14 @@ func TestEraseCascades(t *testing.T) {
 // words of four letters or more from each new turn, per facilitator, read
 // only by that facilitator.
 func TestVocabularyCollectsWords(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 	a := apptest.NewUser(t, pool).ID
 	b := apptest.NewUser(t, pool).ID
 
 	words := func(t *testing.T, q apptest.DB, facilitatorID string) []string {
 		t.Helper()
-		rows, err := q.Query(t.Context(), `select word from public.search_vocabulary
+		return apptest.Column[string](t, q, `select word from public.search_vocabulary
 			where facilitator_id = $1::uuid order by word`, facilitatorID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
 	}
 
 	asUser(t, pool, a, func(tx pgx.Tx) {
@@ -436,18 +422,4 @@ func TestVocabularyCollectsWords(t *testing.T) {
 			})
 		})
 	}
-}
-
-func deref[T any](p *T) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-func equalPtr[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }

@@ -89,6 +89,20 @@ func Scalar[T any](tb testing.TB, db DB, sql string, args ...any) T {
 	return v
 }
 
+// Column is the one column of the rows a query that must succeed returns.
+func Column[T any](tb testing.TB, db DB, sql string, args ...any) []T {
+	tb.Helper()
+	rows, err := db.Query(context.Background(), sql, args...)
+	if err != nil {
+		tb.Fatalf("%s: %v", sql, err)
+	}
+	values, err := pgx.CollectRows(rows, pgx.RowTo[T])
+	if err != nil {
+		tb.Fatalf("%s: %v", sql, err)
+	}
+	return values
+}
+
 // Count is the number a counting query returns.
 func Count(tb testing.TB, db DB, sql string, args ...any) int {
 	tb.Helper()
