@@ -8,6 +8,22 @@ import (
 	"mentormemory/app/apptest"
 )
 
+// nothingStoredFor checks, after a refused request, that no conversation
+// is stored and u has no learner.
+func nothingStoredFor(svc *apptest.Service, u apptest.User) func(*testing.T, apptest.Response) {
+	return func(t *testing.T, _ apptest.Response) {
+		t.Helper()
+		for _, table := range []string{"conversation_turns", "conversation_updates", "conversation_history_archive"} {
+			if n := svc.Count(t, `select count(*) from `+table); n != 0 {
+				t.Errorf("%s has %d rows after refused requests", table, n)
+			}
+		}
+		if n := svc.Count(t, `select count(*) from learners where facilitator_id = $1::uuid`, u.ID); n != 0 {
+			t.Errorf("refused requests created %d learners", n)
+		}
+	}
+}
+
 func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{})
 	u := svc.NewUser(t)
@@ -63,22 +79,6 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 	}
 }
 
-// nothingStoredFor checks, after a refused request, that no conversation
-// is stored and u has no learner.
-func nothingStoredFor(svc *apptest.Service, u apptest.User) func(*testing.T, apptest.Response) {
-	return func(t *testing.T, _ apptest.Response) {
-		t.Helper()
-		for _, table := range []string{"conversation_turns", "conversation_updates", "conversation_history_archive"} {
-			if n := svc.Count(t, `select count(*) from `+table); n != 0 {
-				t.Errorf("%s has %d rows after refused requests", table, n)
-			}
-		}
-		if n := svc.Count(t, `select count(*) from learners where facilitator_id = $1::uuid`, u.ID); n != 0 {
-			t.Errorf("refused requests created %d learners", n)
-		}
-	}
-}
-
 func TestAuthentication(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{})
 	noTurnStored := func(t *testing.T, _ apptest.Response) {
@@ -125,10 +125,4 @@ func TestFacilitatorsCannotSeeEachOther(t *testing.T) {
 	if found.Body["count"] != 2.0 {
 		t.Fatalf("A should find both conversations: %s", found.Raw)
 	}
-}
-
-// number reads a JSON number as an int.
-func number(v any) int {
-	f, _ := v.(float64)
-	return int(f)
 }

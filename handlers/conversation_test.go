@@ -11,6 +11,12 @@ import (
 	"mentormemory/memory"
 )
 
+// number reads a JSON number as an int.
+func number(v any) int {
+	f, _ := v.(float64)
+	return int(f)
+}
+
 func TestConversationLifecycle(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{})
 	dana := svc.NewUser(t)
@@ -64,6 +70,12 @@ func TestConversationLifecycle(t *testing.T) {
 		t.Fatalf("second clear should archive nothing: %s", del.Raw)
 	}
 
+	// Without include_archive, the archive is not searched; with it, the
+	// cleared conversation is found.
+	notFound := svc.Call(t, dana.Token, http.MethodGet, "/api/conversation-memory?search=division", nil).WantStatus(http.StatusOK)
+	if notFound.Body["count"] != 0.0 {
+		t.Fatalf("archive searched without include_archive: %s", notFound.Raw)
+	}
 	found := svc.Call(t, dana.Token, http.MethodGet, "/api/conversation-memory?search=division&include_archive=true", nil).
 		WantStatus(http.StatusOK)
 	if found.Body["count"] != 1.0 {
@@ -73,11 +85,6 @@ func TestConversationLifecycle(t *testing.T) {
 	if result["archived"] != true || result["learner_context"] != "Learner-specific" ||
 		!strings.Contains(result["snippet"].(string), "<mark>") || len(result["matches"].([]any)) == 0 {
 		t.Fatalf("unexpected search result: %s", found.Raw)
-	}
-	// Without include_archive, the archive is not searched.
-	notFound := svc.Call(t, dana.Token, http.MethodGet, "/api/conversation-memory?search=division", nil).WantStatus(http.StatusOK)
-	if notFound.Body["count"] != 0.0 {
-		t.Fatalf("archive searched without include_archive: %s", notFound.Raw)
 	}
 }
 

@@ -9,6 +9,12 @@ import (
 	"mentormemory/llm/llmtest"
 )
 
+// toolCall is the body of POST /api/tools/call: a call of the tool name with
+// arguments, a JSON text or a value.
+func toolCall(name string, arguments any) map[string]any {
+	return map[string]any{"name": name, "arguments": arguments}
+}
+
 func TestToolDefinitionsAreStrict(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{})
 	u := svc.NewUser(t)
@@ -100,12 +106,6 @@ func TestToolCalls(t *testing.T) {
 		apptest.Scenario{Name: tc.name, Method: http.MethodPost, Path: "/api/tools/call", Token: a.Token, Body: toolCall(tc.name, tc.arguments),
 			WantStatus: http.StatusBadRequest, WantError: tc.message}.Run(t, svc)
 	}
-}
-
-// toolCall is the body of POST /api/tools/call: a call of the tool name with
-// arguments, a JSON text or a value.
-func toolCall(name string, arguments any) map[string]any {
-	return map[string]any{"name": name, "arguments": arguments}
 }
 
 func TestCounselorUsesMemoryAndTools(t *testing.T) {

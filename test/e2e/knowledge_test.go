@@ -14,6 +14,45 @@ import (
 	"mentormemory/handlers"
 )
 
+type storedMemory struct {
+	id, kind, content, source string
+	mentions                  int
+}
+
+// storedMemories reads a learner's memories from the database, oldest first.
+func storedMemories(t *testing.T, pool *pgxpool.Pool, learnerID string) []storedMemory {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `select id::text, type, content, source, mentions
+		from public.learner_memories where learner_id = $1 order by created_at, id`, learnerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []storedMemory
+	for rows.Next() {
+		var m storedMemory
+		if err := rows.Scan(&m.id, &m.kind, &m.content, &m.source, &m.mentions); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// listMemories reads a learner's memories through the API, as the demo
+// facilitator.
+func listMemories(t *testing.T, svc *apptest.Service, learnerID string) []any {
+	t.Helper()
+	res := svc.Call(t, demoToken(t), http.MethodGet, "/api/memories?learner_id="+learnerID, nil).WantStatus(http.StatusOK)
+	if res.Body["success"] != true {
+		t.Fatalf("GET /api/memories: %s", res.Raw)
+	}
+	return res.Body["memories"].([]any)
+}
+
 // TestKnowledgeCorrectForgetAndEndSession is what Mr. Mentor knows about a
 // learner, in the facilitator's hands: adding a memory (and repeating it,
 // which reinforces it), correcting its text, forgetting it through the
@@ -160,66 +199,4 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 	b.screenshot("mobile-375-correcting", false)
 
 	b.noConsoleProblems("/api/sessions/end") // the 404 asked for on purpose
-}
-
-// signInAsDemo opens the page and signs in with the demo button.
-func signInAsDemo(b *browser, url string) {
-	b.t.Helper()
-	b.step("open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("dev-signin")))
-	b.screenshot("signin", false)
-	b.step("sign in as the demo facilitator", chromedp.Click(chromedp.ID("dev-signin")), chromedp.WaitVisible(chromedp.ID("workspace")))
-	b.waitFor("the learners", `document.querySelectorAll('#learner option').length === 3`)
-	// Finding the memories on screen by their text, for the checks.
-	b.step("add the test's helpers", chromedp.Evaluate[chromedp.Void](`
-		window.knownItems = () => [...document.querySelectorAll('#knowledge-list li.known')];
-		window.knownItem = (text) => knownItems().find((li) => li.querySelector('.known-text')?.textContent === text);`))
-}
-
-// pickLearner selects a learner by name, as a change of the select does.
-func pickLearner(b *browser, name string) {
-	b.t.Helper()
-	b.step("pick "+name, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
-		const select = document.getElementById('learner');
-		select.value = [...select.options].find((o) => o.textContent === %q).value;
-		select.dispatchEvent(new Event('change', { bubbles: true }));
-	})()`, name)))
-}
-
-type storedMemory struct {
-	id, kind, content, source string
-	mentions                  int
-}
-
-// storedMemories reads a learner's memories from the database, oldest first.
-func storedMemories(t *testing.T, pool *pgxpool.Pool, learnerID string) []storedMemory {
-	t.Helper()
-	rows, err := pool.Query(context.Background(), `select id::text, type, content, source, mentions
-		from public.learner_memories where learner_id = $1 order by created_at, id`, learnerID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []storedMemory
-	for rows.Next() {
-		var m storedMemory
-		if err := rows.Scan(&m.id, &m.kind, &m.content, &m.source, &m.mentions); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// listMemories reads a learner's memories through the API, as the demo
-// facilitator.
-func listMemories(t *testing.T, svc *apptest.Service, learnerID string) []any {
-	t.Helper()
-	res := svc.Call(t, demoToken(t), http.MethodGet, "/api/memories?learner_id="+learnerID, nil).WantStatus(http.StatusOK)
-	if res.Body["success"] != true {
-		t.Fatalf("GET /api/memories: %s", res.Raw)
-	}
-	return res.Body["memories"].([]any)
 }

@@ -13,6 +13,8 @@ import (
 	"mentormemory/handlers"
 	"mentormemory/llm/llmtest"
 	"mentormemory/postgres/pgtest"
+
+	"github.com/chromedp/chromedp"
 )
 
 const (
@@ -78,6 +80,29 @@ func startDemo(t *testing.T, prefix, signOff string) demo {
 	d.b = startBrowser(t, prefix)
 	signInAsDemo(d.b, d.svc.URL)
 	return d
+}
+
+// signInAsDemo opens the page and signs in with the demo button.
+func signInAsDemo(b *browser, url string) {
+	b.t.Helper()
+	b.step("open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("dev-signin")))
+	b.screenshot("signin", false)
+	b.step("sign in as the demo facilitator", chromedp.Click(chromedp.ID("dev-signin")), chromedp.WaitVisible(chromedp.ID("workspace")))
+	b.waitFor("the learners", `document.querySelectorAll('#learner option').length === 3`)
+	// Finding the memories on screen by their text, for the checks.
+	b.step("add the test's helpers", chromedp.Evaluate[chromedp.Void](`
+		window.knownItems = () => [...document.querySelectorAll('#knowledge-list li.known')];
+		window.knownItem = (text) => knownItems().find((li) => li.querySelector('.known-text')?.textContent === text);`))
+}
+
+// pickLearner selects a learner by name, as a change of the select does.
+func pickLearner(b *browser, name string) {
+	b.t.Helper()
+	b.step("pick "+name, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+		const select = document.getElementById('learner');
+		select.value = [...select.options].find((o) => o.textContent === %q).value;
+		select.dispatchEvent(new Event('change', { bubbles: true }));
+	})()`, name)))
 }
 
 // demoToken is an access token of the demo facilitator's.
