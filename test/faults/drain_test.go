@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -226,12 +225,7 @@ func TestSIGTERMDrainsRequestsAndJobs(t *testing.T) {
 // conversation (each conversation of the test stores one exchange).
 func jobStatus(t *testing.T, db *pgx.Conn, learnerID string) string {
 	t.Helper()
-	var status string
-	if err := db.QueryRow(context.Background(),
-		`select status from public.memory_jobs where learner_id = $1::uuid`, learnerID).Scan(&status); err != nil {
-		t.Fatalf("the extraction job of learner %s: %v", learnerID, err)
-	}
-	return status
+	return apptest.Scalar[string](t, db, `select status from public.memory_jobs where learner_id = $1::uuid`, learnerID)
 }
 
 // checkLearnt fails unless the memory the model found in each named
