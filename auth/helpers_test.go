@@ -223,6 +223,19 @@ func newVerifier(t *testing.T, cfg Config) *Verifier {
 	return v
 }
 
+// assertAccepted fails the test unless v accepts token as the test's user;
+// what says which token it is.
+func assertAccepted(t *testing.T, v *Verifier, token, what string) {
+	t.Helper()
+	c, err := v.Verify(token)
+	if err != nil {
+		t.Fatalf("%s rejected: %v", what, err)
+	}
+	if c.UserID != testSub || c.Email != testEmail {
+		t.Fatalf("%s: caller = %+v", what, c)
+	}
+}
+
 // assertRejected checks that err is the one error Verify may show callers.
 func assertRejected(t *testing.T, c memory.Caller, err error) {
 	t.Helper()

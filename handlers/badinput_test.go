@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,11 +8,27 @@ import (
 	"mentormemory/app/apptest"
 )
 
+// nothingStoredFor checks, after a refused request, that no conversation
+// is stored and u has no learner.
+func nothingStoredFor(svc *apptest.Service, u apptest.User) func(*testing.T, apptest.Response) {
+	return func(t *testing.T, _ apptest.Response) {
+		t.Helper()
+		for _, table := range []string{"conversation_turns", "conversation_updates", "conversation_history_archive"} {
+			if n := svc.Count(t, `select count(*) from `+table); n != 0 {
+				t.Errorf("%s has %d rows after refused requests", table, n)
+			}
+		}
+		if n := svc.Count(t, `select count(*) from learners where facilitator_id = $1::uuid`, u.ID); n != 0 {
+			t.Errorf("refused requests created %d learners", n)
+		}
+	}
+}
+
 func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	u := e.newUser()
-	other := e.newUser()
-	othersLearner := e.newLearner(other, "Not yours")
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
+	other := svc.NewUser(t)
+	othersLearner := svc.NewLearner(t, other, "Not yours")
 	turn := `{"role":"user","content":"hello"}`
 	manyTurns := "[" + strings.TrimSuffix(strings.Repeat(turn+",", 501), ",") + "]"
 
@@ -57,62 +72,57 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 		{"wrong method", "PUT", "/api/conversation-memory", ``, 405, "Method not allowed"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var body any
-			if tc.body != "" {
-				body = tc.body
-			}
-			e.call(u.token, tc.method, tc.path, body).wantError(tc.status, tc.message)
-		})
-	}
-	for _, table := range []string{"conversation_turns", "conversation_updates", "conversation_history_archive"} {
-		if n := e.count(fmt.Sprintf(`select count(*) from %s`, table)); n != 0 {
-			t.Errorf("%s has %d rows after refused requests", table, n)
-		}
-	}
-	if n := e.count(`select count(*) from learners where facilitator_id = $1::uuid`, u.id); n != 0 {
-		t.Errorf("refused learner requests created %d learners", n)
+		apptest.Scenario{
+			Name: tc.name, Method: tc.method, Path: tc.path, Token: u.Token, Body: tc.body,
+			WantStatus: tc.status, WantError: tc.message, Check: nothingStoredFor(svc, u),
+		}.Run(t, svc)
 	}
 }
 
 func TestAuthentication(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	e.call("", http.MethodGet, "/api/conversation-memory", nil).wantError(401, "Authentication required")
-	e.call("not-a-jwt", http.MethodGet, "/api/conversation-memory", nil).wantError(401, "Invalid authentication")
-	req := e.call("", http.MethodPost, "/api/conversation-memory", `{"conversation_turns":[{"role":"user","content":"x"}]}`)
-	req.wantError(401, "Authentication required")
-	if n := e.count(`select count(*) from conversation_turns`); n != 0 {
-		t.Fatalf("unauthenticated post stored %d turns", n)
+	svc := apptest.Start(t, apptest.Options{})
+	noTurnStored := func(t *testing.T, _ apptest.Response) {
+		if n := svc.Count(t, `select count(*) from conversation_turns`); n != 0 {
+			t.Fatalf("an unauthenticated post stored %d turns", n)
+		}
 	}
-	e.call("", http.MethodGet, "/healthz", nil).wantStatus(http.StatusOK)
+	for _, sc := range []apptest.Scenario{
+		{Name: "no token", Method: http.MethodGet, Path: "/api/conversation-memory", WantStatus: 401, WantError: "Authentication required"},
+		{Name: "not a JWT", Method: http.MethodGet, Path: "/api/conversation-memory", Token: "not-a-jwt", WantStatus: 401, WantError: "Invalid authentication"},
+		{Name: "post without a token", Method: http.MethodPost, Path: "/api/conversation-memory", Body: `{"conversation_turns":[{"role":"user","content":"x"}]}`,
+			WantStatus: 401, WantError: "Authentication required", Check: noTurnStored},
+		{Name: "health without a token", Method: http.MethodGet, Path: "/healthz", WantStatus: http.StatusOK},
+	} {
+		sc.Run(t, svc)
+	}
 }
 
 func TestFacilitatorsCannotSeeEachOther(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	a, b := e.newUser(), e.newUser()
-	aLearner := e.newLearner(a, "Emma")
-	e.post(a, aLearner, exchange("Emma loves dinosaurs and the word brontosaurus.", "Use dinosaurs for counting.")...).wantStatus(http.StatusOK)
-	e.post(a, "", exchange("General planning about brontosaurus week.", "Plan it on Monday.")...).wantStatus(http.StatusOK)
+	svc := apptest.Start(t, apptest.Options{})
+	a, b := svc.NewUser(t), svc.NewUser(t)
+	aLearner := svc.NewLearner(t, a, "Emma")
+	svc.PostTurns(t, a, aLearner, apptest.Exchange("Emma loves dinosaurs and the word brontosaurus.", "Use dinosaurs for counting.")...).WantStatus(http.StatusOK)
+	svc.PostTurns(t, a, "", apptest.Exchange("General planning about brontosaurus week.", "Plan it on Monday.")...).WantStatus(http.StatusOK)
 
-	if got := e.call(b.token, http.MethodGet, "/api/conversation-memory", nil).wantStatus(http.StatusOK); got.body["conversation_update"] != nil {
-		t.Fatalf("B sees A's general memory: %s", got.raw)
+	if got := svc.Call(t, b.Token, http.MethodGet, "/api/conversation-memory", nil).WantStatus(http.StatusOK); got.Body["conversation_update"] != nil {
+		t.Fatalf("B sees A's general memory: %s", got.Raw)
 	}
-	learners := e.call(b.token, http.MethodGet, "/api/learners", nil).wantStatus(http.StatusOK)
-	if len(learners.body["learners"].([]any)) != 0 {
-		t.Fatalf("B sees A's learners: %s", learners.raw)
+	learners := svc.Call(t, b.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
+	if len(learners.Body["learners"].([]any)) != 0 {
+		t.Fatalf("B sees A's learners: %s", learners.Raw)
 	}
-	found := e.call(b.token, http.MethodGet, "/api/conversation-memory?search=brontosaurus&include_archive=true", nil).wantStatus(http.StatusOK)
-	if found.body["count"] != 0.0 {
-		t.Fatalf("B finds A's conversations: %s", found.raw)
+	found := svc.Call(t, b.Token, http.MethodGet, "/api/conversation-memory?search=brontosaurus&include_archive=true", nil).WantStatus(http.StatusOK)
+	if found.Body["count"] != 0.0 {
+		t.Fatalf("B finds A's conversations: %s", found.Raw)
 	}
 	// B's clear of the general conversation is B's own, and leaves A's alone.
-	e.call(b.token, http.MethodDelete, "/api/conversation-memory", nil).wantStatus(http.StatusOK)
-	got := e.call(a.token, http.MethodGet, "/api/conversation-memory", nil).wantStatus(http.StatusOK)
-	if number(conversation(got)["turn_count"]) != 2 {
-		t.Fatalf("A's memory changed: %s", got.raw)
+	svc.Call(t, b.Token, http.MethodDelete, "/api/conversation-memory", nil).WantStatus(http.StatusOK)
+	got := svc.Call(t, a.Token, http.MethodGet, "/api/conversation-memory", nil).WantStatus(http.StatusOK)
+	if number(got.Object("conversation_update")["turn_count"]) != 2 {
+		t.Fatalf("A's memory changed: %s", got.Raw)
 	}
-	found = e.call(a.token, http.MethodGet, "/api/conversation-memory?search=brontosaurus", nil).wantStatus(http.StatusOK)
-	if found.body["count"] != 2.0 {
-		t.Fatalf("A should find both conversations: %s", found.raw)
+	found = svc.Call(t, a.Token, http.MethodGet, "/api/conversation-memory?search=brontosaurus", nil).WantStatus(http.StatusOK)
+	if found.Body["count"] != 2.0 {
+		t.Fatalf("A should find both conversations: %s", found.Raw)
 	}
 }

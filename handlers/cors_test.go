@@ -8,63 +8,62 @@ import (
 	"mentormemory/config"
 )
 
-// corsRequest sends a request from a browser page at origin and returns the
-// response's status and CORS headers.
-func corsRequest(t *testing.T, e *env, method, path, origin string, header map[string]string) *http.Response {
-	t.Helper()
-	req, err := http.NewRequest(method, e.url+path, nil)
-	if err != nil {
-		t.Fatal(err)
+// fromPage is header with the Origin a browser adds to a request from a
+// page at origin.
+func fromPage(origin string, header http.Header) http.Header {
+	h := http.Header{"Origin": {origin}}
+	for name, values := range header {
+		h[name] = values
 	}
-	req.Header.Set("Origin", origin)
-	for k, v := range header {
-		req.Header.Set(k, v)
+	return h
+}
+
+// allowedFor checks that a page at origin may read the answer: it names
+// that origin, never a wildcard, and never allows credentials.
+func allowedFor(origin string) func(*testing.T, apptest.Response) {
+	return func(t *testing.T, r apptest.Response) {
+		if r.Header.Get("Access-Control-Allow-Origin") != origin || r.Header.Get("Access-Control-Allow-Credentials") != "" {
+			t.Fatalf("answer to %s: headers %v", origin, r.Header)
+		}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp
 }
 
 func TestCORSAllowsOnlyTheConfiguredOrigins(t *testing.T) {
-	const app = "https://app.example.com"
-	e := newEnv(t, apptest.Options{Web: config.Web{CORSOrigins: []string{app}}})
-	u := e.newUser()
+	const app, evil = "https://app.example.com", "https://evil.example.com"
+	svc := apptest.Start(t, apptest.Options{Web: config.Web{CORSOrigins: []string{app}}})
+	u := svc.NewUser(t)
+	preflight := http.Header{
+		"Access-Control-Request-Method":  {http.MethodPost},
+		"Access-Control-Request-Headers": {"authorization, content-type"},
+	}
 
-	// A preflight from the Next.js app's origin is answered without a token
-	// and names that origin, never a wildcard, and never allows credentials.
-	preflight := map[string]string{
-		"Access-Control-Request-Method":  http.MethodPost,
-		"Access-Control-Request-Headers": "authorization, content-type",
-	}
-	resp := corsRequest(t, e, http.MethodOptions, "/api/conversation-memory", app, preflight)
-	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Access-Control-Allow-Origin") != app ||
-		resp.Header.Get("Access-Control-Allow-Credentials") != "" {
-		t.Fatalf("preflight from %s: %d, headers %v", app, resp.StatusCode, resp.Header)
-	}
-	resp = corsRequest(t, e, http.MethodGet, "/api/conversation-memory", app, map[string]string{"Authorization": "Bearer " + u.token})
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != app {
-		t.Fatalf("GET from %s: %d, headers %v", app, resp.StatusCode, resp.Header)
+	// A preflight from the Next.js app's origin is answered without a token.
+	for _, sc := range []apptest.Scenario{
+		{Name: "preflight from the app", Method: http.MethodOptions, Path: "/api/conversation-memory", Header: fromPage(app, preflight),
+			WantStatus: http.StatusNoContent, Check: allowedFor(app)},
+		{Name: "GET from the app", Method: http.MethodGet, Path: "/api/conversation-memory", Token: u.Token, Header: fromPage(app, nil),
+			WantStatus: http.StatusOK, Check: allowedFor(app)},
+	} {
+		sc.Run(t, svc)
 	}
 
 	// Any other origin gets no CORS header, so the browser keeps the answer
 	// from that page.
 	for _, method := range []string{http.MethodOptions, http.MethodGet} {
-		resp = corsRequest(t, e, method, "/api/conversation-memory", "https://evil.example.com", preflight)
-		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" {
-			t.Fatalf("%s from another origin allowed it: %q", method, got)
+		resp := apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: method, Path: "/api/conversation-memory", Header: fromPage(evil, preflight)})
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); resp.Status == 0 || got != "" {
+			t.Fatalf("%s from another origin: %s, Access-Control-Allow-Origin %q", method, resp, got)
 		}
 	}
 }
 
 func TestNoCORSByDefault(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	u := e.newUser()
-	resp := corsRequest(t, e, http.MethodGet, "/api/conversation-memory", "https://app.example.com",
-		map[string]string{"Authorization": "Bearer " + u.token})
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != "" {
-		t.Fatalf("without configured origins: %d, Access-Control-Allow-Origin %q", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
-	}
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
+	apptest.Scenario{Method: http.MethodGet, Path: "/api/conversation-memory", Token: u.Token, Header: fromPage("https://app.example.com", nil),
+		WantStatus: http.StatusOK, Check: func(t *testing.T, r apptest.Response) {
+			if got := r.Header.Get("Access-Control-Allow-Origin"); got != "" {
+				t.Fatalf("without configured origins: Access-Control-Allow-Origin %q", got)
+			}
+		}}.Run(t, svc)
 }

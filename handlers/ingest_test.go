@@ -30,49 +30,49 @@ func history(n int, withIDs bool) []memory.Turn {
 func TestResendingTheWholeHistoryStoresEachTurnOnce(t *testing.T) {
 	for _, withIDs := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ids=%v", withIDs), func(t *testing.T) {
-			e := newEnv(t, apptest.Options{})
-			u := e.newUser()
+			svc := apptest.Start(t, apptest.Options{})
+			u := svc.NewUser(t)
 			all := history(12, withIDs)
 			// The original client posts its whole history after every reply,
 			// and retries the same request after a timeout.
 			for n := 2; n <= len(all); n += 2 {
 				for range 2 {
-					res := e.post(u, "", all[:n]...).wantStatus(http.StatusOK)
-					if got := number(conversation(res)["turn_count"]); got != n {
+					res := svc.PostTurns(t, u, "", all[:n]...).WantStatus(http.StatusOK)
+					if got := number(res.Object("conversation_update")["turn_count"]); got != n {
 						t.Fatalf("after posting %d turns, turn_count = %d", n, got)
 					}
 				}
 			}
-			if n := e.count(`select count(*) from conversation_turns where facilitator_id = $1::uuid`, u.id); n != len(all) {
+			if n := svc.Count(t, `select count(*) from conversation_turns where facilitator_id = $1::uuid`, u.ID); n != len(all) {
 				t.Fatalf("log holds %d turns, want %d", n, len(all))
 			}
 			// An incremental client posting only the last exchange again adds
 			// nothing either.
-			res := e.post(u, "", all[len(all)-2:]...).wantStatus(http.StatusOK)
-			if res.body["turns_added"] != 0.0 {
-				t.Fatalf("resent exchange was stored again: %s", res.raw)
+			res := svc.PostTurns(t, u, "", all[len(all)-2:]...).WantStatus(http.StatusOK)
+			if res.Body["turns_added"] != 0.0 {
+				t.Fatalf("resent exchange was stored again: %s", res.Raw)
 			}
 		})
 	}
 }
 
 func TestRepeatedWordsInANewExchangeAreStored(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	u := e.newUser()
-	e.post(u, "", exchange("Thanks!", "You're welcome.")...).wantStatus(http.StatusOK)
-	e.post(u, "", exchange("How do I help with spelling?", "Use word families.")...).wantStatus(http.StatusOK)
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
+	svc.PostTurns(t, u, "", apptest.Exchange("Thanks!", "You're welcome.")...).WantStatus(http.StatusOK)
+	svc.PostTurns(t, u, "", apptest.Exchange("How do I help with spelling?", "Use word families.")...).WantStatus(http.StatusOK)
 	// Same words as an earlier exchange, but not the latest stored turns:
 	// a new exchange, not a resend.
-	res := e.post(u, "", exchange("Thanks!", "You're welcome.")...).wantStatus(http.StatusOK)
-	if res.body["turns_added"] != 2.0 || number(conversation(res)["turn_count"]) != 6 {
-		t.Fatalf("new exchange was taken for a resend: %s", res.raw)
+	res := svc.PostTurns(t, u, "", apptest.Exchange("Thanks!", "You're welcome.")...).WantStatus(http.StatusOK)
+	if res.Body["turns_added"] != 2.0 || number(res.Object("conversation_update")["turn_count"]) != 6 {
+		t.Fatalf("new exchange was taken for a resend: %s", res.Raw)
 	}
 }
 
 func TestParallelPostsKeepExactCounts(t *testing.T) {
-	e := newEnv(t, apptest.Options{ArchiveTurns: 1000})
-	u := e.newUser()
-	learner := e.newLearner(u, "Max")
+	svc := apptest.Start(t, apptest.Options{ArchiveTurns: 1000})
+	u := svc.NewUser(t)
+	learner := svc.NewLearner(t, u, "Max")
 	const clients, posts = 8, 5
 	var wg sync.WaitGroup
 	errs := make(chan string, clients*posts)
@@ -81,12 +81,12 @@ func TestParallelPostsKeepExactCounts(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for p := range posts {
-				turns := exchange(fmt.Sprintf("client %d question %d", c, p), fmt.Sprintf("client %d answer %d", c, p))
+				turns := apptest.Exchange(fmt.Sprintf("client %d question %d", c, p), fmt.Sprintf("client %d answer %d", c, p))
 				turns[0].ID, turns[1].ID = fmt.Sprintf("c%d-p%d-q", c, p), fmt.Sprintf("c%d-p%d-a", c, p)
-				res := e.call(u.token, http.MethodPost, "/api/conversation-memory",
+				res := svc.Call(t, u.Token, http.MethodPost, "/api/conversation-memory",
 					map[string]any{"learner_id": learner, "conversation_turns": turns})
-				if res.status != http.StatusOK {
-					errs <- string(res.raw)
+				if res.Status != http.StatusOK {
+					errs <- string(res.Raw)
 				}
 			}
 		}()
@@ -97,37 +97,137 @@ func TestParallelPostsKeepExactCounts(t *testing.T) {
 		t.Fatalf("post failed: %s", err)
 	}
 	want := clients * posts * 2
-	got := e.call(u.token, http.MethodGet, "/api/conversation-memory?learner_id="+learner, nil).wantStatus(http.StatusOK)
-	if n := number(conversation(got)["turn_count"]); n != want {
+	got := svc.Call(t, u.Token, http.MethodGet, "/api/conversation-memory?learner_id="+learner, nil).WantStatus(http.StatusOK)
+	if n := number(got.Object("conversation_update")["turn_count"]); n != want {
 		t.Fatalf("turn_count = %d, want %d", n, want)
 	}
-	if n := e.count(`select count(*) from conversation_turns where learner_id = $1::uuid`, learner); n != want {
+	if n := svc.Count(t, `select count(*) from conversation_turns where learner_id = $1::uuid`, learner); n != want {
 		t.Fatalf("log holds %d turns, want %d", n, want)
 	}
 }
 
+// TestClearRacingPostsLosesNoTurn clears a conversation again and again
+// while exchanges are posted to it. Every acknowledged turn must end up
+// exactly once in the log, either in the active segment or in one archived
+// segment, never in both and never in neither, and the counts must agree.
+func TestClearRacingPostsLosesNoTurn(t *testing.T) {
+	const posters, exchanges = 4, 12
+	svc := apptest.Start(t, apptest.Options{ArchiveTurns: 6})
+	u := svc.NewUser(t)
+	emma := svc.NewLearner(t, u, "Emma")
+
+	var acknowledged sync.Map
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	clearerDone := make(chan struct{})
+	clears := 0
+	go func() {
+		defer close(clearerDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				if res := svc.Call(t, u.Token, http.MethodDelete, "/api/conversation-memory?learner_id="+emma, nil); res.Status == http.StatusOK {
+					clears++
+				}
+			}
+		}
+	}()
+	for p := range posters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for x := range exchanges {
+				id := fmt.Sprintf("p%d-x%d", p, x)
+				turns := []memory.Turn{
+					{ID: id + "-q", Role: memory.RoleUser, Content: "Question " + id},
+					{ID: id + "-a", Role: memory.RoleAssistant, Content: "Answer " + id},
+				}
+				res := svc.PostTurns(t, u, emma, turns...)
+				if res.Status == http.StatusOK {
+					acknowledged.Store(id, true)
+				} else if res.Status != http.StatusServiceUnavailable {
+					t.Errorf("post %s: %d %s", id, res.Status, res.Raw)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-clearerDone
+	// One more exchange after the last clear, so an active segment exists.
+	svc.PostTurns(t, u, emma, memory.Turn{ID: "last-q", Role: memory.RoleUser, Content: "Question last"},
+		memory.Turn{ID: "last-a", Role: memory.RoleAssistant, Content: "Answer last"}).WantStatus(http.StatusOK)
+	acknowledged.Store("last", true)
+
+	acked := 0
+	acknowledged.Range(func(any, any) bool { acked++; return true })
+	if acked == 0 {
+		t.Fatal("no post was acknowledged")
+	}
+	// Every acknowledged exchange is stored (a post refused with 503 may
+	// or may not have been).
+	acknowledged.Range(func(id, _ any) bool {
+		if n := svc.Count(t, `select count(*) from conversation_turns where learner_id = $1::uuid and client_turn_id like $2`,
+			emma, id.(string)+"-%"); n != 2 {
+			t.Errorf("acknowledged exchange %s has %d turns stored, want 2", id, n)
+		}
+		return true
+	})
+	// Each turn is stored once, whatever was resent or raced.
+	if n := svc.Count(t, `select count(*) from (select content from conversation_turns where learner_id = $1::uuid
+		group by content having count(*) > 1) d`, emma); n != 0 {
+		t.Fatalf("%d turns stored twice", n)
+	}
+	// Archived turns are exactly those the archive rows hold.
+	archived := svc.Count(t, `select count(*) from conversation_turns where learner_id = $1::uuid and archive_id is not null`, emma)
+	if n := svc.Count(t, `select coalesce(sum(turn_count), 0) from conversation_history_archive where learner_id = $1::uuid`, emma); n != archived {
+		t.Fatalf("archive rows count %d turns, the log has %d archived", n, archived)
+	}
+	if n := svc.Count(t, `select coalesce(sum(jsonb_array_length(conversation_turns)), 0) from conversation_history_archive where learner_id = $1::uuid`, emma); n != archived {
+		t.Fatalf("archive rows hold %d turns, the log has %d archived", n, archived)
+	}
+	if n := svc.Count(t, `select count(*) from (select t->>'content' from conversation_history_archive a,
+		jsonb_array_elements(a.conversation_turns) t where a.learner_id = $1::uuid group by 1 having count(*) > 1) d`, emma); n != 0 {
+		t.Fatalf("%d turns are in two archived segments", n)
+	}
+	// The active record counts exactly the turns not archived.
+	active := svc.Count(t, `select count(*) from conversation_turns where learner_id = $1::uuid and archive_id is null`, emma)
+	if n := svc.Count(t, `select coalesce(sum(turn_count), 0) from conversation_updates where learner_id = $1::uuid`, emma); n != active {
+		t.Fatalf("the active record counts %d turns, the log has %d active", n, active)
+	}
+	if active > 0 && svc.Count(t, `select count(*) from conversation_updates where learner_id = $1::uuid`, emma) != 1 {
+		t.Fatal("active turns without their active record")
+	}
+	t.Logf("%d exchanges acknowledged, %d clears, %d turns archived, %d active", acked, clears, archived, active)
+	if total := svc.Count(t, `select count(*) from conversation_turns where learner_id = $1::uuid`, emma); total != archived+active {
+		t.Fatalf("%d turns, %d archived + %d active", total, archived, active)
+	}
+}
+
 func TestAutoArchiveEveryFiftyTurns(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	u := e.newUser()
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
 	all := history(104, true)
-	var last response
+	var last apptest.Response
 	archivedAt := 0
 	for n := 0; n < len(all); n += 2 {
-		last = e.post(u, "", all[n:n+2]...).wantStatus(http.StatusOK)
-		if last.body["archived"] == true {
+		last = svc.PostTurns(t, u, "", all[n:n+2]...).WantStatus(http.StatusOK)
+		if last.Body["archived"] == true {
 			archivedAt++
 		}
 	}
 	if archivedAt != 2 {
 		t.Fatalf("want 2 posts reporting an archive, got %d", archivedAt)
 	}
-	conv := conversation(last)
+	conv := last.Object("conversation_update")
 	if number(conv["turn_count"]) != 4 || len(conv["recent_turns"].([]any)) != 10 || conv["summary"] == "" {
-		t.Fatalf("active record after archiving: %s", last.raw)
+		t.Fatalf("active record after archiving: %s", last.Raw)
 	}
-	rows, err := e.pool.Query(t.Context(), `select turn_count, jsonb_array_length(conversation_turns),
+	rows, err := svc.Pool.Query(t.Context(), `select turn_count, jsonb_array_length(conversation_turns),
 		conversation_turns->0->>'content', coalesce(summary, '') from conversation_history_archive
-		where facilitator_id = $1::uuid order by archived_at`, u.id)
+		where facilitator_id = $1::uuid order by archived_at`, u.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +248,7 @@ func TestAutoArchiveEveryFiftyTurns(t *testing.T) {
 		t.Fatalf("want 2 archived segments, got %d", segment)
 	}
 	// Every turn is in exactly one place: an archived segment or the active one.
-	if n := e.count(`select count(*) from conversation_turns where facilitator_id = $1::uuid and archive_id is null`, u.id); n != 4 {
+	if n := svc.Count(t, `select count(*) from conversation_turns where facilitator_id = $1::uuid and archive_id is null`, u.ID); n != 4 {
 		t.Fatalf("active segment holds %d turns, want 4", n)
 	}
 }

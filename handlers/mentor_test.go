@@ -1,96 +1,25 @@
 package handlers_test
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"mentormemory/app/apptest"
 	"mentormemory/llm/llmtest"
 )
 
-// scriptedModel is an OpenAI-compatible server whose answers a test scripts
-// per request, so the real openai-go client and tool loop run against it.
-type scriptedModel struct {
-	mu       sync.Mutex
-	requests []map[string]any
-	respond  func(n int, req map[string]any) (int, any)
-}
-
-func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req map[string]any
-	body, _ := io.ReadAll(r.Body)
-	_ = json.Unmarshal(body, &req)
-	m.mu.Lock()
-	m.requests = append(m.requests, req)
-	n := len(m.requests)
-	m.mu.Unlock()
-	status, reply := m.respond(n, req)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(reply)
-}
-
-func (m *scriptedModel) count() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.requests)
-}
-
-func (m *scriptedModel) request(i int) map[string]any {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.requests[i]
-}
-
-// lastPrompt is the latest request the model got, as JSON text.
-func (m *scriptedModel) lastPrompt(t *testing.T) string {
-	t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.requests) == 0 {
-		t.Fatal("the model was never called")
-	}
-	text, err := json.Marshal(m.requests[len(m.requests)-1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(text)
-}
-
-func textReply(content string) map[string]any {
-	return llmtest.ChatCompletion(map[string]any{"role": "assistant", "content": content}, "stop")
-}
-
-func toolCallReply(name, arguments string) map[string]any {
-	return llmtest.ChatCompletion(map[string]any{"role": "assistant", "content": nil, "tool_calls": []map[string]any{{
-		"id": "call_1", "type": "function", "function": map[string]any{"name": name, "arguments": arguments},
-	}}}, "stop")
-}
-
-// messageContents returns the contents of a request's messages of one role.
-func messageContents(req map[string]any, role string) []string {
-	var out []string
-	for _, m := range req["messages"].([]any) {
-		msg := m.(map[string]any)
-		if msg["role"] == role {
-			if s, ok := msg["content"].(string); ok {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
+// toolCall is the body of POST /api/tools/call: a call of the tool name with
+// arguments, a JSON text or a value.
+func toolCall(name string, arguments any) map[string]any {
+	return map[string]any{"name": name, "arguments": arguments}
 }
 
 func TestToolDefinitionsAreStrict(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	u := e.newUser()
-	res := e.call(u.token, http.MethodGet, "/api/tools", nil).wantStatus(http.StatusOK)
-	defs := res.body["tools"].([]any)
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
+	res := svc.Call(t, u.Token, http.MethodGet, "/api/tools", nil).WantStatus(http.StatusOK)
+	defs := res.Body["tools"].([]any)
 	names := map[string]bool{}
 	for _, d := range defs {
 		fn := d.(map[string]any)["function"].(map[string]any)
@@ -110,54 +39,54 @@ func TestToolDefinitionsAreStrict(t *testing.T) {
 		}
 	}
 	if !names["get_conversation_memory"] || !names["search_conversation_history"] || !names["recall_learner_memories"] {
-		t.Fatalf("missing tools: %s", res.raw)
+		t.Fatalf("missing tools: %s", res.Raw)
 	}
 }
 
 func TestToolCalls(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	a, b := e.newUser(), e.newUser()
-	emma := e.newLearner(a, "Emma")
-	e.post(a, emma, exchange("Emma panics during timed multiplication quizzes.", "Practise untimed first, then add a gentle timer.")...).wantStatus(http.StatusOK)
-	call := func(u user, name string, arguments any) response {
-		return e.call(u.token, http.MethodPost, "/api/tools/call", map[string]any{"name": name, "arguments": arguments})
+	svc := apptest.Start(t, apptest.Options{})
+	a, b := svc.NewUser(t), svc.NewUser(t)
+	emma := svc.NewLearner(t, a, "Emma")
+	svc.PostTurns(t, a, emma, apptest.Exchange("Emma panics during timed multiplication quizzes.", "Practise untimed first, then add a gentle timer.")...).WantStatus(http.StatusOK)
+	call := func(u apptest.User, name string, arguments any) apptest.Response {
+		return svc.Call(t, u.Token, http.MethodPost, "/api/tools/call", toolCall(name, arguments))
 	}
 
-	got := call(a, "get_conversation_memory", `{"learner_id":"`+emma+`"}`).wantStatus(http.StatusOK)
-	if got.body["has_memory"] != true || number(got.body["turn_count"]) != 2 || got.body["last_updated"] == nil ||
-		len(got.body["recent_context"].([]any)) != 2 || !strings.Contains(got.body["summary"].(string), "multiplication") {
-		t.Fatalf("get_conversation_memory: %s", got.raw)
+	got := call(a, "get_conversation_memory", `{"learner_id":"`+emma+`"}`).WantStatus(http.StatusOK)
+	if got.Body["has_memory"] != true || number(got.Body["turn_count"]) != 2 || got.Body["last_updated"] == nil ||
+		len(got.Body["recent_context"].([]any)) != 2 || !strings.Contains(got.Body["summary"].(string), "multiplication") {
+		t.Fatalf("get_conversation_memory: %s", got.Raw)
 	}
-	empty := call(a, "get_conversation_memory", `{"learner_id":null}`).wantStatus(http.StatusOK)
-	if empty.body["has_memory"] != false || empty.body["success"] != true {
-		t.Fatalf("general memory should be empty: %s", empty.raw)
+	empty := call(a, "get_conversation_memory", `{"learner_id":null}`).WantStatus(http.StatusOK)
+	if empty.Body["has_memory"] != false || empty.Body["success"] != true {
+		t.Fatalf("general memory should be empty: %s", empty.Raw)
 	}
 	// Arguments as an object are accepted too.
-	found := call(a, "search_conversation_history", map[string]any{"search": "timed quizzes", "include_archive": nil}).wantStatus(http.StatusOK)
-	if found.body["count"] != 1.0 {
-		t.Fatalf("search_conversation_history: %s", found.raw)
+	found := call(a, "search_conversation_history", map[string]any{"search": "timed quizzes", "include_archive": nil}).WantStatus(http.StatusOK)
+	if found.Body["count"] != 1.0 {
+		t.Fatalf("search_conversation_history: %s", found.Raw)
 	}
-	result := found.body["results"].([]any)[0].(map[string]any)
+	result := found.Body["results"].([]any)[0].(map[string]any)
 	if result["learner_context"] != "Learner-specific" || !strings.Contains(result["snippet"].(string), "**") ||
 		len(result["matches"].([]any)) == 0 {
-		t.Fatalf("search result for the model: %s", found.raw)
+		t.Fatalf("search result for the model: %s", found.Raw)
 	}
 
-	e.addMemory(a, emma, map[string]any{"type": "preference", "content": "Timed quizzes make Emma panic; untimed practice first",
+	addMemory(t, svc, a, emma, map[string]any{"type": "preference", "content": "Timed quizzes make Emma panic; untimed practice first",
 		"metadata": map[string]any{"emotion": "anxious"}})
-	e.addMemory(a, emma, map[string]any{"type": "personal", "content": "Emma loves horses"})
+	addMemory(t, svc, a, emma, map[string]any{"type": "personal", "content": "Emma loves horses"})
 	recalled := call(a, "recall_learner_memories", map[string]any{"learner_id": emma, "about": "quiz tomorrow", "type": "preference", "emotion": "anxious"}).
-		wantStatus(http.StatusOK)
-	prefs := recalled.body["preferences"].([]any)
+		WantStatus(http.StatusOK)
+	prefs := recalled.Body["preferences"].([]any)
 	if len(prefs) != 1 || prefs[0].(map[string]any)["fact"] != "Timed quizzes make Emma panic; untimed practice first" ||
-		prefs[0].(map[string]any)["emotion"] != "anxious" || len(recalled.body["personal"].([]any)) != 0 {
-		t.Fatalf("recall_learner_memories: %s", recalled.raw)
+		prefs[0].(map[string]any)["emotion"] != "anxious" || len(recalled.Body["personal"].([]any)) != 0 {
+		t.Fatalf("recall_learner_memories: %s", recalled.Raw)
 	}
 
 	// B holds A's learner id and finds nothing of A's.
-	call(b, "get_conversation_memory", `{"learner_id":"`+emma+`"}`).wantError(404, "Learner not found")
-	call(b, "recall_learner_memories", `{"learner_id":"`+emma+`","about":"quiz","type":null,"emotion":null}`).wantError(404, "Learner not found")
-	if n := call(b, "search_conversation_history", `{"search":"multiplication","include_archive":true}`).wantStatus(200).body["count"]; n != 0.0 {
+	call(b, "get_conversation_memory", `{"learner_id":"`+emma+`"}`).WantError(404, "Learner not found")
+	call(b, "recall_learner_memories", `{"learner_id":"`+emma+`","about":"quiz","type":null,"emotion":null}`).WantError(404, "Learner not found")
+	if n := call(b, "search_conversation_history", `{"search":"multiplication","include_archive":true}`).WantStatus(200).Body["count"]; n != 0.0 {
 		t.Fatalf("B found A's conversation")
 	}
 
@@ -174,125 +103,113 @@ func TestToolCalls(t *testing.T) {
 		{"recall_learner_memories", `{"learner_id":null,"about":"x","type":null}`, `Missing argument "emotion" (use null when it does not apply)`},
 	}
 	for _, tc := range bad {
-		call(a, tc.name, tc.arguments).wantError(400, tc.message)
+		apptest.Scenario{Name: tc.name, Method: http.MethodPost, Path: "/api/tools/call", Token: a.Token, Body: toolCall(tc.name, tc.arguments),
+			WantStatus: http.StatusBadRequest, WantError: tc.message}.Run(t, svc)
 	}
 }
 
 func TestCounselorUsesMemoryAndTools(t *testing.T) {
-	model := &scriptedModel{}
-	srv := httptest.NewServer(model)
-	defer srv.Close()
-	e := newEnv(t, apptest.Options{ModelURL: srv.URL})
-	u := e.newUser()
-	maxID := e.newLearner(u, "Max")
-	e.post(u, maxID, exchange("Max refuses to read aloud since the class laughed.", "Let him read to the dog first; low stakes.")...).wantStatus(http.StatusOK)
-
-	model.respond = func(n int, req map[string]any) (int, any) {
+	model := llmtest.NewScriptedChat(t, func(n int, _ llmtest.ChatRequest) http.HandlerFunc {
 		if n == 1 {
-			return 200, toolCallReply("search_conversation_history", `{"search":"read aloud","include_archive":true}`)
+			return llmtest.ReplyToolCall("search_conversation_history", `{"search":"read aloud","include_archive":true}`)
 		}
-		return 200, textReply("Reading to the dog worked before; try it again tonight.")
-	}
-	res := e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{
+		return llmtest.ReplyContent("Reading to the dog worked before; try it again tonight.", "stop")
+	})
+	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
+	u := svc.NewUser(t)
+	maxID := svc.NewLearner(t, u, "Max")
+	svc.PostTurns(t, u, maxID, apptest.Exchange("Max refuses to read aloud since the class laughed.", "Let him read to the dog first; low stakes.")...).WantStatus(http.StatusOK)
+
+	res := svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{
 		"message": "How do I get Max reading again?", "learner_id": maxID, "history": []any{},
-	}).wantStatus(http.StatusOK)
-	if res.body["reply"] != "Reading to the dog worked before; try it again tonight." {
-		t.Fatalf("reply: %s", res.raw)
+	}).WantStatus(http.StatusOK)
+	if res.Body["reply"] != "Reading to the dog worked before; try it again tonight." {
+		t.Fatalf("reply: %s", res.Raw)
 	}
-	calls := res.body["tool_calls"].([]any)
+	calls := res.Body["tool_calls"].([]any)
 	if len(calls) != 1 || calls[0].(map[string]any)["name"] != "search_conversation_history" {
-		t.Fatalf("tool calls: %s", res.raw)
+		t.Fatalf("tool calls: %s", res.Raw)
 	}
-	system := messageContents(model.request(0), "system")[0]
+	asked := model.Calls()
+	system := asked[0].Body.Contents("system")[0]
 	for _, want := range []string{"=== CONVERSATION MEMORY ===", "Previous Summary (2 turns):", "Last Update: ", "=== END CONVERSATION MEMORY ===", "read aloud"} {
 		if !strings.Contains(system, want) {
 			t.Fatalf("first-message system prompt lacks %q:\n%s", want, system)
 		}
 	}
-	if len(model.request(0)["tools"].([]any)) != 3 {
+	if len(asked[0].Body.Tools) != 3 {
 		t.Fatalf("the model was not offered the tools")
 	}
-	toolResults := messageContents(model.request(1), "tool")
+	toolResults := asked[1].Body.Contents("tool")
 	if len(toolResults) != 1 || !strings.Contains(toolResults[0], "read to the dog") {
 		t.Fatalf("the search result was not fed back to the model: %v", toolResults)
 	}
 
 	// Later in the session the memory block is not repeated.
-	res = e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{
+	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{
 		"message": "Thanks!", "learner_id": maxID,
-		"history": exchange("How do I get Max reading again?", "Try the dog."),
-	}).wantStatus(http.StatusOK)
-	if last := messageContents(model.request(model.count()-1), "system")[0]; strings.Contains(last, "CONVERSATION MEMORY") {
+		"history": apptest.Exchange("How do I get Max reading again?", "Try the dog."),
+	}).WantStatus(http.StatusOK)
+	if last := model.Last(t).Contents("system")[0]; strings.Contains(last, "CONVERSATION MEMORY") {
 		t.Fatalf("memory repeated after the first message")
 	}
 }
 
 func TestCounselorUnknownToolIsReportedToTheModel(t *testing.T) {
-	model := &scriptedModel{respond: func(n int, req map[string]any) (int, any) {
+	model := llmtest.NewScriptedChat(t, func(n int, _ llmtest.ChatRequest) http.HandlerFunc {
 		if n == 1 {
-			return 200, toolCallReply("launch_rockets", `{}`)
+			return llmtest.ReplyToolCall("launch_rockets", `{}`)
 		}
-		return 200, textReply("Sorry, let me answer directly.")
-	}}
-	srv := httptest.NewServer(model)
-	defer srv.Close()
-	e := newEnv(t, apptest.Options{ModelURL: srv.URL})
-	u := e.newUser()
-	e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).wantStatus(http.StatusOK)
-	results := messageContents(model.request(1), "tool")
+		return llmtest.ReplyContent("Sorry, let me answer directly.", "stop")
+	})
+	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
+	u := svc.NewUser(t)
+	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).WantStatus(http.StatusOK)
+	results := model.Calls()[1].Body.Contents("tool")
 	if len(results) != 1 || !strings.Contains(results[0], `Unknown tool \"launch_rockets\"`) {
 		t.Fatalf("the model should read the error: %v", results)
 	}
 }
 
 func TestCounselorToolLoopIsBounded(t *testing.T) {
-	model := &scriptedModel{respond: func(n int, req map[string]any) (int, any) {
-		return 200, toolCallReply("get_conversation_memory", `{"learner_id":null}`)
-	}}
-	srv := httptest.NewServer(model)
-	defer srv.Close()
-	e := newEnv(t, apptest.Options{ModelURL: srv.URL, MaxToolRounds: 3})
-	u := e.newUser()
-	e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).
-		wantError(502, "The mentor model kept calling tools without answering")
-	if model.count() != 4 {
-		t.Fatalf("model called %d times, want 3 rounds of tools plus one final call", model.count())
+	model := llmtest.NewChat(t, llmtest.ReplyToolCall("get_conversation_memory", `{"learner_id":null}`))
+	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL, MaxToolRounds: 3})
+	u := svc.NewUser(t)
+	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).
+		WantError(502, "The mentor model kept calling tools without answering")
+	asked := model.Calls()
+	if len(asked) != 4 {
+		t.Fatalf("model called %d times, want 3 rounds of tools plus one final call", len(asked))
 	}
-	if last := model.request(3); last["tool_choice"] != "none" {
-		t.Fatalf("the final call should forbid tools: %v", last["tool_choice"])
+	if choice := asked[3].Body.ToolChoice; choice != "none" {
+		t.Fatalf("the final call should forbid tools: %v", choice)
 	}
 }
 
 func TestCounselorModelErrorStoresNothing(t *testing.T) {
-	model := &scriptedModel{respond: func(n int, req map[string]any) (int, any) {
-		return 500, map[string]any{"error": map[string]any{"message": "overloaded"}}
-	}}
-	srv := httptest.NewServer(model)
-	defer srv.Close()
-	e := newEnv(t, apptest.Options{ModelURL: srv.URL})
-	u := e.newUser()
-	e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi there"}).
-		wantError(502, "The mentor model failed; please try again")
+	model := llmtest.NewChat(t, llmtest.ReplyError(http.StatusInternalServerError, "overloaded"))
+	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
+	u := svc.NewUser(t)
+	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi there"}).
+		WantError(502, "The mentor model failed; please try again")
 	for _, table := range []string{"conversation_turns", "conversation_updates"} {
-		if n := e.count(`select count(*) from ` + table); n != 0 {
+		if n := svc.Count(t, `select count(*) from `+table); n != 0 {
 			t.Fatalf("%s has %d rows after a failed chat", table, n)
 		}
 	}
 }
 
 func TestCounselorWithoutModel(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	u := e.newUser()
-	e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).
-		wantError(503, "No mentor model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server) and restart")
-	e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{"message": " "}).wantError(400, "Message required")
-	other := e.newUser()
-	theirs := e.newLearner(other, "Theirs")
-	model := &scriptedModel{respond: func(int, map[string]any) (int, any) { return 200, textReply("hi") }}
-	srv := httptest.NewServer(model)
-	defer srv.Close()
-	withModel := newEnv(t, apptest.Options{ModelURL: srv.URL})
-	v := withModel.newUser()
-	withModel.call(v.token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi", "learner_id": theirs}).
-		wantError(404, "Learner not found")
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
+	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).
+		WantError(503, "No mentor model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server) and restart")
+	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": " "}).WantError(400, "Message required")
+	other := svc.NewUser(t)
+	theirs := svc.NewLearner(t, other, "Theirs")
+	model := llmtest.NewChat(t, llmtest.ReplyContent("hi", "stop"))
+	withModel := apptest.Start(t, apptest.Options{ModelURL: model.URL})
+	v := withModel.NewUser(t)
+	withModel.Call(t, v.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi", "learner_id": theirs}).
+		WantError(404, "Learner not found")
 }

@@ -3,13 +3,13 @@ package handlers_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"mentormemory/app/apptest"
+	"mentormemory/llm/llmtest"
 	"mentormemory/memory"
 )
 
@@ -44,109 +44,107 @@ func strs(v any) []string {
 }
 
 func TestSessionClosingAndOpening(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	u := e.newUser()
-	alex := e.newLearner(u, "Alex")
-	e.addMemory(u, alex, map[string]any{"type": "personal", "content": "Plays basketball; games are on Fridays"})
-	e.addMemory(u, alex, map[string]any{"type": "personal", "content": "Has a dog named Max"})
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
+	alex := svc.NewLearner(t, u, "Alex")
+	addMemory(t, svc, u, alex, map[string]any{"type": "personal", "content": "Plays basketball; games are on Fridays"})
+	addMemory(t, svc, u, alex, map[string]any{"type": "personal", "content": "Has a dog named Max"})
 
 	// No session has ended yet: no opening.
-	none := e.call(u.token, http.MethodGet, "/api/opening-context?learner_id="+alex, nil).wantStatus(http.StatusOK)
-	if none.body["opening"] != nil {
-		t.Fatalf("opening before any session: %s", none.raw)
+	none := svc.Call(t, u.Token, http.MethodGet, "/api/opening-context?learner_id="+alex, nil).WantStatus(http.StatusOK)
+	if none.Body["opening"] != nil {
+		t.Fatalf("opening before any session: %s", none.Raw)
 	}
-	e.call(u.token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).wantError(http.StatusNotFound, "No live session to end")
+	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantError(http.StatusNotFound, "No live session to end")
 
 	// The session is posted exchange by exchange, as the web client does.
 	turns := alexSession(t, "1")
 	for i := 0; i+1 < len(turns); i += 2 {
-		e.post(u, alex, turns[i], turns[i+1]).wantStatus(http.StatusOK)
+		svc.PostTurns(t, u, alex, turns[i], turns[i+1]).WantStatus(http.StatusOK)
 	}
-	ended := e.call(u.token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).wantStatus(http.StatusOK)
-	session := ended.body["session"].(map[string]any)
+	ended := svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantStatus(http.StatusOK)
+	session := ended.Body["session"].(map[string]any)
 	closing := session["closing"].(map[string]any)
 	if got := strings.Join(strs(closing["emotional_arc"]), " → "); got != "anxious → confused → frustrated → excited" {
-		t.Fatalf("emotional arc %q, want anxious → confused → frustrated → excited (%s)", got, ended.raw)
+		t.Fatalf("emotional arc %q, want anxious → confused → frustrated → excited (%s)", got, ended.Raw)
 	}
 	if !slices.Contains(strs(closing["key_moments"]), "Oh! So that's why the graph looks different!") {
-		t.Fatalf("breakthrough missing from key moments: %s", ended.raw)
+		t.Fatalf("breakthrough missing from key moments: %s", ended.Raw)
 	}
 	hooks := strs(closing["next_session_hooks"])
 	if len(hooks) == 0 || !strings.Contains(hooks[0], "completing the square") {
-		t.Fatalf("next-session hook missing: %s", ended.raw)
+		t.Fatalf("next-session hook missing: %s", ended.Raw)
 	}
 	if closing["exchanges"] != 9.0 || session["reason"] != "ended" || !strings.Contains(closing["goodbye_line"].(string), "Alex") {
-		t.Fatalf("closing state: %s", ended.raw)
+		t.Fatalf("closing state: %s", ended.Raw)
 	}
-	e.call(u.token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).wantError(http.StatusNotFound, "No live session to end")
+	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantError(http.StatusNotFound, "No live session to end")
 
 	// The opening is stored; on a Friday it brings up the game.
-	friday := e.call(u.token, http.MethodGet, "/api/opening-context?learner_id="+alex+"&date=2026-11-27", nil).wantStatus(http.StatusOK)
-	opening := friday.body["opening"].(map[string]any)
+	friday := svc.Call(t, u.Token, http.MethodGet, "/api/opening-context?learner_id="+alex+"&date=2026-11-27", nil).WantStatus(http.StatusOK)
+	opening := friday.Body["opening"].(map[string]any)
 	if got := strs(opening["personal_relevance"]); len(got) != 1 || got[0] != "It's Friday: Plays basketball; games are on Fridays" {
-		t.Fatalf("Friday relevance %v (%s)", got, friday.raw)
+		t.Fatalf("Friday relevance %v (%s)", got, friday.Raw)
 	}
 	if opening["last_emotional_state"] != "excited" || opening["from_session_id"] != session["session_id"] ||
 		!strings.Contains(opening["welcome_hook"].(string), "breakthrough") || opening["last_session_summary"] == "" {
-		t.Fatalf("opening: %s", friday.raw)
+		t.Fatalf("opening: %s", friday.Raw)
 	}
 	if _, leaked := opening["personal_by_weekday"]; leaked {
-		t.Fatalf("the weekday table is internal: %s", friday.raw)
+		t.Fatalf("the weekday table is internal: %s", friday.Raw)
 	}
-	monday := e.call(u.token, http.MethodGet, "/api/opening-context?learner_id="+alex+"&date=2026-11-23", nil).wantStatus(http.StatusOK)
-	if got := monday.body["opening"].(map[string]any)["personal_relevance"].([]any); len(got) != 0 {
+	monday := svc.Call(t, u.Token, http.MethodGet, "/api/opening-context?learner_id="+alex+"&date=2026-11-23", nil).WantStatus(http.StatusOK)
+	if got := monday.Body["opening"].(map[string]any)["personal_relevance"].([]any); len(got) != 0 {
 		t.Fatalf("nothing is special on Monday, got %v", got)
 	}
-	e.call(u.token, http.MethodGet, "/api/opening-context?learner_id="+alex+"&date=friday", nil).wantError(http.StatusBadRequest, "date must be YYYY-MM-DD")
+	svc.Call(t, u.Token, http.MethodGet, "/api/opening-context?learner_id="+alex+"&date=friday", nil).WantError(http.StatusBadRequest, "date must be YYYY-MM-DD")
 
 	// Another facilitator holding Alex's id sees nothing and ends nothing.
-	other := e.newUser()
-	e.call(other.token, http.MethodGet, "/api/opening-context?learner_id="+alex, nil).wantError(http.StatusNotFound, "Learner not found")
-	e.call(other.token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).wantError(http.StatusNotFound, "Learner not found")
+	other := svc.NewUser(t)
+	svc.Call(t, other.Token, http.MethodGet, "/api/opening-context?learner_id="+alex, nil).WantError(http.StatusNotFound, "Learner not found")
+	svc.Call(t, other.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantError(http.StatusNotFound, "Learner not found")
 }
 
 func TestIdleSessionEndsBeforeTheNextOne(t *testing.T) {
-	e := newEnv(t, apptest.Options{})
-	u := e.newUser()
-	e.post(u, "", exchange("I'm worried about bedtime battles.", "Next time we'll plan a wind-down routine.")...).wantStatus(http.StatusOK)
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
+	svc.PostTurns(t, u, "", apptest.Exchange("I'm worried about bedtime battles.", "Next time we'll plan a wind-down routine.")...).WantStatus(http.StatusOK)
 	// Forty idle minutes later...
-	e.exec(`update mentor_sessions set last_activity_at = now() - interval '40 minutes'`)
-	e.post(u, "", exchange("Different question: screen time?", "Try a shared family plan.")...).wantStatus(http.StatusOK)
+	svc.Exec(t, `update mentor_sessions set last_activity_at = now() - interval '40 minutes'`)
+	svc.PostTurns(t, u, "", apptest.Exchange("Different question: screen time?", "Try a shared family plan.")...).WantStatus(http.StatusOK)
 
-	if n := e.count(`select count(*) from mentor_sessions where end_reason = 'idle' and exchanges = 1`); n != 1 {
+	if n := svc.Count(t, `select count(*) from mentor_sessions where end_reason = 'idle' and exchanges = 1`); n != 1 {
 		t.Fatalf("the idle session should have ended, with its one exchange")
 	}
-	if n := e.count(`select count(*) from mentor_sessions where ended_at is null and exchanges = 1`); n != 1 {
+	if n := svc.Count(t, `select count(*) from mentor_sessions where ended_at is null and exchanges = 1`); n != 1 {
 		t.Fatalf("a new live session should hold the new exchange")
 	}
-	res := e.call(u.token, http.MethodGet, "/api/opening-context", nil).wantStatus(http.StatusOK)
-	threads := strs(res.body["opening"].(map[string]any)["unfinished_threads"])
+	res := svc.Call(t, u.Token, http.MethodGet, "/api/opening-context", nil).WantStatus(http.StatusOK)
+	threads := strs(res.Body["opening"].(map[string]any)["unfinished_threads"])
 	if len(threads) != 1 || threads[0] != "Next time we'll plan a wind-down routine." {
-		t.Fatalf("the idle session's opening should carry its thread: %s", res.raw)
+		t.Fatalf("the idle session's opening should carry its thread: %s", res.Raw)
 	}
 }
 
 func TestCounselorBringsMemoriesAndOpening(t *testing.T) {
-	model := &scriptedModel{respond: func(int, map[string]any) (int, any) { return 200, textReply("Let's do it.") }}
-	srv := httptest.NewServer(model)
-	defer srv.Close()
-	e := newEnv(t, apptest.Options{ModelURL: srv.URL})
-	u := e.newUser()
-	alex := e.newLearner(u, "Alex")
-	e.addMemory(u, alex, map[string]any{"type": "personal", "content": "Plays basketball; games are on Fridays"})
-	e.addMemory(u, alex, map[string]any{"type": "preference", "content": "When frustrated, pictures help more than letters",
+	model := llmtest.NewChat(t, llmtest.ReplyContent("Let's do it.", "stop"))
+	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
+	u := svc.NewUser(t)
+	alex := svc.NewLearner(t, u, "Alex")
+	addMemory(t, svc, u, alex, map[string]any{"type": "personal", "content": "Plays basketball; games are on Fridays"})
+	addMemory(t, svc, u, alex, map[string]any{"type": "preference", "content": "When frustrated, pictures help more than letters",
 		"metadata": map[string]any{"category": "emotional_response", "trigger": "frustrated", "emotion": "frustrated"}})
-	e.post(u, alex, exchange("Alex finally got the discriminant!", "Next time we'll try word problems.")...).wantStatus(http.StatusOK)
-	e.call(u.token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).wantStatus(http.StatusOK)
+	svc.PostTurns(t, u, alex, apptest.Exchange("Alex finally got the discriminant!", "Next time we'll try word problems.")...).WantStatus(http.StatusOK)
+	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantStatus(http.StatusOK)
 
 	// First message of the next session: opening and memories, deep retrieval.
-	res := e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{
+	res := svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{
 		"message": "Alex has a basketball game and is frustrated with word problems", "learner_id": alex,
-	}).wantStatus(http.StatusOK)
-	if res.body["retrieval"].(map[string]any)["mode"] != "deep" {
-		t.Fatalf("first message with an emotional cue should run deep retrieval: %s", res.raw)
+	}).WantStatus(http.StatusOK)
+	if res.Body["retrieval"].(map[string]any)["mode"] != "deep" {
+		t.Fatalf("first message with an emotional cue should run deep retrieval: %s", res.Raw)
 	}
-	system := messageContents(model.request(0), "system")[0]
+	system := model.Calls()[0].Body.Contents("system")[0]
 	for _, want := range []string{
 		"=== SESSION OPENING ===", "Unfinished threads:\n- Next time we'll try word problems.",
 		"=== RELEVANT MEMORIES ===\nPersonal:\n- Plays basketball; games are on Fridays\n=== END RELEVANT MEMORIES ===",
@@ -158,10 +156,10 @@ func TestCounselorBringsMemoriesAndOpening(t *testing.T) {
 		}
 	}
 	// Later messages keep the memories but not the opening.
-	e.call(u.token, http.MethodPost, "/api/counselor", map[string]any{
-		"message": "what about the game?", "learner_id": alex, "history": exchange("Hi", "Hello"),
-	}).wantStatus(http.StatusOK)
-	later := messageContents(model.request(1), "system")[0]
+	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{
+		"message": "what about the game?", "learner_id": alex, "history": apptest.Exchange("Hi", "Hello"),
+	}).WantStatus(http.StatusOK)
+	later := model.Calls()[1].Body.Contents("system")[0]
 	if strings.Contains(later, "SESSION OPENING") || !strings.Contains(later, "Plays basketball") {
 		t.Fatalf("later system prompt:\n%s", later)
 	}

@@ -2,7 +2,6 @@ package handlers_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"mentormemory/app/apptest"
 	"mentormemory/llm"
+	"mentormemory/llm/llmtest"
 	"mentormemory/summarizer"
 )
 
@@ -22,35 +22,33 @@ func TestModelSummariesAreIncrementalAndSurviveFailures(t *testing.T) {
 		defer mu.Unlock()
 		reply, fail = r, f
 	}
-	model := &scriptedModel{respond: func(int, map[string]any) (int, any) {
+	model := llmtest.NewScriptedChat(t, func(int, llmtest.ChatRequest) http.HandlerFunc {
 		mu.Lock()
 		defer mu.Unlock()
 		if fail {
-			return http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": "model overloaded"}}
+			return llmtest.ReplyError(http.StatusInternalServerError, "model overloaded")
 		}
-		return http.StatusOK, textReply(reply)
-	}}
-	srv := httptest.NewServer(model)
-	defer srv.Close()
-	e := newEnv(t, apptest.Options{Summarizer: summarizer.NewOpenAI(llm.Config{
-		APIKey: "test-key", BaseURL: srv.URL, Model: "test-model", Timeout: 2 * time.Second,
+		return llmtest.ReplyContent(reply, "stop")
+	})
+	svc := apptest.Start(t, apptest.Options{Summarizer: summarizer.NewOpenAI(llm.Config{
+		APIKey: "test-key", BaseURL: model.URL, Model: "test-model", Timeout: 2 * time.Second,
 	})})
-	u := e.newUser()
+	u := svc.NewUser(t)
 
 	setReply("Summary one: fractions with pizza slices.", false)
-	res := e.post(u, "", exchange("Emma struggles with fractions.", "Use pizza slices.")...).wantStatus(http.StatusOK)
-	if conversation(res)["summary"] != "Summary one: fractions with pizza slices." || res.body["summarizer"] != "openai" {
-		t.Fatalf("first summary not stored: %s", res.raw)
+	res := svc.PostTurns(t, u, "", apptest.Exchange("Emma struggles with fractions.", "Use pizza slices.")...).WantStatus(http.StatusOK)
+	if res.Object("conversation_update")["summary"] != "Summary one: fractions with pizza slices." || res.Body["summarizer"] != "openai" {
+		t.Fatalf("first summary not stored: %s", res.Raw)
 	}
-	first := model.lastPrompt(t)
+	first := model.Last(t).Prompt()
 	if !strings.Contains(first, "Emma struggles with fractions.") {
 		t.Fatalf("full prompt lacks the turns: %s", first)
 	}
 
 	// Incremental: previous summary plus only the new turns.
 	setReply("Summary two: fractions and spelling.", false)
-	e.post(u, "", exchange("Spelling tests are next week.", "Practise five words a night.")...).wantStatus(http.StatusOK)
-	second := model.lastPrompt(t)
+	svc.PostTurns(t, u, "", apptest.Exchange("Spelling tests are next week.", "Practise five words a night.")...).WantStatus(http.StatusOK)
+	second := model.Last(t).Prompt()
 	if !strings.Contains(second, "Summary one: fractions with pizza slices.") ||
 		!strings.Contains(second, "Spelling tests are next week.") ||
 		strings.Contains(second, "Emma struggles with fractions.") {
@@ -59,32 +57,32 @@ func TestModelSummariesAreIncrementalAndSurviveFailures(t *testing.T) {
 
 	// The model fails: the turns are kept and the summary is marked stale.
 	setReply("", true)
-	res = e.post(u, "", exchange("She likes the library on Saturdays.", "Make it a reading ritual.")...).wantStatus(http.StatusOK)
-	conv := conversation(res)
+	res = svc.PostTurns(t, u, "", apptest.Exchange("She likes the library on Saturdays.", "Make it a reading ritual.")...).WantStatus(http.StatusOK)
+	conv := res.Object("conversation_update")
 	if conv["summary_stale"] != true || conv["summary"] != "Summary two: fractions and spelling." || number(conv["turn_count"]) != 6 {
-		t.Fatalf("failure should keep turns and mark the summary stale: %s", res.raw)
+		t.Fatalf("failure should keep turns and mark the summary stale: %s", res.Raw)
 	}
-	if !strings.Contains(res.body["message"].(string), "summary could not be updated") {
-		t.Fatalf("the client should be told: %s", res.raw)
+	if !strings.Contains(res.Body["message"].(string), "summary could not be updated") {
+		t.Fatalf("the client should be told: %s", res.Raw)
 	}
 
 	// The next update catches up on the turns the failed call missed.
 	setReply("Summary three: fractions, spelling, library.", false)
-	res = e.post(u, "", exchange("Bedtime is 8:15 now.", "Keep it consistent.")...).wantStatus(http.StatusOK)
-	caughtUp := model.lastPrompt(t)
+	res = svc.PostTurns(t, u, "", apptest.Exchange("Bedtime is 8:15 now.", "Keep it consistent.")...).WantStatus(http.StatusOK)
+	caughtUp := model.Last(t).Prompt()
 	if !strings.Contains(caughtUp, "She likes the library on Saturdays.") || !strings.Contains(caughtUp, "Bedtime is 8:15 now.") {
 		t.Fatalf("catch-up prompt should hold the turns the failed call missed: %s", caughtUp)
 	}
-	if conv := conversation(res); conv["summary_stale"] != false || conv["summary"] != "Summary three: fractions, spelling, library." {
-		t.Fatalf("summary should be fresh again: %s", res.raw)
+	if conv := res.Object("conversation_update"); conv["summary_stale"] != false || conv["summary"] != "Summary three: fractions, spelling, library." {
+		t.Fatalf("summary should be fresh again: %s", res.Raw)
 	}
 
 	// force_regenerate rewrites from the whole active segment.
 	setReply("Fresh summary.", false)
-	e.call(u.token, http.MethodPost, "/api/conversation-memory", map[string]any{
-		"conversation_turns": exchange("Bedtime is 8:15 now.", "Keep it consistent."), "force_regenerate": true,
-	}).wantStatus(http.StatusOK)
-	full := model.lastPrompt(t)
+	svc.Call(t, u.Token, http.MethodPost, "/api/conversation-memory", map[string]any{
+		"conversation_turns": apptest.Exchange("Bedtime is 8:15 now.", "Keep it consistent."), "force_regenerate": true,
+	}).WantStatus(http.StatusOK)
+	full := model.Last(t).Prompt()
 	if !strings.Contains(full, "Emma struggles with fractions.") || strings.Contains(full, "Summary three") {
 		t.Fatalf("regeneration should use every active turn and no previous summary: %s", full)
 	}

@@ -17,14 +17,11 @@ import (
 	"mentormemory/config"
 )
 
-// webServer serves the app with the given web settings. Without a pool the
-// memory routes have no service: the web routes must not need one.
-// webServer runs the app with the given auth settings, as the web client
-// meets it.
-func webServer(t *testing.T, a config.Auth) (string, *env) {
+// webServer serves the app with the given auth settings, which are what
+// the web client is told.
+func webServer(t *testing.T, auth config.Auth) string {
 	t.Helper()
-	e := newEnv(t, apptest.Options{Auth: a})
-	return e.url, e
+	return apptest.Start(t, apptest.Options{Auth: auth}).URL
 }
 
 func fetch(t *testing.T, method, url string, header http.Header) (*http.Response, string) {
@@ -50,7 +47,7 @@ func fetch(t *testing.T, method, url string, header http.Header) (*http.Response
 
 func TestWebClientFiles(t *testing.T) {
 	supabase := apptest.StartSupabaseAuth(t)
-	url, _ := webServer(t, config.Auth{JWTSecret: apptest.Secret, SupabaseURL: supabase.URL})
+	url := webServer(t, config.Auth{JWTSecret: apptest.Secret, SupabaseURL: supabase.URL})
 
 	resp, index := fetch(t, http.MethodGet, url+"/", nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
@@ -152,7 +149,7 @@ func TestWebConfig(t *testing.T) {
 			`{"dev_mode":true,"model_configured":false,"success":true,"supabase_anon_key":"anon","supabase_url":"` + supabase.URL + `"}`},
 	}
 	for _, tc := range cases {
-		url, _ := webServer(t, tc.auth)
+		url := webServer(t, tc.auth)
 		resp, body := fetch(t, http.MethodGet, url+"/api/config", nil)
 		var got map[string]any
 		if err := json.Unmarshal([]byte(body), &got); err != nil {
@@ -170,19 +167,19 @@ func TestWebConfig(t *testing.T) {
 }
 
 func TestDevTokenSignsInTheDemoFacilitator(t *testing.T) {
-	_, e := webServer(t, config.Auth{DevMode: true, JWTSecret: apptest.Secret})
+	svc := apptest.Start(t, apptest.Options{Auth: config.Auth{DevMode: true, JWTSecret: apptest.Secret}})
 	verifier, err := auth.NewVerifier(context.Background(), auth.Config{JWTSecret: apptest.Secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer verifier.Close()
 
-	res := e.call("", http.MethodPost, "/api/dev/token", nil).wantStatus(http.StatusOK)
-	token, _ := res.body["token"].(string)
+	res := svc.Call(t, "", http.MethodPost, "/api/dev/token", nil).WantStatus(http.StatusOK)
+	token, _ := res.Body["token"].(string)
 	caller, err := verifier.Verify(token)
-	if err != nil || caller.UserID != app.DemoFacilitatorID || res.body["user_id"] != app.DemoFacilitatorID ||
-		caller.Email != "dana@example.com" || res.body["success"] != true {
-		t.Fatalf("dev token: %s (caller %+v, %v)", res.raw, caller, err)
+	if err != nil || caller.UserID != app.DemoFacilitatorID || res.Body["user_id"] != app.DemoFacilitatorID ||
+		caller.Email != "dana@example.com" || res.Body["success"] != true {
+		t.Fatalf("dev token: %s (caller %+v, %v)", res.Raw, caller, err)
 	}
 	var claims struct {
 		Exp int64 `json:"exp"`
@@ -192,25 +189,25 @@ func TestDevTokenSignsInTheDemoFacilitator(t *testing.T) {
 		t.Fatalf("dev token lives %v, want 24h", ttl)
 	}
 	// Minting wrote nothing: the facilitator is `server demo`'s to create.
-	if n := e.count(`select count(*) from auth.users`); n != 0 {
+	if n := svc.Count(t, `select count(*) from auth.users`); n != 0 {
 		t.Fatalf("minting a dev token created %d users", n)
 	}
 
-	res = e.call("", http.MethodPost, "/api/dev/token", map[string]any{"email": "sam@example.com"}).wantStatus(http.StatusOK)
-	if caller, err := verifier.Verify(res.body["token"].(string)); err != nil || caller.Email != "sam@example.com" {
+	res = svc.Call(t, "", http.MethodPost, "/api/dev/token", map[string]any{"email": "sam@example.com"}).WantStatus(http.StatusOK)
+	if caller, err := verifier.Verify(res.Body["token"].(string)); err != nil || caller.Email != "sam@example.com" {
 		t.Fatalf("dev token with an email: %+v %v", caller, err)
 	}
-	e.call("", http.MethodPost, "/api/dev/token", map[string]any{"email": "Dana <dana@example.com>"}).
-		wantError(http.StatusBadRequest, "email must be a plain address such as dana@example.com")
-	e.call("", http.MethodPost, "/api/dev/token", `{"email":`).wantError(http.StatusBadRequest, "Malformed JSON")
+	svc.Call(t, "", http.MethodPost, "/api/dev/token", map[string]any{"email": "Dana <dana@example.com>"}).
+		WantError(http.StatusBadRequest, "email must be a plain address such as dana@example.com")
+	svc.Call(t, "", http.MethodPost, "/api/dev/token", `{"email":`).WantError(http.StatusBadRequest, "Malformed JSON")
 
 	// Once the demo facilitator exists, the token works on the API.
-	if err := app.SeedDemo(context.Background(), e.pool); err != nil {
+	if err := app.SeedDemo(context.Background(), svc.Pool); err != nil {
 		t.Fatal(err)
 	}
-	learners := e.call(token, http.MethodGet, "/api/learners", nil).wantStatus(http.StatusOK)
-	if list := learners.body["learners"].([]any); len(list) != 2 || list[0].(map[string]any)["name"] != "Emma" {
-		t.Fatalf("learners with the dev token: %s", learners.raw)
+	learners := svc.Call(t, token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
+	if list := learners.Body["learners"].([]any); len(list) != 2 || list[0].(map[string]any)["name"] != "Emma" {
+		t.Fatalf("learners with the dev token: %s", learners.Raw)
 	}
 }
 
@@ -245,7 +242,7 @@ func TestVercelPublishesTheSameClient(t *testing.T) {
 	}
 
 	supabase := apptest.StartSupabaseAuth(t)
-	url, _ := webServer(t, config.Auth{JWTSecret: apptest.Secret, SupabaseURL: supabase.URL})
+	url := webServer(t, config.Auth{JWTSecret: apptest.Secret, SupabaseURL: supabase.URL})
 	resp, _ := fetch(t, http.MethodGet, url+"/", nil)
 	want := map[string]string{
 		"Content-Security-Policy": strings.Replace(resp.Header.Get("Content-Security-Policy"), supabase.URL, "https://*.supabase.co", 1),

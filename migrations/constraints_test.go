@@ -5,17 +5,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/postgres/pgtest"
+	"mentormemory/app/apptest"
 )
 
 // TestOneConversationPerLearnerOrNone checks the NULLS NOT DISTINCT unique
 // constraint: one active conversation per facilitator and learner, and
 // one general conversation (learner_id null) per facilitator.
 func TestOneConversationPerLearnerOrNone(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
-	a := seedUser(t, pool)
-	b := seedUser(t, pool)
+	pool := newDatabase(t)
+	a := apptest.NewUser(t, pool).ID
+	b := apptest.NewUser(t, pool).ID
 	var maya, sam, noah string
 	asUser(t, pool, a, func(tx pgx.Tx) {
 		maya = createLearner(t, tx, a, "Maya")
@@ -62,7 +61,7 @@ func TestOneConversationPerLearnerOrNone(t *testing.T) {
 	t.Run("store's insert-if-missing", func(t *testing.T) {
 		for _, learner := range []*string{nil, &maya} {
 			asUser(t, pool, a, func(tx pgx.Tx) {
-				n := mustExec(t, tx, `insert into public.conversation_updates (facilitator_id, learner_id)
+				n := apptest.Exec(t, tx, `insert into public.conversation_updates (facilitator_id, learner_id)
 					values ($1::uuid, $2::uuid)
 					on conflict on constraint conversation_updates_one_per_learner do nothing`, a, learner)
 				if n != 0 {

@@ -2,16 +2,17 @@ package migrations_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"mentormemory/app/apptest"
+	"mentormemory/postgres/pgtest"
 )
 
 // SQLSTATE codes the tests expect.
@@ -41,38 +42,12 @@ type turn struct {
 	Content string `json:"content"`
 }
 
-// querier is what pgx.Tx and *pgxpool.Pool have in common.
-type querier interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
-// seedUser adds a user to auth.users, as superuser, and returns its id.
-func seedUser(t *testing.T, pool *pgxpool.Pool) string {
+// newDatabase runs the test in parallel with the others, each on a fresh,
+// migrated database of its own.
+func newDatabase(t *testing.T) *pgxpool.Pool {
 	t.Helper()
-	id := uuid.NewString()
-	if _, err := pool.Exec(t.Context(), `insert into auth.users
-		(id, aud, role, email, created_at, updated_at)
-		values ($1::uuid, 'authenticated', 'authenticated', $2::text, now(), now())`,
-		id, id+"@example.com"); err != nil {
-		t.Fatalf("seed auth.users: %v", err)
-	}
-	return id
-}
-
-// claimsFor returns the JWT claims the service would set for the user.
-func claimsFor(t *testing.T, userID string) string {
-	t.Helper()
-	b, err := json.Marshal(map[string]string{
-		"sub":  userID,
-		"role": "authenticated",
-		"aud":  "authenticated",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	t.Parallel()
+	return pgtest.NewPool(t)
 }
 
 // asUser runs fn in one transaction as the user, the way the store runs a
@@ -83,7 +58,7 @@ func claimsFor(t *testing.T, userID string) string {
 // savepoint.
 func asUser(t *testing.T, pool *pgxpool.Pool, userID string, fn func(tx pgx.Tx)) {
 	t.Helper()
-	inTx(t, pool, "authenticated", claimsFor(t, userID), fn)
+	inTx(t, pool, "authenticated", string(apptest.Claims(userID)), fn)
 }
 
 // asAnon is asUser for role anon, with the given claims or none ("").
@@ -134,28 +109,7 @@ func inTx(t *testing.T, pool *pgxpool.Pool, role, claims string, fn func(tx pgx.
 // transaction, as the store does.
 func setArchiveTurns(t *testing.T, tx pgx.Tx, limit int) {
 	t.Helper()
-	mustExec(t, tx, `select set_config('mentor.archive_turns', $1::text, true)`, fmt.Sprint(limit))
-}
-
-// mustExec runs a statement that must succeed and returns the rows it
-// affected.
-func mustExec(t *testing.T, q querier, sql string, args ...any) int64 {
-	t.Helper()
-	tag, err := q.Exec(t.Context(), sql, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return tag.RowsAffected()
-}
-
-// scalar returns the single value of a query that must succeed.
-func scalar[T any](t *testing.T, q querier, sql string, args ...any) T {
-	t.Helper()
-	var v T
-	if err := q.QueryRow(t.Context(), sql, args...).Scan(&v); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return v
+	apptest.Exec(t, tx, `select set_config('mentor.archive_turns', $1::text, true)`, fmt.Sprint(limit))
 }
 
 // tryExec runs a statement in a savepoint, so a failure leaves the
@@ -188,7 +142,7 @@ func tryExecRolledBack(t *testing.T, tx pgx.Tx, sql string, args ...any) (int64,
 	return tag.RowsAffected(), err
 }
 
-// tryScalar is scalar in a savepoint, returning the error instead of
+// tryScalar is apptest.Scalar in a savepoint, returning the error instead of
 // failing.
 func tryScalar[T any](t *testing.T, tx pgx.Tx, sql string, args ...any) (T, error) {
 	t.Helper()
@@ -240,17 +194,17 @@ func wantState(t *testing.T, err error, code, what string) {
 }
 
 // createLearner adds a learner for the facilitator and returns its id.
-func createLearner(t *testing.T, q querier, facilitatorID, name string) string {
+func createLearner(t *testing.T, q apptest.DB, facilitatorID, name string) string {
 	t.Helper()
-	return scalar[string](t, q, `insert into public.learners (facilitator_id, name)
+	return apptest.Scalar[string](t, q, `insert into public.learners (facilitator_id, name)
 		values ($1::uuid, $2::text) returning id::text`, facilitatorID, name)
 }
 
 // createConversation adds the active record of a conversation (learnerID
 // nil for the general one) and returns its id.
-func createConversation(t *testing.T, q querier, facilitatorID string, learnerID *string, summary string) string {
+func createConversation(t *testing.T, q apptest.DB, facilitatorID string, learnerID *string, summary string) string {
 	t.Helper()
-	return scalar[string](t, q, `insert into public.conversation_updates (facilitator_id, learner_id, summary)
+	return apptest.Scalar[string](t, q, `insert into public.conversation_updates (facilitator_id, learner_id, summary)
 		values ($1::uuid, $2::uuid, nullif($3::text, '')) returning id::text`,
 		facilitatorID, learnerID, summary)
 }
@@ -259,14 +213,14 @@ func createConversation(t *testing.T, q querier, facilitatorID string, learnerID
 // the log in order, then adds their number to the conversation's
 // turn_count in one update. It returns the turn_count after the update
 // (the triggers may have archived some).
-func postTurns(t *testing.T, q querier, facilitatorID string, learnerID *string, turns ...turn) int {
+func postTurns(t *testing.T, q apptest.DB, facilitatorID string, learnerID *string, turns ...turn) int {
 	t.Helper()
 	insertTurns(t, q, facilitatorID, learnerID, turns...)
 	contents := make([]string, len(turns))
 	for i, tr := range turns {
 		contents[i] = tr.Content
 	}
-	return scalar[int](t, q, `update public.conversation_updates
+	return apptest.Scalar[int](t, q, `update public.conversation_updates
 		set turn_count = turn_count + $3::integer, updated_at = now(),
 			turns_vector = turns_vector || to_tsvector('english', $4::text)
 		where facilitator_id = $1::uuid and learner_id is not distinct from $2::uuid
@@ -275,14 +229,14 @@ func postTurns(t *testing.T, q querier, facilitatorID string, learnerID *string,
 
 // insertTurns appends turns to the log of one conversation, in order, in
 // one statement as the store does.
-func insertTurns(t *testing.T, q querier, facilitatorID string, learnerID *string, turns ...turn) {
+func insertTurns(t *testing.T, q apptest.DB, facilitatorID string, learnerID *string, turns ...turn) {
 	t.Helper()
 	roles := make([]string, len(turns))
 	contents := make([]string, len(turns))
 	for i, tr := range turns {
 		roles[i], contents[i] = tr.Role, tr.Content
 	}
-	n := mustExec(t, q, `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+	n := apptest.Exec(t, q, `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
 		select $1::uuid, $2::uuid, u.role, u.content
 		from unnest($3::text[], $4::text[]) with ordinality as u(role, content, n)
 		order by u.n`, facilitatorID, learnerID, roles, contents)
@@ -312,7 +266,7 @@ type logRow struct {
 }
 
 // turnLog returns the log of one conversation in order, read through q.
-func turnLog(t *testing.T, q querier, facilitatorID string, learnerID *string) []logRow {
+func turnLog(t *testing.T, q apptest.DB, facilitatorID string, learnerID *string) []logRow {
 	t.Helper()
 	rows, err := q.Query(t.Context(), `select role, content, archive_id::text
 		from public.conversation_turns
@@ -342,7 +296,7 @@ type archiveRow struct {
 
 // archives returns the archive rows of one conversation, oldest segment
 // first (ordered by the first log turn that points at each).
-func archives(t *testing.T, q querier, facilitatorID string, learnerID *string) []archiveRow {
+func archives(t *testing.T, q apptest.DB, facilitatorID string, learnerID *string) []archiveRow {
 	t.Helper()
 	rows, err := q.Query(t.Context(), `select a.id::text, a.learner_id::text, a.summary, a.turn_count, a.conversation_turns
 		from public.conversation_history_archive a
@@ -367,15 +321,15 @@ func archives(t *testing.T, q querier, facilitatorID string, learnerID *string) 
 // facilitator, as one canonical JSON text, to tell whether anything changed.
 func snapshot(t *testing.T, pool *pgxpool.Pool, table, facilitatorID string) string {
 	t.Helper()
-	return scalar[string](t, pool, `select coalesce(jsonb_agg(to_jsonb(x) order by to_jsonb(x)::text), '[]'::jsonb)::text
+	return apptest.Scalar[string](t, pool, `select coalesce(jsonb_agg(to_jsonb(x) order by to_jsonb(x)::text), '[]'::jsonb)::text
 		from public.`+table+` x where x.facilitator_id = $1::uuid`, facilitatorID)
 }
 
 // countRows counts, through q, the rows of table that belong to the
 // facilitator.
-func countRows(t *testing.T, q querier, table, facilitatorID string) int64 {
+func countRows(t *testing.T, q apptest.DB, table, facilitatorID string) int64 {
 	t.Helper()
-	return scalar[int64](t, q, `select count(*) from public.`+table+` where facilitator_id = $1::uuid`, facilitatorID)
+	return apptest.Scalar[int64](t, q, `select count(*) from public.`+table+` where facilitator_id = $1::uuid`, facilitatorID)
 }
 
 // facilitator is a user with a row in every memory table.
@@ -391,32 +345,48 @@ type facilitator struct {
 // row; the turns fill the vocabulary.
 func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facilitator {
 	t.Helper()
-	f := facilitator{id: seedUser(t, pool)}
+	f := facilitator{id: apptest.NewUser(t, pool).ID}
 	asUser(t, pool, f.id, func(tx pgx.Tx) {
 		f.learner = createLearner(t, tx, f.id, learnerName)
 		f.conversation = createConversation(t, tx, f.id, &f.learner, "")
 		postTurns(t, tx, f.id, &f.learner,
 			turn{"user", "How is " + learnerName + " getting along with fractions?"},
 			turn{"assistant", "Practising with pizza slices works well."})
-		mustExec(t, tx, `update public.conversation_updates set summary = $2::text
+		apptest.Exec(t, tx, `update public.conversation_updates set summary = $2::text
 			where facilitator_id = $1::uuid and id = $3::uuid`,
 			f.id, learnerName+" is learning fractions with pizza.", f.conversation)
-		f.archive = scalar[string](t, tx, `insert into public.conversation_history_archive
+		f.archive = apptest.Scalar[string](t, tx, `insert into public.conversation_history_archive
 			(facilitator_id, learner_id, summary, conversation_turns, turn_count)
 			values ($1::uuid, $2::uuid, 'An earlier talk about reading.',
 				'[{"role": "user", "content": "Reading before bed?"}]'::jsonb, 1)
 			returning id::text`, f.id, f.learner)
-		session := scalar[string](t, tx, `insert into public.mentor_sessions (facilitator_id, learner_id, exchanges)
+		session := apptest.Scalar[string](t, tx, `insert into public.mentor_sessions (facilitator_id, learner_id, exchanges)
 			values ($1::uuid, $2::uuid, 1) returning id::text`, f.id, f.learner)
-		mustExec(t, tx, `insert into public.learner_memories (facilitator_id, learner_id, type, content, importance, confidence, source, session_id)
+		apptest.Exec(t, tx, `insert into public.learner_memories (facilitator_id, learner_id, type, content, importance, confidence, source, session_id)
 			values ($1::uuid, $2::uuid, 'academic', $3, 0.5, 0.9, 'extracted', $4::uuid)`,
 			f.id, f.learner, learnerName+" finds fractions easier with pizza", session)
-		mustExec(t, tx, `insert into public.session_openings (facilitator_id, learner_id, session_id, opening)
+		apptest.Exec(t, tx, `insert into public.session_openings (facilitator_id, learner_id, session_id, opening)
 			values ($1::uuid, $2::uuid, $3::uuid, '{"welcome_hook": "Pizza fractions again?"}')`, f.id, f.learner, session)
-		mustExec(t, tx, `insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key)
+		apptest.Exec(t, tx, `insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key)
 			values ($1::uuid, $2::uuid, 'extract', 'turns:1-2')`, f.id, f.learner)
 	})
 	return f
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// deref is what p points at, or nil, for messages.
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// equalPtr reports whether a and b are both nil or point at equal values.
+func equalPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

@@ -9,27 +9,18 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mentormemory/app/apptest"
 	"mentormemory/migrations"
 	"mentormemory/postgres"
-	"mentormemory/postgres/pgtest"
 )
 
 // TestMigrateIsIdempotent checks that migrating an up-to-date database
 // applies nothing and changes nothing.
 func TestMigrateIsIdempotent(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t) // migrated once already
+	pool := newDatabase(t) // migrated once already
 	versions := func() []string {
 		t.Helper()
-		rows, err := pool.Query(t.Context(), `select version from public.memory_migrations order by version`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
+		return apptest.Column[string](t, pool, `select version from public.memory_migrations order by version`)
 	}
 	files, err := fs.Glob(migrations.Files, "*.sql")
 	if err != nil || len(files) < 2 {

@@ -7,15 +7,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/postgres/pgtest"
+	"mentormemory/app/apptest"
 )
 
 // TestRLSIsolatesFacilitators checks, table by table, that facilitator B,
 // running as the service runs B's requests, can neither see, create,
 // change nor delete facilitator A's rows.
 func TestRLSIsolatesFacilitators(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 	a := seedFacilitator(t, pool, "Maya")
 	b := seedFacilitator(t, pool, "Noah")
 
@@ -39,94 +38,30 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 	// ones (permission denied).
 	cases := []struct {
 		table        string
-		insert       string
-		ownInsert    bool // B may run insert for itself
-		update       string
-		delete       string
-		updateAll    string // no WHERE, so only the UPDATE policy filters
+		insert       string // a row for the facilitator $1
+		ownInsert    bool   // B may run insert for itself
+		set          string // what the updates change
 		updateDenied bool   // update revoked from callers
 		deleteDenied bool   // delete revoked from callers
 	}{
-		{
-			table:     "learners",
-			insert:    `insert into public.learners (facilitator_id, name) values ($1::uuid, 'Intruder')`,
-			ownInsert: true,
-			update:    `update public.learners set name = 'Hijacked' where facilitator_id = $1::uuid`,
-			updateAll: `update public.learners set name = 'Hijacked'`,
-			delete:    `delete from public.learners where facilitator_id = $1::uuid`,
-		},
-		{
-			table:     "conversation_updates",
-			insert:    `insert into public.conversation_updates (facilitator_id, learner_id, summary) values ($1::uuid, null, 'Intruder')`,
-			ownInsert: true,
-			update:    `update public.conversation_updates set summary = 'Hijacked', turn_count = 0 where facilitator_id = $1::uuid`,
-			updateAll: `update public.conversation_updates set summary = 'Hijacked'`,
-			delete:    `delete from public.conversation_updates where facilitator_id = $1::uuid`,
-		},
-		{
-			table:        "conversation_turns",
-			insert:       `insert into public.conversation_turns (facilitator_id, role, content) values ($1::uuid, 'user', 'Intruder')`,
-			ownInsert:    true,
-			update:       `update public.conversation_turns set content = 'Hijacked' where facilitator_id = $1::uuid`,
-			updateAll:    `update public.conversation_turns set content = 'Hijacked'`,
-			delete:       `delete from public.conversation_turns where facilitator_id = $1::uuid`,
-			updateDenied: true,
-			deleteDenied: true,
-		},
-		{
-			table:        "conversation_history_archive",
-			insert:       `insert into public.conversation_history_archive (facilitator_id, summary, turn_count) values ($1::uuid, 'Intruder', 0)`,
-			ownInsert:    true,
-			update:       `update public.conversation_history_archive set summary = 'Hijacked' where facilitator_id = $1::uuid`,
-			updateAll:    `update public.conversation_history_archive set summary = 'Hijacked'`,
-			delete:       `delete from public.conversation_history_archive where facilitator_id = $1::uuid`,
-			updateDenied: true,
-			deleteDenied: true,
-		},
-		{
-			table:        "search_vocabulary",
-			insert:       `insert into public.search_vocabulary (facilitator_id, word) values ($1::uuid, 'intruder')`,
-			update:       `update public.search_vocabulary set word = 'hijacked' where facilitator_id = $1::uuid`,
-			updateAll:    `update public.search_vocabulary set word = 'hijacked'`,
-			delete:       `delete from public.search_vocabulary where facilitator_id = $1::uuid`,
-			updateDenied: true,
-			deleteDenied: true,
-		},
-		{
-			table:     "learner_memories",
-			insert:    `insert into public.learner_memories (facilitator_id, type, content, importance, confidence, source) values ($1::uuid, 'personal', 'Intruder', 1, 1, 'added')`,
-			ownInsert: true,
-			update:    `update public.learner_memories set content = 'Hijacked' where facilitator_id = $1::uuid`,
-			updateAll: `update public.learner_memories set content = 'Hijacked'`,
-			delete:    `delete from public.learner_memories where facilitator_id = $1::uuid`,
-		},
-		{
-			table:        "mentor_sessions",
-			insert:       `insert into public.mentor_sessions (facilitator_id) values ($1::uuid)`,
-			ownInsert:    true,
-			update:       `update public.mentor_sessions set last_message = 'Hijacked' where facilitator_id = $1::uuid`,
-			updateAll:    `update public.mentor_sessions set last_message = 'Hijacked'`,
-			delete:       `delete from public.mentor_sessions where facilitator_id = $1::uuid`,
-			deleteDenied: true,
-		},
-		{
-			table:        "session_openings",
-			insert:       `insert into public.session_openings (facilitator_id, session_id, opening) values ($1::uuid, gen_random_uuid(), '{}')`,
-			update:       `update public.session_openings set opening = '{}' where facilitator_id = $1::uuid`,
-			updateAll:    `update public.session_openings set opening = '{}'`,
-			delete:       `delete from public.session_openings where facilitator_id = $1::uuid`,
-			deleteDenied: true,
-		},
-		{
-			table:        "memory_jobs",
-			insert:       `insert into public.memory_jobs (facilitator_id, kind, dedupe_key) values ($1::uuid, 'extract', 'intruder')`,
-			ownInsert:    true,
-			update:       `update public.memory_jobs set status = 'done' where facilitator_id = $1::uuid`,
-			updateAll:    `update public.memory_jobs set status = 'done'`,
-			delete:       `delete from public.memory_jobs where facilitator_id = $1::uuid`,
-			updateDenied: true,
-			deleteDenied: true,
-		},
+		{table: "learners", ownInsert: true, set: "name = 'Hijacked'",
+			insert: `insert into public.learners (facilitator_id, name) values ($1::uuid, 'Intruder')`},
+		{table: "conversation_updates", ownInsert: true, set: "summary = 'Hijacked', turn_count = 0",
+			insert: `insert into public.conversation_updates (facilitator_id, learner_id, summary) values ($1::uuid, null, 'Intruder')`},
+		{table: "conversation_turns", ownInsert: true, set: "content = 'Hijacked'", updateDenied: true, deleteDenied: true,
+			insert: `insert into public.conversation_turns (facilitator_id, role, content) values ($1::uuid, 'user', 'Intruder')`},
+		{table: "conversation_history_archive", ownInsert: true, set: "summary = 'Hijacked'", updateDenied: true, deleteDenied: true,
+			insert: `insert into public.conversation_history_archive (facilitator_id, summary, turn_count) values ($1::uuid, 'Intruder', 0)`},
+		{table: "search_vocabulary", set: "word = 'hijacked'", updateDenied: true, deleteDenied: true,
+			insert: `insert into public.search_vocabulary (facilitator_id, word) values ($1::uuid, 'intruder')`},
+		{table: "learner_memories", ownInsert: true, set: "content = 'Hijacked'",
+			insert: `insert into public.learner_memories (facilitator_id, type, content, importance, confidence, source) values ($1::uuid, 'personal', 'Intruder', 1, 1, 'added')`},
+		{table: "mentor_sessions", ownInsert: true, set: "last_message = 'Hijacked'", deleteDenied: true,
+			insert: `insert into public.mentor_sessions (facilitator_id) values ($1::uuid)`},
+		{table: "session_openings", set: "opening = '{}'", deleteDenied: true,
+			insert: `insert into public.session_openings (facilitator_id, session_id, opening) values ($1::uuid, gen_random_uuid(), '{}')`},
+		{table: "memory_jobs", ownInsert: true, set: "status = 'done'", updateDenied: true, deleteDenied: true,
+			insert: `insert into public.memory_jobs (facilitator_id, kind, dedupe_key) values ($1::uuid, 'extract', 'intruder')`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.table, func(t *testing.T) {
@@ -138,7 +73,7 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 				if n := countRows(t, tx, tc.table, a.id); n != 0 {
 					t.Errorf("B selects %d of A's rows, want 0", n)
 				}
-				if n := scalar[int64](t, tx, `select count(*) from public.`+tc.table+
+				if n := apptest.Scalar[int64](t, tx, `select count(*) from public.`+tc.table+
 					` where facilitator_id is distinct from $1::uuid`, b.id); n != 0 {
 					t.Errorf("B selects %d rows that are not B's, want 0", n)
 				}
@@ -156,11 +91,14 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 					}
 				}
 
+				update := `update public.` + tc.table + ` set ` + tc.set
+				del := `delete from public.` + tc.table
+				const ofA = ` where facilitator_id = $1::uuid`
 				for _, stmt := range []struct {
 					what, sql string
 					denied    bool
 				}{
-					{"update", tc.update, tc.updateDenied}, {"delete", tc.delete, tc.deleteDenied},
+					{"update", update + ofA, tc.updateDenied}, {"delete", del + ofA, tc.deleteDenied},
 				} {
 					n, err := tryExec(t, tx, stmt.sql, a.id)
 					if stmt.denied {
@@ -179,8 +117,8 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 					what, sql string
 					denied    bool
 				}{
-					{"unfiltered update", tc.updateAll, tc.updateDenied},
-					{"unfiltered delete", `delete from public.` + tc.table, tc.deleteDenied},
+					{"unfiltered update", update, tc.updateDenied},
+					{"unfiltered delete", del, tc.deleteDenied},
 				} {
 					n, err := tryExecRolledBack(t, tx, stmt.sql)
 					if stmt.denied {
@@ -231,11 +169,11 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			_, err := tryExec(t, tx, `select public.archive_active_turns($1::uuid, $2::uuid, 'Hijacked', 100)`, a.id, a.learner)
 			wantState(t, err, insufficientPrivilege, "anon calls archive_active_turns for A")
 		})
-		if n := scalar[int64](t, pool, `select count(*) from public.conversation_turns
+		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.conversation_turns
 			where facilitator_id = $1::uuid and archive_id is not null`, a.id); n != 0 {
 			t.Errorf("%d of A's turns were archived by the calls", n)
 		}
-		if n := scalar[int64](t, pool, `select count(*) from public.conversation_history_archive
+		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.conversation_history_archive
 			where facilitator_id = $1::uuid and summary = 'Hijacked'`, a.id); n != 0 {
 			t.Errorf("the calls created %d archive rows for A", n)
 		}
@@ -246,8 +184,7 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 // append-only even for their owner: A reads and adds, never changes or
 // removes.
 func TestAppendOnlyForOwner(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 	a := seedFacilitator(t, pool, "Maya")
 
 	cases := []struct {
@@ -275,7 +212,7 @@ func TestAppendOnlyForOwner(t *testing.T) {
 			var seen int64
 			asUser(t, pool, a.id, func(tx pgx.Tx) {
 				seen = countRows(t, tx, tc.table, a.id)
-				if want := scalar[int64](t, pool, `select count(*) from public.`+tc.table+
+				if want := apptest.Scalar[int64](t, pool, `select count(*) from public.`+tc.table+
 					` where facilitator_id = $1::uuid`, a.id); seen != want || seen == 0 {
 					t.Errorf("A selects %d own rows, want all %d", seen, want)
 				}
@@ -293,12 +230,12 @@ func TestAppendOnlyForOwner(t *testing.T) {
 				wantState(t, err, insufficientPrivilege, "A truncates "+tc.table)
 			})
 			// Everything that was there is still there, plus the insert.
-			after := scalar[int64](t, pool, `select count(*) from public.`+tc.table+
+			after := apptest.Scalar[int64](t, pool, `select count(*) from public.`+tc.table+
 				` where facilitator_id = $1::uuid`, a.id)
 			if after != seen+1 {
 				t.Errorf("A has %d %s rows after, want %d", after, tc.table, seen+1)
 			}
-			changed := scalar[int64](t, pool, `select count(*) from jsonb_array_elements($1::jsonb) e
+			changed := apptest.Scalar[int64](t, pool, `select count(*) from jsonb_array_elements($1::jsonb) e
 				where not exists (select 1 from public.`+tc.table+` x
 					where x.facilitator_id = $2::uuid and to_jsonb(x) = e.value)`, before, a.id)
 			if changed != 0 {
@@ -322,23 +259,22 @@ func TestAppendOnlyForOwner(t *testing.T) {
 // in public, with no claims and even with a facilitator's claims (the
 // policies are for authenticated only).
 func TestAnonSeesNothing(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 	a := seedFacilitator(t, pool, "Maya")
 	tables := publicTables(t, pool)
 	for _, table := range tables {
-		if n := scalar[int64](t, pool, `select count(*) from public.`+table); n == 0 {
+		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.`+table); n == 0 {
 			t.Fatalf("fixture: %s is empty", table)
 		}
 	}
 
 	for _, tc := range []struct{ name, claims string }{
 		{"no claims", ""},
-		{"facilitator's claims", claimsFor(t, a.id)},
+		{"facilitator's claims", string(apptest.Claims(a.id))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			asAnon(t, pool, tc.claims, func(tx pgx.Tx) {
-				if user := scalar[string](t, tx, `select current_user::text`); user != "anon" {
+				if user := apptest.Scalar[string](t, tx, `select current_user::text`); user != "anon" {
 					t.Fatalf("current_user = %s, want anon", user)
 				}
 				for _, table := range tables {
@@ -374,8 +310,7 @@ func TestAnonSeesNothing(t *testing.T) {
 // TestSecurityDefinerFunctionsPinSearchPath checks that no function running
 // as its owner resolves names through the caller's search_path.
 func TestSecurityDefinerFunctionsPinSearchPath(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 	rows, err := pool.Query(t.Context(), `select
 			n.nspname || '.' || p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')',
 			coalesce(p.proconfig, '{}'::text[])
@@ -413,8 +348,7 @@ func TestSecurityDefinerFunctionsPinSearchPath(t *testing.T) {
 // TestRLSEnabledOnEveryPublicTable checks relrowsecurity on every table in
 // public, the migrations' bookkeeping table included.
 func TestRLSEnabledOnEveryPublicTable(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 	rows, err := pool.Query(t.Context(), `select c.relname::text, c.relrowsecurity
 		from pg_class c
 		where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p')
@@ -442,17 +376,10 @@ func TestRLSEnabledOnEveryPublicTable(t *testing.T) {
 }
 
 // publicTables lists the tables in schema public.
-func publicTables(t *testing.T, pool querier) []string {
+func publicTables(t *testing.T, pool apptest.DB) []string {
 	t.Helper()
-	rows, err := pool.Query(t.Context(), `select c.relname::text from pg_class c
+	names := apptest.Column[string](t, pool, `select c.relname::text from pg_class c
 		where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') order by 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(names) < len(memoryTables)+1 {
 		t.Fatalf("public has tables %v, want at least the memory tables and memory_migrations", names)
 	}

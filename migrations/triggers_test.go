@@ -7,15 +7,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/postgres/pgtest"
+	"mentormemory/app/apptest"
 )
 
 // TestDeleteArchivesActiveTurns checks the archive_on_delete trigger:
 // clearing a conversation moves its active turns into one archive row with
 // the summary, and a conversation without active turns leaves no archive.
 func TestDeleteArchivesActiveTurns(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 
 	turns := []turn{
 		{"user", "Maya keeps mixing up numerators and denominators."},
@@ -32,7 +31,7 @@ func TestDeleteArchivesActiveTurns(t *testing.T) {
 		{"general conversation", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := seedUser(t, pool)
+			a := apptest.NewUser(t, pool).ID
 			var learner, other *string
 			asUser(t, pool, a, func(tx pgx.Tx) {
 				if tc.withLearner {
@@ -47,9 +46,9 @@ func TestDeleteArchivesActiveTurns(t *testing.T) {
 				if n := postTurns(t, tx, a, learner, turns...); n != len(turns) {
 					t.Fatalf("turn_count = %d, want %d", n, len(turns))
 				}
-				mustExec(t, tx, `update public.conversation_updates set summary = $2::text
+				apptest.Exec(t, tx, `update public.conversation_updates set summary = $2::text
 					where facilitator_id = $1::uuid and id = $3::uuid`, a, summary, conv)
-				if n := mustExec(t, tx, `delete from public.conversation_updates
+				if n := apptest.Exec(t, tx, `delete from public.conversation_updates
 					where facilitator_id = $1::uuid and id = $2::uuid`, a, conv); n != 1 {
 					t.Fatalf("deleted %d conversations, want 1", n)
 				}
@@ -92,7 +91,7 @@ func TestDeleteArchivesActiveTurns(t *testing.T) {
 			// clearing it archives nothing.
 			asUser(t, pool, a, func(tx pgx.Tx) {
 				conv := createConversation(t, tx, a, learner, "A summary with nothing active")
-				mustExec(t, tx, `delete from public.conversation_updates
+				apptest.Exec(t, tx, `delete from public.conversation_updates
 					where facilitator_id = $1::uuid and id = $2::uuid`, a, conv)
 				if n := len(archives(t, tx, a, learner)); n != 1 {
 					t.Errorf("%d archive rows after clearing a conversation with no active turns, want 1", n)
@@ -102,10 +101,10 @@ func TestDeleteArchivesActiveTurns(t *testing.T) {
 	}
 
 	t.Run("never any turns", func(t *testing.T) {
-		a := seedUser(t, pool)
+		a := apptest.NewUser(t, pool).ID
 		asUser(t, pool, a, func(tx pgx.Tx) {
 			conv := createConversation(t, tx, a, nil, "Nothing said yet")
-			mustExec(t, tx, `delete from public.conversation_updates
+			apptest.Exec(t, tx, `delete from public.conversation_updates
 				where facilitator_id = $1::uuid and id = $2::uuid`, a, conv)
 		})
 		if n := countRows(t, pool, "conversation_history_archive", a); n != 0 {
@@ -119,8 +118,7 @@ func TestDeleteArchivesActiveTurns(t *testing.T) {
 // are archived in segments of exactly the limit, with the summary current
 // at that time.
 func TestAutoArchive(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 
 	const summary = "The summary when the segment filled up."
 	for _, tc := range []struct {
@@ -137,7 +135,7 @@ func TestAutoArchive(t *testing.T) {
 		{name: "50 turns at the default", segment: 50, turns: 50, segments: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := seedUser(t, pool)
+			a := apptest.NewUser(t, pool).ID
 			turns := numberedTurns(tc.turns)
 			left := tc.turns - tc.segments*tc.segment
 			var learner string
@@ -145,7 +143,7 @@ func TestAutoArchive(t *testing.T) {
 				if tc.limit != 0 {
 					setArchiveTurns(t, tx, tc.limit)
 				}
-				if got := scalar[int](t, tx, `select public.archive_turn_limit()`); got != tc.segment {
+				if got := apptest.Scalar[int](t, tx, `select public.archive_turn_limit()`); got != tc.segment {
 					t.Fatalf("archive_turn_limit() = %d, want %d", got, tc.segment)
 				}
 				learner = createLearner(t, tx, a, "Maya")
@@ -154,12 +152,12 @@ func TestAutoArchive(t *testing.T) {
 					t.Errorf("turn_count after the update = %d, want %d", n, left)
 				}
 				// A later summary does not rewrite the archive.
-				mustExec(t, tx, `update public.conversation_updates set summary = 'A later summary.'
+				apptest.Exec(t, tx, `update public.conversation_updates set summary = 'A later summary.'
 					where facilitator_id = $1::uuid and learner_id = $2::uuid`, a, learner)
 			})
 
 			asUser(t, pool, a, func(tx pgx.Tx) {
-				if n := scalar[int](t, tx, `select turn_count from public.conversation_updates
+				if n := apptest.Scalar[int](t, tx, `select turn_count from public.conversation_updates
 					where facilitator_id = $1::uuid and learner_id = $2::uuid`, a, learner); n != left {
 					t.Errorf("active turn_count = %d, want %d", n, left)
 				}
@@ -198,12 +196,12 @@ func TestAutoArchive(t *testing.T) {
 	// Settings are transaction-local: the next transaction on the same
 	// connections is back to the default.
 	t.Run("limit does not outlive the transaction", func(t *testing.T) {
-		a := seedUser(t, pool)
+		a := apptest.NewUser(t, pool).ID
 		for range 4 {
 			asUser(t, pool, a, func(tx pgx.Tx) { setArchiveTurns(t, tx, 2) })
 		}
 		asUser(t, pool, a, func(tx pgx.Tx) {
-			if got := scalar[int](t, tx, `select public.archive_turn_limit()`); got != 50 {
+			if got := apptest.Scalar[int](t, tx, `select public.archive_turn_limit()`); got != 50 {
 				t.Errorf("archive_turn_limit() = %d after earlier transactions set 2, want 50", got)
 			}
 		})
@@ -214,25 +212,24 @@ func TestAutoArchive(t *testing.T) {
 // vector, search_vector(c): the summary at weight A and the active turns
 // (turns_vector, extended per update and rebuilt on archiving) at weight B.
 func TestConversationSearchVector(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
+	pool := newDatabase(t)
 
 	matches := func(t *testing.T, tx pgx.Tx, a, learner, weights, word string) bool {
 		t.Helper()
-		return scalar[bool](t, tx, `select ts_filter(c.search_vector, $3::"char"[]) @@ to_tsquery('english', $4::text)
+		return apptest.Scalar[bool](t, tx, `select ts_filter(c.search_vector, $3::"char"[]) @@ to_tsquery('english', $4::text)
 			from public.conversation_updates c where facilitator_id = $1::uuid and learner_id = $2::uuid`,
 			a, learner, weights, word)
 	}
 
 	t.Run("summary and turns", func(t *testing.T) {
-		a := seedUser(t, pool)
+		a := apptest.NewUser(t, pool).ID
 		asUser(t, pool, a, func(tx pgx.Tx) {
 			learner := createLearner(t, tx, a, "Maya")
 			createConversation(t, tx, a, &learner, "")
 			postTurns(t, tx, a, &learner,
 				turn{"user", "Maya drew a giraffe today."},
 				turn{"assistant", "Drawing animals is a lovely way to practise."})
-			mustExec(t, tx, `update public.conversation_updates set summary = 'Maya is building a volcano model.'
+			apptest.Exec(t, tx, `update public.conversation_updates set summary = 'Maya is building a volcano model.'
 				where facilitator_id = $1::uuid and learner_id = $2::uuid`, a, learner)
 
 			for _, tc := range []struct {
@@ -253,7 +250,7 @@ func TestConversationSearchVector(t *testing.T) {
 			}
 
 			// A new summary replaces the old one in the vector.
-			mustExec(t, tx, `update public.conversation_updates set summary = 'Maya is reading about rivers.'
+			apptest.Exec(t, tx, `update public.conversation_updates set summary = 'Maya is reading about rivers.'
 				where facilitator_id = $1::uuid and learner_id = $2::uuid`, a, learner)
 			if matches(t, tx, a, learner, "{a,b,c,d}", "volcano") {
 				t.Error("search_vector still matches the replaced summary")
@@ -267,7 +264,7 @@ func TestConversationSearchVector(t *testing.T) {
 	// The vector covers the active segment only: it is computed after
 	// auto_archive has moved the old turns out.
 	t.Run("archived turns leave the active vector", func(t *testing.T) {
-		a := seedUser(t, pool)
+		a := apptest.NewUser(t, pool).ID
 		asUser(t, pool, a, func(tx pgx.Tx) {
 			setArchiveTurns(t, tx, 2)
 			learner := createLearner(t, tx, a, "Maya")
@@ -284,7 +281,7 @@ func TestConversationSearchVector(t *testing.T) {
 			if matches(t, tx, a, learner, "{a,b,c,d}", "penguin") {
 				t.Error("active vector still matches archived turns")
 			}
-			if !scalar[bool](t, tx, `select search_vector @@ to_tsquery('english', 'penguin')
+			if !apptest.Scalar[bool](t, tx, `select search_vector @@ to_tsquery('english', 'penguin')
 				from public.conversation_history_archive where facilitator_id = $1::uuid`, a) {
 				t.Error("archive vector does not match its turns")
 			}
@@ -295,9 +292,8 @@ func TestConversationSearchVector(t *testing.T) {
 // TestEraseCascades checks that erasing a learner, then the facilitator,
 // removes all their rows without tripping the archiving triggers.
 func TestEraseCascades(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
-	a := seedUser(t, pool)
+	pool := newDatabase(t)
+	a := apptest.NewUser(t, pool).ID
 	b := seedFacilitator(t, pool, "Noah")
 	var maya, sam string
 	asUser(t, pool, a, func(tx pgx.Tx) {
@@ -321,7 +317,7 @@ func TestEraseCascades(t *testing.T) {
 		t.Helper()
 		counts := map[string]int64{}
 		for _, table := range memoryTables[1:4] {
-			counts[table] = scalar[int64](t, pool, `select count(*) from public.`+table+
+			counts[table] = apptest.Scalar[int64](t, pool, `select count(*) from public.`+table+
 				` where facilitator_id = $1::uuid and learner_id is not distinct from $2::uuid`, a, learner)
 		}
 		return counts
@@ -371,23 +367,14 @@ func TestEraseCascades(t *testing.T) {
 // words of four letters or more from each new turn, per facilitator, read
 // only by that facilitator.
 func TestVocabularyCollectsWords(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.NewPool(t)
-	a := seedUser(t, pool)
-	b := seedUser(t, pool)
+	pool := newDatabase(t)
+	a := apptest.NewUser(t, pool).ID
+	b := apptest.NewUser(t, pool).ID
 
-	words := func(t *testing.T, q querier, facilitatorID string) []string {
+	words := func(t *testing.T, q apptest.DB, facilitatorID string) []string {
 		t.Helper()
-		rows, err := q.Query(t.Context(), `select word from public.search_vocabulary
+		return apptest.Column[string](t, q, `select word from public.search_vocabulary
 			where facilitator_id = $1::uuid order by word`, facilitatorID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
 	}
 
 	asUser(t, pool, a, func(tx pgx.Tx) {
@@ -435,18 +422,4 @@ func TestVocabularyCollectsWords(t *testing.T) {
 			})
 		})
 	}
-}
-
-func deref[T any](p *T) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-func equalPtr[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }

@@ -7,14 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mentormemory/app/apptest"
 	"mentormemory/extractor"
 	"mentormemory/llm"
 	"mentormemory/llm/llmtest"
@@ -24,34 +23,6 @@ import (
 	"mentormemory/summarizer"
 	"mentormemory/worker"
 )
-
-// fakeModel is an OpenAI-compatible chat server whose replies the test
-// scripts; it counts the calls.
-type fakeModel struct {
-	mu    sync.Mutex
-	calls int
-	reply func(call int) (status int, content string)
-}
-
-func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	io.Copy(io.Discard, r.Body)
-	f.mu.Lock()
-	f.calls++
-	n := f.calls
-	f.mu.Unlock()
-	status, content := f.reply(n)
-	if status != http.StatusOK {
-		llmtest.WriteJSON(w, status, map[string]any{"error": map[string]any{"message": "overloaded"}})
-		return
-	}
-	llmtest.WriteJSON(w, status, llmtest.ChatCompletion(map[string]any{"role": "assistant", "content": content}, "stop"))
-}
-
-func (f *fakeModel) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls
-}
 
 // memoriesReply is a structured-output reply holding the given memories.
 func memoriesReply(contents ...string) string {
@@ -72,56 +43,53 @@ type env struct {
 	pool   *pgxpool.Pool
 	store  *postgres.Store
 	svc    *memory.Service
-	model  *fakeModel
+	model  *llmtest.Server[llmtest.ChatRequest]
 	worker *worker.Worker
 	ctx    context.Context // as the facilitator
 	alex   *string
+
+	// reply answers the model's nth request (from 1): a status and, when
+	// 200, the reply's content. Tests set it before the model is asked.
+	reply func(n int) (status int, content string)
 }
 
 func newEnv(t *testing.T, cfg worker.Config) *env {
 	t.Helper()
 	pool := pgtest.NewPool(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e := &env{t: t, pool: pool, model: &fakeModel{reply: func(int) (int, string) { return 200, memoriesReply() }}}
-	srv := httptest.NewServer(e.model)
-	t.Cleanup(srv.Close)
+	e := &env{t: t, pool: pool, reply: func(int) (int, string) { return http.StatusOK, memoriesReply() }}
+	e.model = llmtest.NewScriptedChat(t, func(n int, _ llmtest.ChatRequest) http.HandlerFunc {
+		status, content := e.reply(n)
+		if status != http.StatusOK {
+			return llmtest.ReplyError(status, "overloaded")
+		}
+		return llmtest.ReplyContent(content, "stop")
+	})
 	e.store = postgres.NewStore(pool, 50).WithExtraction()
 	e.svc = memory.NewService(e.store, summarizer.NewOffline(), log)
-	cfg.Extractor = extractor.NewOpenAI(extractor.Config{Config: llm.Config{APIKey: "test", BaseURL: srv.URL, Timeout: 5 * time.Second}})
+	cfg.Extractor = extractor.NewOpenAI(extractor.Config{Config: llm.Config{APIKey: "test", BaseURL: e.model.URL, Timeout: 5 * time.Second}})
 	e.worker = worker.New(e.store, cfg, log)
 
-	id := uuid.NewString()
-	e.exec(`insert into auth.users (id) values ($1::uuid)`, id)
-	claims, _ := json.Marshal(map[string]string{"sub": id, "role": "authenticated", "aud": "authenticated"})
-	e.ctx = memory.WithCaller(context.Background(), memory.Caller{UserID: id, Claims: claims})
-	learner, err := e.svc.AddLearner(e.ctx, "Alex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.alex = &learner.ID
+	facilitator := apptest.NewUser(t, pool)
+	e.ctx = memory.WithCaller(context.Background(), facilitator.Caller())
+	alex := apptest.NewLearner(t, pool, facilitator, "Alex")
+	e.alex = &alex
 	return e
 }
 
 func (e *env) exec(query string, args ...any) {
 	e.t.Helper()
-	if _, err := e.pool.Exec(context.Background(), query, args...); err != nil {
-		e.t.Fatal(err)
-	}
+	apptest.Exec(e.t, e.pool, query, args...)
 }
 
 func (e *env) count(query string, args ...any) int {
 	e.t.Helper()
-	var n int
-	if err := e.pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
-		e.t.Fatal(err)
-	}
-	return n
+	return apptest.Count(e.t, e.pool, query, args...)
 }
 
 func (e *env) post(user, assistant string) {
 	e.t.Helper()
-	turns := []memory.Turn{{Role: memory.RoleUser, Content: user}, {Role: memory.RoleAssistant, Content: assistant}}
-	if _, err := e.svc.Update(e.ctx, e.alex, turns, false); err != nil {
+	if _, err := e.svc.Update(e.ctx, e.alex, apptest.Exchange(user, assistant), false); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -137,7 +105,7 @@ func (e *env) runOnce() bool {
 
 func TestExtractionLearnsOnceFromEachExchange(t *testing.T) {
 	e := newEnv(t, worker.Config{})
-	e.model.reply = func(int) (int, string) { return 200, memoriesReply("Alex has a dog named Max") }
+	e.reply = func(int) (int, string) { return 200, memoriesReply("Alex has a dog named Max") }
 	e.post("gotta go feed my dog Max", "Say hi to Max!")
 	// A resend of the same exchange queues nothing more.
 	e.post("gotta go feed my dog Max", "Say hi to Max!")
@@ -151,8 +119,8 @@ func TestExtractionLearnsOnceFromEachExchange(t *testing.T) {
 	if e.runOnce() {
 		t.Fatal("a finished job ran again")
 	}
-	if e.model.count() != 1 {
-		t.Fatalf("model called %d times, want 1", e.model.count())
+	if len(e.model.Calls()) != 1 {
+		t.Fatalf("model called %d times, want 1", len(e.model.Calls()))
 	}
 	list, err := e.svc.ListMemories(e.ctx, memory.ListQuery{LearnerID: e.alex})
 	if err != nil {
@@ -189,7 +157,7 @@ func TestExtractionLearnsOnceFromEachExchange(t *testing.T) {
 
 func TestExtractionRetriesWithBackoffThenFails(t *testing.T) {
 	e := newEnv(t, worker.Config{MaxAttempts: 2})
-	e.model.reply = func(int) (int, string) { return 500, "" }
+	e.reply = func(int) (int, string) { return 500, "" }
 	e.post("I'm stressed about Friday's test", "We'll prepare step by step.")
 
 	e.runOnce()
@@ -224,7 +192,7 @@ func TestExtractionRetriesWithBackoffThenFails(t *testing.T) {
 
 func TestMalformedExtractionStoresNothing(t *testing.T) {
 	e := newEnv(t, worker.Config{})
-	e.model.reply = func(n int) (int, string) {
+	e.reply = func(n int) (int, string) {
 		if n == 1 {
 			return 200, `{"memories": [{"type": "personal", "content": 5}]}`
 		}
@@ -254,7 +222,7 @@ func TestLostLeaseTakesNoEffect(t *testing.T) {
 	}
 	// The first worker stalls past its lease; another takes the job over.
 	e.exec(`update memory_jobs set leased_until = now() - interval '1 second'`)
-	e.model.reply = func(int) (int, string) { return 200, memoriesReply("Alex's dog Max is sick") }
+	e.reply = func(int) (int, string) { return 200, memoriesReply("Alex's dog Max is sick") }
 	if !e.runOnce() {
 		t.Fatal("an expired lease should make the job due again")
 	}
@@ -290,9 +258,8 @@ func TestIdleSessionsAreEnded(t *testing.T) {
 // job must learn only from its own conversation's turns.
 func TestExtractionReadsOnlyItsConversation(t *testing.T) {
 	e := newEnv(t, worker.Config{})
-	e.model.reply = func(int) (int, string) { return 200, memoriesReply("Alex has a dog named Max") }
-	general := []memory.Turn{{Role: memory.RoleUser, Content: "A family matter"}, {Role: memory.RoleAssistant, Content: "Noted."}}
-	if _, err := e.svc.Update(e.ctx, nil, general, false); err != nil {
+	e.reply = func(int) (int, string) { return 200, memoriesReply("Alex has a dog named Max") }
+	if _, err := e.svc.Update(e.ctx, nil, apptest.Exchange("A family matter", "Noted."), false); err != nil {
 		t.Fatal(err)
 	}
 	e.post("gotta go feed my dog Max", "Say hi to Max!")
@@ -315,7 +282,7 @@ func TestJobsRunConcurrently(t *testing.T) {
 	var mu sync.Mutex
 	inFlight, most := 0, 0
 	allIn := make(chan struct{})
-	e.model.reply = func(int) (int, string) {
+	e.reply = func(int) (int, string) {
 		mu.Lock()
 		inFlight++
 		most = max(most, inFlight)

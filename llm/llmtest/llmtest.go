@@ -32,6 +32,12 @@ type Server[Req any] struct {
 // calls the wrong one fails its test. The server closes when the test ends.
 func New[Req any](t testing.TB, path string, reply func(w http.ResponseWriter, r *http.Request, body Req)) *Server[Req] {
 	t.Helper()
+	return start(t, path, func(w http.ResponseWriter, r *http.Request, _ int, body Req) { reply(w, r, body) })
+}
+
+// start is New with the request's number, from 1, given to reply too.
+func start[Req any](t testing.TB, path string, reply func(w http.ResponseWriter, r *http.Request, n int, body Req)) *Server[Req] {
+	t.Helper()
 	s := &Server[Req]{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
@@ -41,12 +47,13 @@ func New[Req any](t testing.TB, path string, reply func(w http.ResponseWriter, r
 		}
 		s.mu.Lock()
 		s.calls = append(s.calls, Call[Req]{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body})
+		n := len(s.calls)
 		s.mu.Unlock()
 		if r.Method != http.MethodPost || r.URL.Path != path {
 			http.NotFound(w, r)
 			return
 		}
-		reply(w, r, body)
+		reply(w, r, n, body)
 	}))
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
@@ -58,6 +65,17 @@ func (s *Server[Req]) Calls() []Call[Req] {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Call[Req](nil), s.calls...)
+}
+
+// Last is the body of the latest request; the test fails when there was
+// none.
+func (s *Server[Req]) Last(t testing.TB) Req {
+	t.Helper()
+	calls := s.Calls()
+	if len(calls) == 0 {
+		t.Fatal("the server was never called")
+	}
+	return calls[len(calls)-1].Body
 }
 
 // WriteJSON answers with v as JSON.
@@ -89,6 +107,8 @@ type ChatRequest struct {
 	Model          string         `json:"model"`
 	Messages       []ChatMessage  `json:"messages"`
 	ResponseFormat map[string]any `json:"response_format"`
+	Tools          []any          `json:"tools"`
+	ToolChoice     any            `json:"tool_choice"`
 }
 
 // ChatMessage is one message of a chat completion request.
@@ -117,6 +137,17 @@ func (r ChatRequest) Last(role string) string {
 	return ""
 }
 
+// Contents are the contents of the messages with role, in order.
+func (r ChatRequest) Contents(role string) []string {
+	var out []string
+	for _, m := range r.Messages {
+		if m.Role == role {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
 // Prompt is every message's content, in order, one per line.
 func (r ChatRequest) Prompt() string {
 	parts := make([]string, len(r.Messages))
@@ -132,6 +163,15 @@ func NewChat(t testing.TB, reply http.HandlerFunc) *Server[ChatRequest] {
 	return New(t, "/chat/completions", func(w http.ResponseWriter, r *http.Request, _ ChatRequest) { reply(w, r) })
 }
 
+// NewScriptedChat starts a chat server that answers its nth request (from
+// 1) as script says, given the request: so a test can have the model call
+// a tool first and answer next, or fail once and recover.
+func NewScriptedChat(t testing.TB, script func(n int, req ChatRequest) http.HandlerFunc) *Server[ChatRequest] {
+	return start(t, "/chat/completions", func(w http.ResponseWriter, r *http.Request, n int, req ChatRequest) {
+		script(n, req)(w, r)
+	})
+}
+
 // Reply answers a chat completion with message.
 func Reply(message map[string]any, finishReason string) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
@@ -143,4 +183,19 @@ func Reply(message map[string]any, finishReason string) http.HandlerFunc {
 // carrying content.
 func ReplyContent(content, finishReason string) http.HandlerFunc {
 	return Reply(map[string]any{"role": "assistant", "content": content, "refusal": nil}, finishReason)
+}
+
+// ReplyToolCall answers a chat completion with a call of one tool.
+func ReplyToolCall(name, arguments string) http.HandlerFunc {
+	return Reply(map[string]any{"role": "assistant", "content": nil, "refusal": nil, "tool_calls": []map[string]any{{
+		"id": "call_1", "type": "function", "function": map[string]any{"name": name, "arguments": arguments},
+	}}}, "tool_calls")
+}
+
+// ReplyError answers with an API error, as an overloaded or failing model
+// does.
+func ReplyError(status int, message string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		WriteJSON(w, status, map[string]any{"error": map[string]any{"message": message}})
+	}
 }

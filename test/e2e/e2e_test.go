@@ -9,9 +9,7 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"mentormemory/app"
-	"mentormemory/auth"
+	"mentormemory/app/apptest"
 	"mentormemory/config"
 	"mentormemory/postgres/pgtest"
 )
@@ -28,16 +26,8 @@ import (
 // a learner, three exchanges, the memory panel, search, clear with
 // confirmation, and the archive search.
 func TestChatMemorySearchAndClear(t *testing.T) {
-	chromiumPath(t)
-	pgtest.URL(t) // skip or fail before starting anything when there is no database
-
-	fake := &model{}
-	modelSrv := httptest.NewServer(fake)
-	t.Cleanup(modelSrv.Close)
-	pool, url := serve(t, modelSrv.URL, config.Auth{DevMode: true, JWTSecret: secret})
-	b := startBrowser(t, "chat")
-
-	signInAsDemo(b, url)
+	d := startDemo(t, "chat", "")
+	b := d.b
 	if who := b.text(`document.getElementById('whoami').textContent`); who != "Signed in as dana@example.com (demo)" {
 		t.Fatalf("signed in as %q", who)
 	}
@@ -71,11 +61,11 @@ func TestChatMemorySearchAndClear(t *testing.T) {
 	b.screenshot("chat-and-memory", false)
 
 	// The model got the session's history with each message.
-	requests := fake.all()
+	requests := d.model.Calls()
 	if len(requests) != 3 {
 		t.Fatalf("the model got %d requests, want 3", len(requests))
 	}
-	if n := len(requests[2]["messages"].([]any)); n != 1+4+1 {
+	if n := len(requests[2].Body.Messages); n != 1+4+1 {
 		t.Fatalf("the third request has %d messages, want system + 4 of history + 1", n)
 	}
 
@@ -136,13 +126,9 @@ func TestChatMemorySearchAndClear(t *testing.T) {
 
 	// What the browser did reached the database: six turns with the
 	// client's ids, archived in one segment with its summary.
-	var withIDs, archives, archivedTurns int
-	q := `select (select count(*) from conversation_turns where client_turn_id ~ '^[0-9a-f-]{36}$' and learner_id = $1),
-		(select count(*) from conversation_history_archive where learner_id = $1),
-		(select coalesce(sum(turn_count), 0) from conversation_history_archive where learner_id = $1 and summary <> '')`
-	if err := pool.QueryRow(context.Background(), q, emmaID).Scan(&withIDs, &archives, &archivedTurns); err != nil {
-		t.Fatal(err)
-	}
+	withIDs := d.svc.Count(t, `select count(*) from conversation_turns where client_turn_id ~ '^[0-9a-f-]{36}$' and learner_id = $1`, emmaID)
+	archives := d.svc.Count(t, `select count(*) from conversation_history_archive where learner_id = $1`, emmaID)
+	archivedTurns := d.svc.Count(t, `select coalesce(sum(turn_count), 0) from conversation_history_archive where learner_id = $1 and summary <> ''`, emmaID)
 	if withIDs != 6 || archives != 1 || archivedTurns != 6 {
 		t.Fatalf("database: %d turns with client ids, %d archives of %d turns; want 6, 1, 6", withIDs, archives, archivedTurns)
 	}
@@ -157,11 +143,16 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 	chromiumPath(t)
 	pgtest.URL(t)
 
+	supabase := apptest.StartSupabaseAuth(t)
+	const email, password = "dana@example.com", "correct horse battery staple"
+	supabase.AddAccount(email, password, app.DemoFacilitatorID)
 	// 62 s tokens: the page renews 60 s before expiry, so after 2 s.
-	supabase := &supabaseAuth{anonKey: "anon-e2e-key", email: "dana@example.com", password: "correct horse battery staple", ttl: 62 * time.Second}
-	supabaseSrv := httptest.NewServer(supabase)
-	t.Cleanup(supabaseSrv.Close)
-	_, url := serve(t, "", config.Auth{JWTSecret: secret, SupabaseURL: supabaseSrv.URL, SupabaseAnonKey: supabase.anonKey})
+	supabase.SetTokenTTL(62 * time.Second)
+	// The service takes Supabase's tokens, and the ones signed with the
+	// project's legacy secret that the test pastes.
+	url := serve(t, apptest.Options{
+		Auth: config.Auth{SupabaseURL: supabase.URL, SupabaseAnonKey: supabase.AnonKey, JWTSecret: secret},
+	}).URL
 	b := startBrowser(t, "supabase")
 
 	b.step("open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("signin-supabase")))
@@ -169,14 +160,14 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 		t.Fatalf("the demo sign-in shows without dev mode")
 	}
 	b.step("sign in with a wrong password",
-		chromedp.SendKeys(chromedp.ID("signin-email"), supabase.email),
+		chromedp.SendKeys(chromedp.ID("signin-email"), email),
 		chromedp.SendKeys(chromedp.ID("signin-password"), "wrong"),
 		chromedp.Click(chromedp.CSS("#signin-supabase button[type=submit]")))
 	b.waitFor("the sign-in error", `!document.getElementById('signin-error').hidden &&
 		document.getElementById('signin-error').textContent === 'Invalid login credentials'`)
 	b.screenshot("wrong-password", false)
 	b.step("sign in", setField("signin-password", ""),
-		chromedp.SendKeys(chromedp.ID("signin-password"), supabase.password),
+		chromedp.SendKeys(chromedp.ID("signin-password"), password),
 		chromedp.Click(chromedp.CSS("#signin-supabase button[type=submit]")),
 		chromedp.WaitVisible(chromedp.ID("workspace")))
 	if who := b.text(`document.getElementById('whoami').textContent`); who != "Signed in as dana@example.com" {
@@ -197,7 +188,7 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 
 	// The token is renewed before it expires, and the API takes the new one.
 	b.waitFor("a refreshed token", fmt.Sprintf(`JSON.parse(sessionStorage.getItem('mentor.session')).access_token !== %q`, first))
-	if grants, _ := supabase.seen(); len(grants) < 3 || grants[2] != "refresh_token" {
+	if grants := supabase.Grants(); len(grants) < 3 || grants[2] != "refresh_token" {
 		t.Fatalf("grants: %v, want password, password, refresh_token…", grants)
 	}
 	b.step("search with the new token", chromedp.SendKeys(chromedp.ID("search-q"), "anything"),
@@ -213,7 +204,7 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 		t.Fatalf("text left on screen after sign-out: %q", left)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for _, logouts := supabase.seen(); logouts == 0; _, logouts = supabase.seen() {
+	for supabase.Logouts() == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("sign-out did not call Supabase's logout")
 		}
@@ -221,15 +212,11 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 	}
 
 	// A pasted token: nonsense is refused on the page, a real one works.
-	token, err := auth.MintHS256(secret, app.DemoFacilitatorID, "dana@example.com", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
 	b.step("paste nonsense", chromedp.Click(chromedp.CSS("#signin-token-box summary")),
 		chromedp.SendKeys(chromedp.ID("signin-token-input"), "not-a-token"),
 		chromedp.Click(chromedp.CSS("#signin-token button[type=submit]")))
 	b.waitFor("the token error", `document.getElementById('signin-error').textContent.startsWith('That is not an access token')`)
-	b.step("paste a token", setField("signin-token-input", token),
+	b.step("paste a token", setField("signin-token-input", demoToken(t)),
 		chromedp.Click(chromedp.CSS("#signin-token button[type=submit]")),
 		chromedp.WaitVisible(chromedp.ID("workspace")))
 	b.waitFor("the learners", `document.querySelectorAll('#learner option').length === 3`)

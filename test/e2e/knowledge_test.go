@@ -2,22 +2,56 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/app"
-	"mentormemory/auth"
-	"mentormemory/config"
-	"mentormemory/postgres/pgtest"
+	"mentormemory/app/apptest"
 )
+
+type storedMemory struct {
+	id, kind, content, source string
+	mentions                  int
+}
+
+// storedMemories reads a learner's memories from the database, oldest first.
+func storedMemories(t *testing.T, pool *pgxpool.Pool, learnerID string) []storedMemory {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `select id::text, type, content, source, mentions
+		from public.learner_memories where learner_id = $1 order by created_at, id`, learnerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []storedMemory
+	for rows.Next() {
+		var m storedMemory
+		if err := rows.Scan(&m.id, &m.kind, &m.content, &m.source, &m.mentions); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// listMemories reads a learner's memories through the API, as the demo
+// facilitator.
+func listMemories(t *testing.T, svc *apptest.Service, learnerID string) []any {
+	t.Helper()
+	res := svc.Call(t, demoToken(t), http.MethodGet, "/api/memories?learner_id="+learnerID, nil).WantStatus(http.StatusOK)
+	if res.Body["success"] != true {
+		t.Fatalf("GET /api/memories: %s", res.Raw)
+	}
+	return res.Body["memories"].([]any)
+}
 
 // TestKnowledgeCorrectForgetAndEndSession is what Mr. Mentor knows about a
 // learner, in the facilitator's hands: adding a memory (and repeating it,
@@ -26,16 +60,8 @@ import (
 // and ending the session with its goodbye and what to pick up next time.
 // Every change is checked in the database or through the API too.
 func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
-	chromiumPath(t)
-	pgtest.URL(t)
-
-	fake := &model{signOff: "Next time we'll try fraction strips with her."}
-	modelSrv := httptest.NewServer(fake)
-	t.Cleanup(modelSrv.Close)
-	pool, url := serve(t, modelSrv.URL, config.Auth{DevMode: true, JWTSecret: secret})
-	b := startBrowser(t, "knowledge")
-
-	signInAsDemo(b, url)
+	d := startDemo(t, "knowledge", "Next time we'll try fraction strips with her.")
+	b, pool := d.b, d.svc.Pool
 	pickLearner(b, "Emma")
 	b.waitFor("Emma's empty list", `document.getElementById('knowledge-list').textContent.startsWith('Nothing remembered about Emma yet')`)
 
@@ -112,7 +138,7 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 	if stored := storedMemories(t, pool, emmaID); len(stored) != 1 || stored[0].content != pizza {
 		t.Fatalf("database after forgetting: %+v, want only %q", stored, pizza)
 	}
-	if listed := listMemories(t, url, emmaID); len(listed) != 1 || listed[0].Content != pizza {
+	if listed := listMemories(t, d.svc, emmaID); len(listed) != 1 || listed[0].(map[string]any)["content"] != pizza {
 		t.Fatalf("the API lists %+v after forgetting, want only %q", listed, pizza)
 	}
 	b.screenshot("forgotten", true)
@@ -126,12 +152,10 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 	// A memory learnt in the background (as the extraction worker stores
 	// it) shows up once the next exchange is saved.
 	const learnt = "Emma gets frustrated when fractions have different denominators."
-	if _, err := pool.Exec(context.Background(), `insert into public.learner_memories
+	d.svc.Exec(t, `insert into public.learner_memories
 		(facilitator_id, learner_id, type, content, importance, confidence, metadata, source)
 		values ($1, $2, 'academic', $3, 0.7, 0.8, '{"emotion": "frustrated", "topic": "fractions"}', 'extracted')`,
-		app.DemoFacilitatorID, emmaID, learnt); err != nil {
-		t.Fatal(err)
-	}
+		app.DemoFacilitatorID, emmaID, learnt)
 	b.step("send a message", chromedp.SendKeys(chromedp.ID("message"), "Oh! So that's why the pizza slices worked!"), pressEnter())
 	b.waitFor("the reply, saved", `document.querySelectorAll('#messages .msg.assistant').length === 1 &&
 		document.getElementById('memory-turns').textContent === '2'`)
@@ -175,88 +199,4 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 	b.screenshot("mobile-375-correcting", false)
 
 	b.noConsoleProblems("/api/sessions/end") // the 404 asked for on purpose
-}
-
-// signInAsDemo opens the page and signs in with the demo button.
-func signInAsDemo(b *browser, url string) {
-	b.t.Helper()
-	b.step("open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("dev-signin")))
-	b.screenshot("signin", false)
-	b.step("sign in as the demo facilitator", chromedp.Click(chromedp.ID("dev-signin")), chromedp.WaitVisible(chromedp.ID("workspace")))
-	b.waitFor("the learners", `document.querySelectorAll('#learner option').length === 3`)
-	// Finding the memories on screen by their text, for the checks.
-	b.step("add the test's helpers", chromedp.Evaluate[chromedp.Void](`
-		window.knownItems = () => [...document.querySelectorAll('#knowledge-list li.known')];
-		window.knownItem = (text) => knownItems().find((li) => li.querySelector('.known-text')?.textContent === text);`))
-}
-
-// pickLearner selects a learner by name, as a change of the select does.
-func pickLearner(b *browser, name string) {
-	b.t.Helper()
-	b.step("pick "+name, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
-		const select = document.getElementById('learner');
-		select.value = [...select.options].find((o) => o.textContent === %q).value;
-		select.dispatchEvent(new Event('change', { bubbles: true }));
-	})()`, name)))
-}
-
-type storedMemory struct {
-	id, kind, content, source string
-	mentions                  int
-}
-
-// storedMemories reads a learner's memories from the database, oldest first.
-func storedMemories(t *testing.T, pool *pgxpool.Pool, learnerID string) []storedMemory {
-	t.Helper()
-	rows, err := pool.Query(context.Background(), `select id::text, type, content, source, mentions
-		from public.learner_memories where learner_id = $1 order by created_at, id`, learnerID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []storedMemory
-	for rows.Next() {
-		var m storedMemory
-		if err := rows.Scan(&m.id, &m.kind, &m.content, &m.source, &m.mentions); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-type listedMemory struct {
-	ID, Type, Content, Source string
-	Mentions                  int
-}
-
-// listMemories reads a learner's memories through the API, as the demo
-// facilitator.
-func listMemories(t *testing.T, url, learnerID string) []listedMemory {
-	t.Helper()
-	token, err := auth.MintHS256(secret, app.DemoFacilitatorID, "dana@example.com", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(http.MethodGet, url+"/api/memories?learner_id="+learnerID, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body struct {
-		Success  bool
-		Memories []listedMemory
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || !body.Success {
-		t.Fatalf("GET /api/memories: HTTP %d, %v", resp.StatusCode, err)
-	}
-	return body.Memories
 }

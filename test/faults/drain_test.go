@@ -1,11 +1,8 @@
 package faults
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mentormemory/app/apptest"
+	"mentormemory/llm/llmtest"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -53,7 +52,7 @@ func learnt(kind, content, topic string) map[string]any {
 // wait until the test releases them, summaries and extractions apart, so
 // the test decides what is in flight when the server is asked to stop.
 type slowModel struct {
-	srv                *httptest.Server
+	*llmtest.Server[llmtest.ChatRequest]
 	summaryGate        chan struct{}
 	extractionGate     chan struct{}
 	releaseSummaries   func()
@@ -68,68 +67,41 @@ func newSlowModel(t *testing.T) *slowModel {
 	m := &slowModel{summaryGate: make(chan struct{}), extractionGate: make(chan struct{})}
 	m.releaseSummaries = sync.OnceFunc(func() { close(m.summaryGate) })
 	m.releaseExtractions = sync.OnceFunc(func() { close(m.extractionGate) })
-	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	m.Server = llmtest.NewScriptedChat(t, m.answer)
 	// Cleanups run last first: the answers are released before the server
 	// closes, as Close waits for the requests in flight.
-	t.Cleanup(m.srv.Close)
 	t.Cleanup(m.releaseSummaries)
 	t.Cleanup(m.releaseExtractions)
 	return m
 }
 
-func (m *slowModel) serve(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Messages []struct {
-			Content string `json:"content"`
-		} `json:"messages"`
-		ResponseFormat json.RawMessage `json:"response_format"`
-	}
-	raw, _ := io.ReadAll(r.Body)
-	if r.URL.Path != "/chat/completions" || json.Unmarshal(raw, &req) != nil {
-		http.Error(w, "not a chat completion", http.StatusNotFound)
-		return
-	}
-	var prompt strings.Builder
-	for _, msg := range req.Messages {
-		prompt.WriteString(msg.Content)
-	}
+func (m *slowModel) answer(_ int, req llmtest.ChatRequest) http.HandlerFunc {
 	// The extractor asks for structured output; the summarizer for text.
 	content, gate := fakeSummary, m.summaryGate
+	m.mu.Lock()
 	if len(req.ResponseFormat) > 0 {
 		gate = m.extractionGate
 		found := []map[string]any{}
 		for _, l := range lessons {
-			if strings.Contains(prompt.String(), l.question) {
+			if strings.Contains(req.Prompt(), l.question) {
 				found = append(found, l.memory)
-				m.mu.Lock()
 				m.extractions = append(m.extractions, l.learner)
-				m.mu.Unlock()
 			}
 		}
 		reply, _ := json.Marshal(map[string]any{"memories": found})
 		content = string(reply)
 	} else {
-		m.mu.Lock()
 		m.summaries++
-		m.mu.Unlock()
 	}
-
-	select {
-	case <-gate:
-	case <-r.Context().Done():
-		return
+	m.mu.Unlock()
+	reply := llmtest.ReplyContent(content, "stop")
+	return func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-gate:
+			reply(w, r)
+		case <-r.Context().Done():
+		}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-fault-suite", "object": "chat.completion", "created": 1700000000, "model": "fault-suite-model",
-		"choices": []any{map[string]any{
-			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": content, "refusal": nil},
-			"finish_reason": "stop",
-			"logprobs":      nil,
-		}},
-		"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-	})
 }
 
 // serverEnv is the environment of a server on databaseURL that uses this
@@ -137,9 +109,9 @@ func (m *slowModel) serve(w http.ResponseWriter, r *http.Request) {
 func (m *slowModel) serverEnv(databaseURL string) map[string]string {
 	return map[string]string{
 		"DATABASE_URL":        databaseURL,
-		"SUPABASE_JWT_SECRET": jwtSecret,
+		"SUPABASE_JWT_SECRET": apptest.Secret,
 		"OPENAI_API_KEY":      "sk-fault-suite",
-		"OPENAI_BASE_URL":     m.srv.URL,
+		"OPENAI_BASE_URL":     m.URL,
 		"OPENAI_MODEL":        "fault-suite-model",
 	}
 }
@@ -165,11 +137,11 @@ func TestSIGTERMDrainsRequestsAndJobs(t *testing.T) {
 	env := model.serverEnv(databaseURL)
 	server := startServer(t, env)
 
-	dana := newFacilitator(t, db)
+	dana := apptest.NewUser(t, db)
 	learnerIDs := map[string]string{}
 	var exchanges []exchange
 	for _, l := range lessons {
-		learnerIDs[l.learner] = newLearner(t, db, dana, l.learner)
+		learnerIDs[l.learner] = apptest.NewLearner(t, db, dana, l.learner)
 		exchanges = append(exchanges, newExchange(conversation{who: dana, learnerID: learnerIDs[l.learner]},
 			"drain-"+l.learner, l.question, "That is worth building on next time."))
 	}
@@ -177,11 +149,11 @@ func TestSIGTERMDrainsRequestsAndJobs(t *testing.T) {
 	// The posts wait for the model until the test releases it, however long
 	// the test takes to get there, so their client allows more than
 	// answerLimit.
-	client := &http.Client{Timeout: 30 * time.Second}
+	client := apptest.Client{URL: server.url, HTTP: &http.Client{Timeout: 30 * time.Second}}
 	answers := make([]answer, len(exchanges))
 	var posts sync.WaitGroup
 	for i, x := range exchanges {
-		posts.Go(func() { answers[i] = postExchange(client, server.url, x) })
+		posts.Go(func() { answers[i] = postExchange(t, client, x) })
 	}
 	// Should the test end early, the model answers and the posts end.
 	t.Cleanup(func() {
@@ -229,18 +201,18 @@ func TestSIGTERMDrainsRequestsAndJobs(t *testing.T) {
 			t.Errorf("the extraction in progress at SIGTERM (learner %s) is %q, want done", learner, status)
 		}
 	}
-	if n := count(t, db, `select count(*) from public.memory_jobs where status not in ('done', 'pending')`); n != 0 {
+	if n := apptest.Count(t, db, `select count(*) from public.memory_jobs where status not in ('done', 'pending')`); n != 0 {
 		t.Errorf("%d extraction jobs left neither done nor queued", n)
 	}
 	checkLearnt(t, db, learnerIDs, inProgress)
 	checkStoredOnce(t, db, exchanges)
-	queued := count(t, db, `select count(*) from public.memory_jobs where status = 'pending'`)
+	queued := apptest.Count(t, db, `select count(*) from public.memory_jobs where status = 'pending'`)
 	t.Logf("at SIGTERM: %d posts and %d extraction in flight; %d extractions left queued", len(exchanges), len(inProgress), queued)
 
 	// The next start learns from what was left queued.
 	startServer(t, env)
 	waitFor(t, 15*time.Second, "the restarted server to run the queued extractions", func() bool {
-		return count(t, db, `select count(*) from public.memory_jobs where status <> 'done'`) == 0
+		return apptest.Count(t, db, `select count(*) from public.memory_jobs where status <> 'done'`) == 0
 	})
 	var everyone []string
 	for _, l := range lessons {
@@ -253,12 +225,7 @@ func TestSIGTERMDrainsRequestsAndJobs(t *testing.T) {
 // conversation (each conversation of the test stores one exchange).
 func jobStatus(t *testing.T, db *pgx.Conn, learnerID string) string {
 	t.Helper()
-	var status string
-	if err := db.QueryRow(context.Background(),
-		`select status from public.memory_jobs where learner_id = $1::uuid`, learnerID).Scan(&status); err != nil {
-		t.Fatalf("the extraction job of learner %s: %v", learnerID, err)
-	}
-	return status
+	return apptest.Scalar[string](t, db, `select status from public.memory_jobs where learner_id = $1::uuid`, learnerID)
 }
 
 // checkLearnt fails unless the memory the model found in each named
@@ -269,7 +236,7 @@ func checkLearnt(t *testing.T, db *pgx.Conn, learnerIDs map[string]string, learn
 		if !slices.Contains(learners, l.learner) {
 			continue
 		}
-		if n := count(t, db, `select count(*) from public.learner_memories
+		if n := apptest.Count(t, db, `select count(*) from public.learner_memories
 			where learner_id = $1::uuid and content = $2 and source = 'extracted'`,
 			learnerIDs[l.learner], l.memory["content"]); n != 1 {
 			t.Errorf("the memory learnt about %s is stored %d times, want once", l.learner, n)
@@ -287,11 +254,11 @@ func TestSecondSIGTERMStopsAtOnce(t *testing.T) {
 	db := connect(t, databaseURL)
 	model := newSlowModel(t)
 	server := startServer(t, model.serverEnv(databaseURL))
-	dana := newFacilitator(t, db)
+	dana := apptest.NewUser(t, db)
 	x := newExchange(conversation{who: dana}, "twice", "Emma cried before school again today.", "Let us plan a calmer morning.")
-	client := &http.Client{Timeout: 30 * time.Second}
+	client := apptest.Client{URL: server.url, HTTP: &http.Client{Timeout: 30 * time.Second}}
 	posted := make(chan answer, 1)
-	go func() { posted <- postExchange(client, server.url, x) }()
+	go func() { posted <- postExchange(t, client, x) }()
 	t.Cleanup(func() {
 		model.releaseSummaries()
 		<-posted

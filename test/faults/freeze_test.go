@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"mentormemory/app/apptest"
-	"mentormemory/config"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -116,18 +115,18 @@ func TestFrozenDatabaseAnswers503InsteadOfHanging(t *testing.T) {
 	// The transaction limit is a second, so a frozen database answers
 	// quickly.
 	srv := apptest.Start(t, apptest.Options{
-		DatabaseURL: parsed.String(), TxTimeout: time.Second, Auth: config.Auth{JWTSecret: jwtSecret},
+		DatabaseURL: parsed.String(), TxTimeout: time.Second,
 	})
-	client := newClient(t)
+	client := newClient(t, srv.URL)
 
 	db := connect(t, databaseURL)
-	conv := conversation{who: newFacilitator(t, db)}
-	conv.learnerID = newLearner(t, db, conv.who, "Noah")
+	conv := conversation{who: apptest.NewUser(t, db)}
+	conv.learnerID = apptest.NewLearner(t, db, conv.who, "Noah")
 	var sent []exchange
 	post := func(id string) answer {
 		x := newExchange(conv, id, "Question "+id+" about spelling practice", "Answer "+id+": five words a day")
 		sent = append(sent, x)
-		return postExchange(client, srv.URL, x)
+		return postExchange(t, client, x)
 	}
 	if a := post("before"); !a.acknowledged() {
 		t.Fatalf("post before the freeze: %s", a)
@@ -141,7 +140,7 @@ func TestFrozenDatabaseAnswers503InsteadOfHanging(t *testing.T) {
 			t.Fatalf("post %d while the database is frozen: %s, want a 503 JSON error with Retry-After", i, a)
 		}
 	}
-	if status := healthStatus(t, client, srv.URL); status != 503 {
+	if status := healthStatus(t, client); status != 503 {
 		t.Errorf("GET /healthz while the database is frozen: %d, want 503", status)
 	}
 
@@ -152,7 +151,7 @@ func TestFrozenDatabaseAnswers503InsteadOfHanging(t *testing.T) {
 	// Refused posts are resent, as the web client does; then every turn is
 	// stored exactly once.
 	for _, x := range sent {
-		if a := postExchange(client, srv.URL, x); !a.acknowledged() {
+		if a := postExchange(t, client, x); !a.acknowledged() {
 			t.Fatalf("resending %s: %s", x.turns[0].ID, a)
 		}
 	}

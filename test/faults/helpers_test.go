@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -14,15 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/auth"
+	"mentormemory/app/apptest"
 	"mentormemory/memory"
 )
-
-// jwtSecret signs the facilitators' tokens in every test of the package.
-const jwtSecret = "fault-suite-secret-at-least-32-characters"
 
 // answerLimit bounds every request: a request that gets no answer within it
 // counts as a hang, which the service must never do.
@@ -87,40 +81,6 @@ func (b *syncBuffer) tail() string {
 	return s
 }
 
-// facilitator is a signed-up user with a valid token.
-type facilitator struct {
-	id    string
-	token string
-}
-
-// newFacilitator signs a user up (a row in auth.users, as Supabase Auth
-// would write it) and mints the user's access token.
-func newFacilitator(t testing.TB, db *pgx.Conn) facilitator {
-	t.Helper()
-	id := uuid.NewString()
-	if _, err := db.Exec(context.Background(),
-		`insert into auth.users (id, email) values ($1::uuid, $2)`, id, id+"@example.com"); err != nil {
-		t.Fatal(err)
-	}
-	token, err := auth.MintHS256(jwtSecret, id, "", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return facilitator{id: id, token: token}
-}
-
-// newLearner adds a learner for f and returns the learner's id.
-func newLearner(t testing.TB, db *pgx.Conn, f facilitator, name string) string {
-	t.Helper()
-	var id string
-	if err := db.QueryRow(context.Background(),
-		`insert into public.learners (facilitator_id, name) values ($1::uuid, $2) returning id::text`,
-		f.id, name).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
-
 // connect opens a superuser connection, closed when the test ends.
 func connect(t testing.TB, databaseURL string) *pgx.Conn {
 	t.Helper()
@@ -134,28 +94,18 @@ func connect(t testing.TB, databaseURL string) *pgx.Conn {
 	return db
 }
 
-// count runs a counting query as superuser.
-func count(t testing.TB, db *pgx.Conn, query string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := db.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
-		t.Fatalf("%v: %s", err, query)
-	}
-	return n
-}
-
 // conversation is one facilitator's conversation about one learner, or the
 // general one when learnerID is empty.
 type conversation struct {
-	who       facilitator
+	who       apptest.User
 	learnerID string
 }
 
 func (c conversation) String() string {
 	if c.learnerID == "" {
-		return "facilitator " + c.who.id + ", general"
+		return "facilitator " + c.who.ID + ", general"
 	}
-	return "facilitator " + c.who.id + ", learner " + c.learnerID
+	return "facilitator " + c.who.ID + ", learner " + c.learnerID
 }
 
 // exchange is one facilitator message and the mentor's reply, each with the
@@ -181,12 +131,12 @@ type attempt struct {
 
 // answer is what a POST /api/conversation-memory got back.
 type answer struct {
-	status     int
-	retryAfter string
-	raw        []byte
-	// err is set when no HTTP answer came at all (refused, reset, timeout).
-	err error
-	// Fields of the JSON body.
+	apptest.Response
+	postAnswer
+}
+
+// postAnswer is the JSON body of an answer, as far as the tests read it.
+type postAnswer struct {
 	Success            bool   `json:"success"`
 	Error              string `json:"error"`
 	TurnsAdded         int    `json:"turns_added"`
@@ -196,59 +146,33 @@ type answer struct {
 	} `json:"conversation_update"`
 }
 
-func (a answer) acknowledged() bool { return a.err == nil && a.status >= 200 && a.status < 300 }
-
-func (a answer) String() string {
-	if a.err != nil {
-		return "no answer: " + a.err.Error()
-	}
-	return fmt.Sprintf("%d %s", a.status, bytes.TrimSpace(a.raw))
-}
+func (a answer) acknowledged() bool { return a.Err == nil && a.Status >= 200 && a.Status < 300 }
 
 // isRetryableError reports whether a is the documented 503: a JSON error
 // {"success": false, "error": "…"} with Retry-After.
 func (a answer) isRetryableError() bool {
-	return a.err == nil && a.status == http.StatusServiceUnavailable && !a.Success &&
-		strings.TrimSpace(a.Error) != "" && a.retryAfter != "" && json.Valid(a.raw)
+	return a.Err == nil && a.Status == http.StatusServiceUnavailable && !a.Success &&
+		strings.TrimSpace(a.Error) != "" && a.Header.Get("Retry-After") != "" && json.Valid(a.Raw)
 }
 
-// newClient returns an HTTP client whose every request is bounded by
-// answerLimit. Each server (and each run of one) gets its own, so no
-// connection outlives the process it was made to.
-func newClient(t testing.TB) *http.Client {
+// newClient returns a client of the service at baseURL whose every request
+// is bounded by answerLimit. Each server (and each run of one) gets its own,
+// so no connection outlives the process it was made to.
+func newClient(t testing.TB, baseURL string) apptest.Client {
 	t.Helper()
 	transport := &http.Transport{MaxIdleConnsPerHost: 16}
 	t.Cleanup(transport.CloseIdleConnections)
-	return &http.Client{Transport: transport, Timeout: answerLimit}
+	return apptest.Client{URL: baseURL, HTTP: &http.Client{Transport: transport, Timeout: answerLimit}}
 }
 
-// postExchange posts x to the service at baseURL as its facilitator.
-func postExchange(client *http.Client, baseURL string, x exchange) answer {
-	body := map[string]any{"conversation_turns": x.turns, "learner_id": nil}
-	if x.conv.learnerID != "" {
-		body["learner_id"] = x.conv.learnerID
-	}
-	encoded, err := json.Marshal(body)
-	if err != nil {
-		return answer{err: err}
-	}
-	req, err := http.NewRequest(http.MethodPost, baseURL+"/api/conversation-memory", bytes.NewReader(encoded))
-	if err != nil {
-		return answer{err: err}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+x.conv.who.token)
-	resp, err := client.Do(req)
-	if err != nil {
-		return answer{err: err}
-	}
-	defer resp.Body.Close()
-	a := answer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After")}
-	if a.raw, a.err = io.ReadAll(resp.Body); a.err != nil {
-		return a
-	}
-	if err := json.Unmarshal(a.raw, &a); err != nil {
-		a.err = fmt.Errorf("answer %d is not JSON: %s", a.status, a.raw)
+// postExchange posts x to the service as its facilitator. It runs on
+// goroutines: an answer that does not come is in the answer's Err, never
+// the end of the test.
+func postExchange(t testing.TB, client apptest.Client, x exchange) answer {
+	a := answer{Response: client.Do(t, apptest.Request{Method: http.MethodPost, Path: "/api/conversation-memory",
+		Token: x.conv.who.Token, Body: apptest.ConversationBody(x.conv.learnerID, x.turns)})}
+	if a.Err == nil {
+		a.Err = json.Unmarshal(a.Raw, &a.postAnswer)
 	}
 	return a
 }
@@ -262,20 +186,20 @@ func checkStoredOnce(t *testing.T, db *pgx.Conn, exchanges []exchange) {
 	for _, x := range exchanges {
 		perConversation[x.conv] += len(x.turns)
 		for _, turn := range x.turns {
-			if n := count(t, db, `select count(*) from public.conversation_turns
+			if n := apptest.Count(t, db, `select count(*) from public.conversation_turns
 				where facilitator_id = $1::uuid and learner_id is not distinct from nullif($2, '')::uuid
 					and client_turn_id = $3 and role = $4 and content = $5`,
-				x.conv.who.id, x.conv.learnerID, turn.ID, turn.Role, turn.Content); n != 1 {
+				x.conv.who.ID, x.conv.learnerID, turn.ID, turn.Role, turn.Content); n != 1 {
 				t.Errorf("turn %s is stored %d times, want exactly once", turn.ID, n)
 			}
 		}
 	}
 	for conv, want := range perConversation {
-		scope := []any{conv.who.id, conv.learnerID}
+		scope := []any{conv.who.ID, conv.learnerID}
 		const same = `facilitator_id = $1::uuid and learner_id is not distinct from nullif($2, '')::uuid`
-		stored := count(t, db, `select count(*) from public.conversation_turns where `+same, scope...)
-		active := count(t, db, `select coalesce(sum(turn_count), 0) from public.conversation_updates where `+same, scope...)
-		archived := count(t, db, `select coalesce(sum(turn_count), 0) from public.conversation_history_archive where `+same, scope...)
+		stored := apptest.Count(t, db, `select count(*) from public.conversation_turns where `+same, scope...)
+		active := apptest.Count(t, db, `select coalesce(sum(turn_count), 0) from public.conversation_updates where `+same, scope...)
+		archived := apptest.Count(t, db, `select coalesce(sum(turn_count), 0) from public.conversation_history_archive where `+same, scope...)
 		if stored != want {
 			t.Errorf("conversation %v stores %d turns, want the %d distinct turns posted", conv, stored, want)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"mentormemory/app/apptest"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -22,7 +23,7 @@ func TestKilledServerLosesNoAcknowledgedTurn(t *testing.T) {
 	db := connect(t, databaseURL)
 	env := map[string]string{
 		"DATABASE_URL":        databaseURL,
-		"SUPABASE_JWT_SECRET": jwtSecret,
+		"SUPABASE_JWT_SECRET": apptest.Secret,
 		// Small segments, so the burst archives some while it runs.
 		"MEMORY_ARCHIVE_TURNS": "10",
 	}
@@ -33,11 +34,11 @@ func TestKilledServerLosesNoAcknowledgedTurn(t *testing.T) {
 	t.Cleanup(senders.Wait)
 	server := startServer(t, env)
 
-	dana, omar := newFacilitator(t, db), newFacilitator(t, db)
+	dana, omar := apptest.NewUser(t, db), apptest.NewUser(t, db)
 	conversations := []conversation{
 		{who: dana},
-		{who: dana, learnerID: newLearner(t, db, dana, "Emma")},
-		{who: omar, learnerID: newLearner(t, db, omar, "Leo")},
+		{who: dana, learnerID: apptest.NewLearner(t, db, dana, "Emma")},
+		{who: omar, learnerID: apptest.NewLearner(t, db, omar, "Leo")},
 	}
 
 	// Two senders per conversation, so they also contend for its lock.
@@ -47,7 +48,7 @@ func TestKilledServerLosesNoAcknowledgedTurn(t *testing.T) {
 		attempts     []attempt
 		acknowledged atomic.Int64
 	)
-	client := newClient(t)
+	client := newClient(t, server.url)
 	for i := range len(conversations) * sendersPerConversation {
 		conv := conversations[i%len(conversations)]
 		senders.Go(func() {
@@ -57,14 +58,14 @@ func TestKilledServerLosesNoAcknowledgedTurn(t *testing.T) {
 				id := fmt.Sprintf("s%d-x%d", i, n)
 				x := newExchange(conv, id, "Question "+id+" about spelling tests", "Answer "+id+": practise five words a day")
 				started := time.Now()
-				a := postExchange(client, server.url, x)
+				a := postExchange(t, client, x)
 				mu.Lock()
 				attempts = append(attempts, attempt{x: x, started: started, settled: time.Now(), answer: a})
 				mu.Unlock()
 				if a.acknowledged() {
 					acknowledged.Add(1)
 				}
-				if a.err != nil {
+				if a.Err != nil {
 					return
 				}
 			}
@@ -86,13 +87,13 @@ func TestKilledServerLosesNoAcknowledgedTurn(t *testing.T) {
 		switch {
 		case a.answer.acknowledged():
 			acked++
-		case a.answer.err != nil && a.settled.Before(killed):
-			t.Errorf("post %s got no answer before the kill: %v", a.x.turns[0].ID, a.answer.err)
-		case a.answer.err != nil:
+		case a.answer.Err != nil && a.settled.Before(killed):
+			t.Errorf("post %s got no answer before the kill: %v", a.x.turns[0].ID, a.answer.Err)
+		case a.answer.Err != nil:
 			if a.started.Before(killed) {
 				inFlight++
 			}
-		case a.answer.status != http.StatusServiceUnavailable:
+		case a.answer.Status != http.StatusServiceUnavailable:
 			t.Errorf("post %s before the kill answered %s", a.x.turns[0].ID, a.answer)
 		}
 	}
@@ -103,17 +104,17 @@ func TestKilledServerLosesNoAcknowledgedTurn(t *testing.T) {
 		if !a.answer.acknowledged() {
 			continue
 		}
-		if n := count(t, db, `select count(*) from public.conversation_turns
+		if n := apptest.Count(t, db, `select count(*) from public.conversation_turns
 			where facilitator_id = $1::uuid and client_turn_id = any($2::text[])`,
-			a.x.conv.who.id, []string{a.x.turns[0].ID, a.x.turns[1].ID}); n != len(a.x.turns) {
+			a.x.conv.who.ID, []string{a.x.turns[0].ID, a.x.turns[1].ID}); n != len(a.x.turns) {
 			t.Errorf("acknowledged exchange %s has %d of its %d turns stored after the kill", a.x.turns[0].ID, n, len(a.x.turns))
 		}
 	}
 
 	// The client resends everything it posted, acknowledged or not.
-	client = newClient(t)
+	client = newClient(t, server.url)
 	for _, a := range attempts {
-		resent := postExchange(client, server.url, a.x)
+		resent := postExchange(t, client, a.x)
 		switch {
 		case !resent.acknowledged():
 			t.Errorf("resending %s: %s", a.x.turns[0].ID, resent)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"mentormemory/app"
+	"mentormemory/app/apptest"
 	"mentormemory/config"
 	"mentormemory/postgres"
 )
@@ -22,7 +23,7 @@ type poster struct {
 	attempts []attempt
 }
 
-func (p *poster) run(client *http.Client, baseURL string, conv conversation, name string, stop <-chan struct{}) {
+func (p *poster) run(t *testing.T, client apptest.Client, conv conversation, name string, stop <-chan struct{}) {
 	for n := 0; ; n++ {
 		select {
 		case <-stop:
@@ -32,7 +33,7 @@ func (p *poster) run(client *http.Client, baseURL string, conv conversation, nam
 		id := fmt.Sprintf("%s-x%d", name, n)
 		x := newExchange(conv, id, "Question "+id+" about reading at bedtime", "Answer "+id+": try a shorter book")
 		started := time.Now()
-		a := postExchange(client, baseURL, x)
+		a := postExchange(t, client, x)
 		p.mu.Lock()
 		p.attempts = append(p.attempts, attempt{x: x, started: started, settled: time.Now(), answer: a})
 		p.mu.Unlock()
@@ -74,7 +75,7 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&serviceLog, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	service, err := app.New(ctx, config.Config{
 		Database: config.Database{URL: cluster.url("postgres"), ArchiveTurns: 50},
-		Auth:     config.Auth{JWTSecret: jwtSecret},
+		Auth:     config.Auth{JWTSecret: apptest.Secret},
 	}, log)
 	if err != nil {
 		t.Fatal(err)
@@ -85,18 +86,18 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 	}
 	srv := httptest.NewServer(service.Handler)
 	t.Cleanup(srv.Close)
-	client := newClient(t)
+	client := newClient(t, srv.URL)
 
 	db := connect(t, cluster.url("postgres"))
-	dana := newFacilitator(t, db)
-	conversations := []conversation{{who: dana}, {who: dana, learnerID: newLearner(t, db, dana, "Emma")}}
+	dana := apptest.NewUser(t, db)
+	conversations := []conversation{{who: dana}, {who: dana, learnerID: apptest.NewLearner(t, db, dana, "Emma")}}
 
 	posters := make([]*poster, len(conversations))
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for i, conv := range conversations {
 		posters[i] = &poster{}
-		wg.Go(func() { posters[i].run(client, srv.URL, conv, fmt.Sprintf("p%d", i), stop) })
+		wg.Go(func() { posters[i].run(t, client, conv, fmt.Sprintf("p%d", i), stop) })
 	}
 	stopPosting := sync.OnceFunc(func() { close(stop); wg.Wait() })
 	t.Cleanup(stopPosting)
@@ -118,7 +119,7 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 	down := time.Now()
 	waitFor(t, 10*time.Second, "posts answered while the database is down",
 		everyPoster(5, func(a attempt) bool { return a.started.After(down) }))
-	if status := healthStatus(t, client, srv.URL); status != http.StatusServiceUnavailable {
+	if status := healthStatus(t, client); status != http.StatusServiceUnavailable {
 		t.Errorf("GET /healthz with the database down: %d, want 503", status)
 	}
 
@@ -137,8 +138,8 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 			all = append(all, a.x)
 			whileDown := a.started.After(down) && a.settled.Before(restarting)
 			switch {
-			case a.answer.err != nil:
-				t.Errorf("post %s: %v (a request must get an answer within %v)", a.x.turns[0].ID, a.answer.err, answerLimit)
+			case a.answer.Err != nil:
+				t.Errorf("post %s: %v (a request must get an answer within %v)", a.x.turns[0].ID, a.answer.Err, answerLimit)
 			case a.answer.acknowledged() && whileDown:
 				t.Errorf("post %s was acknowledged while the database was down: %s", a.x.turns[0].ID, a.answer)
 			case a.answer.acknowledged():
@@ -164,9 +165,9 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 			if !a.answer.acknowledged() {
 				continue
 			}
-			if n := count(t, db, `select count(*) from public.conversation_turns
+			if n := apptest.Count(t, db, `select count(*) from public.conversation_turns
 				where facilitator_id = $1::uuid and client_turn_id = any($2::text[])`,
-				dana.id, []string{a.x.turns[0].ID, a.x.turns[1].ID}); n != len(a.x.turns) {
+				dana.ID, []string{a.x.turns[0].ID, a.x.turns[1].ID}); n != len(a.x.turns) {
 				t.Errorf("acknowledged exchange %s has %d of its %d turns stored", a.x.turns[0].ID, n, len(a.x.turns))
 			}
 		}
@@ -176,7 +177,7 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 	// that harmless even for a post that was stored but whose answer was
 	// lost.
 	for _, a := range unacknowledged {
-		resent := postExchange(client, srv.URL, a.x)
+		resent := postExchange(t, client, a.x)
 		if !resent.acknowledged() || (resent.TurnsAdded != 0 && resent.TurnsAdded != len(a.x.turns)) {
 			t.Errorf("resending %s: %s", a.x.turns[0].ID, resent)
 		}
@@ -185,12 +186,11 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 }
 
 // healthStatus is the status of GET /healthz.
-func healthStatus(t *testing.T, client *http.Client, baseURL string) int {
+func healthStatus(t *testing.T, client apptest.Client) int {
 	t.Helper()
-	resp, err := client.Get(baseURL + "/healthz")
-	if err != nil {
-		t.Fatalf("GET /healthz: %v", err)
+	res := client.Do(t, apptest.Request{Method: http.MethodGet, Path: "/healthz"})
+	if res.Status == 0 {
+		t.Fatalf("GET /healthz: %v", res.Err)
 	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return res.Status
 }
