@@ -29,6 +29,24 @@ func requireInvalid(t *testing.T, err error) {
 	}
 }
 
+// accepted checks a validator's verdict on in against the expected one: a
+// refusal must be a clear invalid-input error. It reports whether in was
+// accepted, so that the caller checks the result.
+func accepted(t *testing.T, err error, acceptable bool, in any) bool {
+	t.Helper()
+	if err != nil {
+		requireInvalid(t, err)
+		if acceptable {
+			t.Fatalf("refused %+v, which is within every limit: %v", in, err)
+		}
+		return false
+	}
+	if !acceptable {
+		t.Fatalf("accepted %+v, which breaks a limit", in)
+	}
+	return true
+}
+
 // fitText tells whether s is text the store takes: trimmed, non-empty, at
 // most max characters, valid UTF-8 without NUL.
 func fitText(s string, max int) bool {
@@ -61,15 +79,8 @@ func FuzzValidateTurns(f *testing.F) {
 				t.Fatalf("turn %d of the input changed to %+v", i+1, turn)
 			}
 		}
-		if err != nil {
-			requireInvalid(t, err)
-			if acceptable {
-				t.Fatalf("refused turns within every limit: %v", err)
-			}
+		if !accepted(t, err, acceptable, pair) {
 			return
-		}
-		if !acceptable {
-			t.Fatalf("accepted %d turns that break a limit: %+v", len(turns), pair)
 		}
 		if len(clean) != len(turns) || len(clean) > MaxTurnsPerUpdate {
 			t.Fatalf("%d turns in, %d out", len(turns), len(clean))
@@ -94,15 +105,8 @@ func FuzzValidateSearch(f *testing.F) {
 		acceptable := fitText(strings.TrimSpace(text), MaxSearchChars) && limit >= 0 && limit <= MaxSearchLimit
 
 		q, err := ValidateSearch(in)
-		if err != nil {
-			requireInvalid(t, err)
-			if acceptable {
-				t.Fatalf("refused %q with limit %d: %v", text, limit, err)
-			}
+		if !accepted(t, err, acceptable, in) {
 			return
-		}
-		if !acceptable {
-			t.Fatalf("accepted %q with limit %d", text, limit)
 		}
 		wantLimit := limit
 		if limit == 0 {

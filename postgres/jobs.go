@@ -92,21 +92,14 @@ func (s *Store) ExtractionInput(ctx context.Context, job memory.ExtractionJob) (
 		if err := br.QueryRow().Scan(&req.LearnerName); err != nil {
 			return err
 		}
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		if req.Turns, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Turn, error) {
+		var err error
+		if req.Turns, err = collectRows(br, func(row pgx.CollectableRow) (memory.Turn, error) {
 			var t memory.Turn
 			return t, row.Scan(&t.Role, &t.Content, &t.ID, &t.CreatedAt)
 		}); err != nil {
 			return err
 		}
-		rows, err = br.Query()
-		if err != nil {
-			return err
-		}
-		req.Known, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.LearnerMemory, error) {
+		req.Known, err = collectRows(br, func(row pgx.CollectableRow) (memory.LearnerMemory, error) {
 			return scanMemory(row)
 		})
 		return err

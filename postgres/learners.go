@@ -14,11 +14,8 @@ func (s *Store) ListLearners(ctx context.Context) ([]memory.Learner, error) {
 		b.Queue(`select id::text, name, created_at from public.learners
 			where facilitator_id = $1::uuid order by created_at, name`, me)
 	}, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		learners, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Learner, error) {
+		var err error
+		learners, err = collectRows(br, func(row pgx.CollectableRow) (memory.Learner, error) {
 			var l memory.Learner
 			return l, row.Scan(&l.ID, &l.Name, &l.CreatedAt)
 		})

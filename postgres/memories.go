@@ -225,11 +225,8 @@ func (s *Store) ListMemories(ctx context.Context, q memory.ListQuery) ([]memory.
 			order by created_at desc, id
 			limit $9 offset $10`, args...)
 	}, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		memories, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.LearnerMemory, error) {
+		var err error
+		memories, err = collectRows(br, func(row pgx.CollectableRow) (memory.LearnerMemory, error) {
 			return scanMemory(row)
 		})
 		return err

@@ -182,11 +182,8 @@ func (s *Store) Search(ctx context.Context, q memory.SearchQuery) ([]memory.Sear
 		b.Queue(searchSQL, me, q.Text, correctionWeight, q.LearnerID, q.IncludeArchive, q.Limit,
 			summaryWeight, bm25K1, bm25B, maxQueryTerms)
 	}, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		results, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.SearchResult, error) {
+		var err error
+		results, err = collectRows(br, func(row pgx.CollectableRow) (memory.SearchResult, error) {
 			var r memory.SearchResult
 			var snippet string
 			var matches []byte

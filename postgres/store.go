@@ -194,6 +194,16 @@ func sendBatch(ctx context.Context, to batchSender, b *pgx.Batch, read func(br p
 	return br.Close()
 }
 
+// collectRows reads the batch's next result as rows, each made into a T by
+// scan.
+func collectRows[T any](br pgx.BatchResults, scan pgx.RowToFunc[T]) ([]T, error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scan)
+}
+
 // dbError turns a database failure into a memory error: the database being
 // unreachable is a 503 the client can retry, anything else unexpected a 500
 // that shows no internals. Errors that already are memory errors pass
