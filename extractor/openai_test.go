@@ -185,8 +185,8 @@ func TestOpenAIExtractsMemories(t *testing.T) {
 	if !reflect.DeepEqual(got, sampleMemories) {
 		t.Errorf("memories =\n%#v\nwant\n%#v", got, sampleMemories)
 	}
-	if got := f.Calls()[0].Body.Model; got != DefaultModel {
-		t.Errorf("model = %q, want the default %q", got, DefaultModel)
+	if got := f.Calls()[0].Body.Model; got != llm.DefaultChatModel {
+		t.Errorf("model = %q, want the default %q", got, llm.DefaultChatModel)
 	}
 }
 
@@ -325,13 +325,13 @@ func TestOpenAIFailures(t *testing.T) {
 		{
 			name:    "cut off by the token limit",
 			handler: llmtest.ReplyContent(`{"memories": [{"type": "acad`, "length"),
-			want:    ErrTruncated,
+			want:    llm.ErrTruncated,
 		},
 		{
 			name: "cut off with parseable content",
 			// The limit is the failure even when what came back parses.
 			handler: llmtest.ReplyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "length"),
-			want:    ErrTruncated,
+			want:    llm.ErrTruncated,
 		},
 		{
 			name:    "refusal",

@@ -175,8 +175,8 @@ func TestOpenAIDefaultsAndHTTPClient(t *testing.T) {
 	if _, err := s.Summarize(context.Background(), memory.SummaryRequest{Turns: []memory.Turn{{Role: memory.RoleUser, Content: "hello there mentor"}}}); err != nil {
 		t.Fatalf("Summarize: %v", err)
 	}
-	if got := f.Calls()[0].Body.Model; got != DefaultModel {
-		t.Errorf("model = %q, want the default %q", got, DefaultModel)
+	if got := f.Calls()[0].Body.Model; got != llm.DefaultChatModel {
+		t.Errorf("model = %q, want the default %q", got, llm.DefaultChatModel)
 	}
 	if tr.n.Load() == 0 {
 		t.Errorf("the configured HTTP client was not used")
@@ -282,7 +282,7 @@ func TestOpenAIFailures(t *testing.T) {
 			name:    "cut off by the token limit",
 			handler: llmtest.ReplyContent("Maya is working on", "length"),
 			check: func(t *testing.T, err error) {
-				if !errors.Is(err, ErrTruncated) {
+				if !errors.Is(err, llm.ErrTruncated) {
 					t.Errorf("error %v is not ErrTruncated", err)
 				}
 			},
