@@ -95,9 +95,8 @@ func (c *Counselor) Chat(ctx context.Context, req memory.ChatRequest) (memory.Ch
 			return reply, nil
 		}
 		if round == c.maxRounds {
-			return memory.ChatReply{}, &memory.Error{Code: memory.CodeUpstream,
-				Message: "The mentor model kept calling tools without answering",
-				Cause:   fmt.Errorf("still calling tools after %d rounds", c.maxRounds)}
+			return memory.ChatReply{}, llm.Failure("The mentor model kept calling tools without answering",
+				fmt.Errorf("still calling tools after %d rounds", c.maxRounds))
 		}
 		messages = append(messages, msg.ToParam())
 		for _, call := range msg.ToolCalls {
@@ -122,5 +121,5 @@ func (c *Counselor) runTool(ctx context.Context, name, arguments string) string 
 }
 
 func modelFailed(cause error) error {
-	return &memory.Error{Code: memory.CodeUpstream, Message: "The mentor model failed; please try again", Cause: cause}
+	return llm.Failure("The mentor model failed; please try again", cause)
 }

@@ -128,8 +128,6 @@ func toFloat32(v []float64) ([]float32, error) {
 	return out, nil
 }
 
-// upstream classifies a failure as the model's, so the HTTP layer reports
-// it as such; the cause stays available to errors.Is and to the logs.
 func upstream(cause error) error {
-	return &memory.Error{Code: memory.CodeUpstream, Message: "The embedding model failed", Cause: fmt.Errorf("openai embedder: %w", cause)}
+	return llm.Failure("The embedding model failed", fmt.Errorf("openai embedder: %w", cause))
 }

@@ -1,29 +1,24 @@
 package embedder
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/openai/openai-go/v3"
 
 	"mentormemory/llm"
 	"mentormemory/llm/llmtest"
-	"mentormemory/memory"
 )
 
-// embeddingRequest is what an embeddings request carries.
+// embeddingRequest is what these tests read of an embeddings request; the
+// model is checked by the tests every adapter must pass.
 type embeddingRequest struct {
-	Model          string   `json:"model"`
 	Input          []string `json:"input"`
 	EncodingFormat string   `json:"encoding_format"`
 }
@@ -43,6 +38,28 @@ func newFakeOpenAI(t *testing.T, reply replier) *fakeOpenAI {
 func newTestOpenAI(f *fakeOpenAI, cfg llm.Config) *OpenAI {
 	return NewOpenAI(llmtest.Config(f.URL, cfg))
 }
+
+// embed is one call of the embedder with inputs texts from numbered.
+func embed(inputs int) llmtest.CallFunc {
+	return func(cfg llm.Config) (any, error) {
+		return NewOpenAI(cfg).Embed(context.Background(), numbered(inputs))
+	}
+}
+
+// adapter is the embedder as the tests every model adapter must pass see
+// it.
+var adapter = llmtest.Adapter{
+	Path:         "/embeddings",
+	DefaultModel: DefaultModel,
+	Success: func(w http.ResponseWriter, _ *http.Request) {
+		writeData(w, []item{{index: 0, vector: vectorFor("text-0")}})
+	},
+	Call: embed(1),
+}
+
+func TestOpenAIConfig(t *testing.T) { adapter.CheckConfig(t) }
+
+func TestOpenAIServerFailures(t *testing.T) { adapter.CheckServerFailures(t) }
 
 // item is one entry of a reply's data array.
 type item struct {
@@ -133,30 +150,28 @@ func TestOpenAIModel(t *testing.T) {
 	}
 }
 
-func TestOpenAIRequest(t *testing.T) {
-	f := newFakeOpenAI(t, inOrder)
-	e := newTestOpenAI(f, llm.Config{APIKey: "sk-secret-123", Model: "embed-test-3"})
-	texts := numbered(3)
-	got, err := e.Embed(context.Background(), texts)
+// embedNumbered embeds n texts from numbered through a server that answers
+// with reply, checks that each text gets its own vector, and returns the
+// server.
+func embedNumbered(t *testing.T, reply replier, n int) *fakeOpenAI {
+	t.Helper()
+	f := newFakeOpenAI(t, reply)
+	texts := numbered(n)
+	got, err := newTestOpenAI(f, llm.Config{}).Embed(context.Background(), texts)
 	if err != nil {
 		t.Fatalf("Embed: %v", err)
 	}
 	checkVectors(t, texts, got)
+	return f
+}
 
-	calls := f.Calls()
+func TestOpenAIRequest(t *testing.T) {
+	texts := numbered(3)
+	calls := embedNumbered(t, inOrder, len(texts)).Calls()
 	if len(calls) != 1 {
 		t.Fatalf("server got %d requests, want 1", len(calls))
 	}
 	c := calls[0]
-	if c.Method != http.MethodPost || c.Path != "/embeddings" {
-		t.Errorf("request = %s %s, want POST /embeddings", c.Method, c.Path)
-	}
-	if c.Auth != "Bearer sk-secret-123" {
-		t.Errorf("Authorization = %q, want the API key as a Bearer token", c.Auth)
-	}
-	if c.Body.Model != "embed-test-3" {
-		t.Errorf("model = %q, want the configured embed-test-3", c.Body.Model)
-	}
 	if !slices.Equal(c.Body.Input, texts) {
 		t.Errorf("input = %q, want the texts as an array: %q", c.Body.Input, texts)
 	}
@@ -165,37 +180,7 @@ func TestOpenAIRequest(t *testing.T) {
 	}
 }
 
-func TestOpenAIDefaultsAndHTTPClient(t *testing.T) {
-	f := newFakeOpenAI(t, inOrder)
-	tr := &countingTransport{}
-	e := newTestOpenAI(f, llm.Config{HTTPClient: &http.Client{Transport: tr}})
-	if _, err := e.Embed(context.Background(), numbered(1)); err != nil {
-		t.Fatalf("Embed: %v", err)
-	}
-	if got := f.Calls()[0].Body.Model; got != DefaultModel {
-		t.Errorf("model = %q, want the default %q", got, DefaultModel)
-	}
-	if tr.n.Load() == 0 {
-		t.Errorf("the configured HTTP client was not used")
-	}
-}
-
-type countingTransport struct{ n atomic.Int32 }
-
-func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	c.n.Add(1)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-func TestOpenAIRestoresInputOrder(t *testing.T) {
-	f := newFakeOpenAI(t, shuffled)
-	texts := numbered(10)
-	got, err := newTestOpenAI(f, llm.Config{}).Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatalf("Embed: %v", err)
-	}
-	checkVectors(t, texts, got)
-}
+func TestOpenAIRestoresInputOrder(t *testing.T) { embedNumbered(t, shuffled, 10) }
 
 func TestOpenAIBatches(t *testing.T) {
 	// Literal sizes, not batchSize: the limit is what is under test.
@@ -210,15 +195,7 @@ func TestOpenAIBatches(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(strconv.Itoa(tc.inputs), func(t *testing.T) {
-			f := newFakeOpenAI(t, shuffled)
-			texts := numbered(tc.inputs)
-			got, err := newTestOpenAI(f, llm.Config{}).Embed(context.Background(), texts)
-			if err != nil {
-				t.Fatalf("Embed: %v", err)
-			}
-			checkVectors(t, texts, got)
-
-			calls := f.Calls()
+			calls := embedNumbered(t, shuffled, tc.inputs).Calls()
 			var sizes []int
 			var sent []string
 			for _, c := range calls {
@@ -228,7 +205,7 @@ func TestOpenAIBatches(t *testing.T) {
 			if !slices.Equal(sizes, tc.sizes) {
 				t.Errorf("requests carried %v inputs, want %v", sizes, tc.sizes)
 			}
-			if !slices.Equal(sent, texts) {
+			if !slices.Equal(sent, numbered(tc.inputs)) {
 				t.Errorf("the requests together did not send every text once, in order")
 			}
 		})
@@ -249,50 +226,19 @@ func TestOpenAIEmptyInputMakesNoRequest(t *testing.T) {
 	}
 }
 
+// Replies that reach the embedder but hold no vectors it can store.
 func TestOpenAIFailures(t *testing.T) {
 	cases := []struct {
-		name    string
-		inputs  int           // default 3
-		timeout time.Duration // default 2s: ample for a fake server, short if one hangs
-		reply   replier
-		want    error // a sentinel the error must wrap, if any
-		check   func(t *testing.T, err error)
+		name   string
+		inputs int // default 3
+		reply  replier
+		want   error
 	}{
-		{
-			name: "fewer vectors than inputs",
-			reply: func(w http.ResponseWriter, req embeddingRequest) {
-				writeData(w, []item{{0, []float64{1, 2}}, {1, []float64{3, 4}}})
-			},
-			want: ErrCountMismatch,
-		},
-		{
-			name: "more vectors than inputs",
-			reply: func(w http.ResponseWriter, req embeddingRequest) {
-				writeData(w, []item{{0, []float64{1, 2}}, {1, []float64{3, 4}}, {2, []float64{5, 6}}, {3, []float64{7, 8}}})
-			},
-			want: ErrCountMismatch,
-		},
-		{
-			name: "repeated index",
-			reply: func(w http.ResponseWriter, req embeddingRequest) {
-				writeData(w, []item{{0, []float64{1, 2}}, {1, []float64{3, 4}}, {1, []float64{5, 6}}})
-			},
-			want: ErrBadIndex,
-		},
-		{
-			name: "empty vector",
-			reply: func(w http.ResponseWriter, req embeddingRequest) {
-				writeData(w, []item{{0, []float64{1, 2}}, {1, []float64{}}, {2, []float64{5, 6}}})
-			},
-			want: ErrEmptyVector,
-		},
-		{
-			name: "mixed dimensions in one request",
-			reply: func(w http.ResponseWriter, req embeddingRequest) {
-				writeData(w, []item{{0, []float64{1, 2}}, {1, []float64{3, 4, 5}}, {2, []float64{6, 7}}})
-			},
-			want: ErrDimensions,
-		},
+		{name: "fewer vectors than inputs", reply: data(item{0, []float64{1, 2}}, item{1, []float64{3, 4}}), want: ErrCountMismatch},
+		{name: "more vectors than inputs", reply: data(item{0, []float64{1, 2}}, item{1, []float64{3, 4}}, item{2, []float64{5, 6}}, item{3, []float64{7, 8}}), want: ErrCountMismatch},
+		{name: "repeated index", reply: data(item{0, []float64{1, 2}}, item{1, []float64{3, 4}}, item{1, []float64{5, 6}}), want: ErrBadIndex},
+		{name: "empty vector", reply: data(item{0, []float64{1, 2}}, item{1, []float64{}}, item{2, []float64{5, 6}}), want: ErrEmptyVector},
+		{name: "mixed dimensions in one request", reply: data(item{0, []float64{1, 2}}, item{1, []float64{3, 4, 5}}, item{2, []float64{6, 7}}), want: ErrDimensions},
 		{
 			name:   "mixed dimensions across requests",
 			inputs: 65,
@@ -307,98 +253,21 @@ func TestOpenAIFailures(t *testing.T) {
 			},
 			want: ErrDimensions,
 		},
-		{
-			name: "value beyond float32",
-			reply: func(w http.ResponseWriter, req embeddingRequest) {
-				writeData(w, []item{{0, []float64{1, 2}}, {1, []float64{3, 1e39}}, {2, []float64{5, 6}}})
-			},
-			want: ErrNonFinite,
-		},
-		{
-			name: "server error",
-			reply: func(w http.ResponseWriter, req embeddingRequest) {
-				llmtest.WriteJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": "boom", "type": "server_error"}})
-			},
-			check: func(t *testing.T, err error) {
-				var apiErr *openai.Error
-				if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusInternalServerError {
-					t.Errorf("error %v does not wrap the API's 500", err)
-				}
-			},
-		},
-		{
-			name: "malformed JSON",
-			reply: func(w http.ResponseWriter, req embeddingRequest) {
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = io.WriteString(w, `{"object": "list", "data": [{"index": 0, "embedding": [`)
-			},
-		},
-		{
-			name:    "timeout",
-			timeout: 200 * time.Millisecond,
-			reply: func(w http.ResponseWriter, req embeddingRequest) {
-				time.Sleep(500 * time.Millisecond)
-				inOrder(w, req)
-			},
-			check: func(t *testing.T, err error) {
-				if !errors.Is(err, context.DeadlineExceeded) {
-					t.Errorf("error %v is not a deadline error", err)
-				}
-			},
-		},
+		{name: "value beyond float32", reply: data(item{0, []float64{1, 2}}, item{1, []float64{3, 1e39}}, item{2, []float64{5, 6}}), want: ErrNonFinite},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeOpenAI(t, tc.reply)
-			timeout := tc.timeout
-			if timeout == 0 {
-				// Longer than the retry back-off: the SDK waits for the
-				// retry under the attempt's deadline, and a shorter one
-				// would turn the 500 into a deadline error.
-				timeout = 2 * time.Second
-			}
-			inputs := tc.inputs
-			if inputs == 0 {
-				inputs = 3
-			}
-			start := time.Now()
-			got, err := newTestOpenAI(f, llm.Config{Timeout: timeout}).Embed(context.Background(), numbered(inputs))
-			elapsed := time.Since(start)
-			if err == nil {
-				t.Fatalf("Embed returned %d vectors and no error", len(got))
-			}
-			if got != nil {
-				t.Errorf("Embed returned %d vectors alongside the error", len(got))
-			}
-			if elapsed > 3*time.Second {
-				t.Errorf("failure took %v; the caller must not wait long", elapsed)
-			}
-			if code := memory.ErrorCode(err); code != memory.CodeUpstream {
-				t.Errorf("error code = %q, want %q", code, memory.CodeUpstream)
-			}
-			if tc.want != nil && !errors.Is(err, tc.want) {
+			if err := llmtest.Failed(t, f.URL, embed(cmp.Or(tc.inputs, 3))); !errors.Is(err, tc.want) {
 				t.Errorf("error %v does not wrap %v", err, tc.want)
-			}
-			if tc.check != nil {
-				tc.check(t, err)
 			}
 		})
 	}
 }
 
-// One retry at most: a failing server is asked twice, never three times.
-func TestOpenAIRetriesAtMostOnce(t *testing.T) {
-	var hits atomic.Int32
-	f := newFakeOpenAI(t, func(w http.ResponseWriter, req embeddingRequest) {
-		hits.Add(1)
-		llmtest.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]any{"message": "busy"}})
-	})
-	if _, err := newTestOpenAI(f, llm.Config{}).Embed(context.Background(), numbered(1)); err == nil {
-		t.Fatal("want an error from a server that always fails")
-	}
-	if n := hits.Load(); n != 2 {
-		t.Errorf("server was asked %d times, want 2 (one retry, no more)", n)
-	}
+// data answers every request with items.
+func data(items ...item) replier {
+	return func(w http.ResponseWriter, _ embeddingRequest) { writeData(w, items) }
 }
 
 // A failed request ends the call: later batches are not sent for nothing.

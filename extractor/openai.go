@@ -6,30 +6,20 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
-
-	"github.com/openai/openai-go/v3"
 
 	"mentormemory/llm"
 	"mentormemory/memory"
 )
 
-// Defaults for Config.
-const (
-	DefaultModel   = "gpt-4o-mini"
-	DefaultTimeout = 20 * time.Second
-)
-
-// Errors a model reply can fail with besides ErrMalformed and transport and
-// API errors. They are wrapped, so test with errors.Is.
-var (
-	ErrTruncated = errors.New("model reply was cut off")
-	ErrRefused   = errors.New("model refused to extract")
-)
+// ErrRefused is what a model reply can fail with besides ErrMalformed,
+// llm.ErrTruncated, and transport and API errors. It is wrapped, so test
+// with errors.Is.
+var ErrRefused = errors.New("model refused to extract")
 
 // Config configures NewOpenAI.
 type Config struct {
-	// The model must support structured outputs; default gpt-4o-mini, 20s.
+	// The model must support structured outputs; by default
+	// llm.DefaultChatModel.
 	llm.Config
 	// Logger, when set, hears of memories dropped from a reply: how many and
 	// why, never their text.
@@ -38,19 +28,17 @@ type Config struct {
 
 // OpenAI is the model-backed extractor. It is safe for concurrent use.
 type OpenAI struct {
-	client openai.Client
-	model  string
+	chat   llm.Chat
 	logger *slog.Logger
 }
 
 // NewOpenAI returns the model-backed extractor. Name() returns "openai".
 func NewOpenAI(cfg Config) *OpenAI {
-	model := cfg.WithDefaults(DefaultModel, DefaultTimeout)
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &OpenAI{client: llm.NewBackgroundClient(model), model: model.Model, logger: logger}
+	return &OpenAI{chat: llm.NewBackgroundChat(cfg.Config), logger: logger}
 }
 
 var _ memory.Extractor = (*OpenAI)(nil)
@@ -67,28 +55,21 @@ func (e *OpenAI) Extract(ctx context.Context, req memory.ExtractionRequest) ([]m
 	if len(req.Turns) == 0 {
 		return nil, nil
 	}
-	resp, err := e.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
-		Model: e.model,
-		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.SystemMessage(systemPrompt()),
-			openai.UserMessage(userPrompt(req)),
-		},
-		ResponseFormat: responseFormat(),
-	})
+	choices, err := e.chat.Ask(ctx, llm.Prompt{System: systemPrompt(), User: userPrompt(req), Format: responseFormat()})
 	if err != nil {
-		return nil, upstream(fmt.Errorf("chat completion: %w", err))
+		return nil, upstream(err)
 	}
-	if resp == nil || len(resp.Choices) == 0 {
+	if len(choices) == 0 {
 		return nil, upstream(fmt.Errorf("%w: no choices", ErrMalformed))
 	}
-	choice := resp.Choices[0]
+	choice := choices[0]
 	if r := strings.TrimSpace(choice.Message.Refusal); r != "" {
 		return nil, upstream(fmt.Errorf("%w: %s", ErrRefused, r))
 	}
 	// JSON cut off by the token limit fails to parse anyway; saying why
 	// points at the limit rather than at the model's manners.
 	if choice.FinishReason == "length" {
-		return nil, upstream(ErrTruncated)
+		return nil, upstream(llm.ErrTruncated)
 	}
 	content := strings.TrimSpace(choice.Message.Content)
 	if content == "" {
@@ -109,8 +90,6 @@ func (e *OpenAI) Extract(ctx context.Context, req memory.ExtractionRequest) ([]m
 	return p.memories, nil
 }
 
-// upstream classifies a failure as the model's, so the HTTP layer reports
-// it as such; the cause stays available to errors.Is and to the logs.
 func upstream(cause error) error {
-	return &memory.Error{Code: memory.CodeUpstream, Message: "The memory extraction model failed", Cause: fmt.Errorf("openai extractor: %w", cause)}
+	return llm.Failure("The memory extraction model failed", fmt.Errorf("openai extractor: %w", cause))
 }

@@ -5,18 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/openai/openai-go/v3"
 
 	"mentormemory/llm"
 	"mentormemory/llm/llmtest"
@@ -28,12 +23,6 @@ type fakeOpenAI = llmtest.Server[llmtest.ChatRequest]
 
 func newTestOpenAI(f *fakeOpenAI, cfg Config) *OpenAI {
 	cfg.Config = llmtest.Config(f.URL, cfg.Config)
-	if cfg.Timeout == 0 {
-		// Longer than the retry back-off: the SDK waits for the retry under
-		// the attempt's deadline, and a shorter one would turn a 500 into a
-		// deadline error.
-		cfg.Timeout = 2 * time.Second
-	}
 	return NewOpenAI(cfg)
 }
 
@@ -48,6 +37,21 @@ func extract(t *testing.T, e memory.Extractor, req memory.ExtractionRequest) ([]
 	return e.Extract(context.Background(), req)
 }
 
+// adapter is the extractor as the tests every model adapter must pass see
+// it.
+var adapter = llmtest.Adapter{
+	Path:         "/chat/completions",
+	DefaultModel: llm.DefaultChatModel,
+	Success:      llmtest.ReplyContent(`{"memories": []}`, "stop"),
+	Call: func(cfg llm.Config) (any, error) {
+		return NewOpenAI(Config{Config: cfg}).Extract(context.Background(), memory.ExtractionRequest{Turns: exchange})
+	},
+}
+
+func TestOpenAIConfig(t *testing.T) { adapter.CheckConfig(t) }
+
+func TestOpenAIServerFailures(t *testing.T) { adapter.CheckServerFailures(t) }
+
 func TestOpenAIName(t *testing.T) {
 	if got := NewOpenAI(Config{Config: llm.Config{APIKey: "k"}}).Name(); got != "openai" {
 		t.Fatalf("Name() = %q, want openai", got)
@@ -58,8 +62,7 @@ func TestOpenAIName(t *testing.T) {
 // is the one parseReply expects, and which strict mode accepts.
 func TestOpenAIRequestUsesStrictJSONSchema(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
-	e := newTestOpenAI(f, Config{Config: llm.Config{APIKey: "sk-secret-123", Model: "test-model-7"}})
-	if _, err := extract(t, e, memory.ExtractionRequest{LearnerName: "Alex", Turns: exchange}); err != nil {
+	if _, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{LearnerName: "Alex", Turns: exchange}); err != nil {
 		t.Fatalf("Extract: %v", err)
 	}
 	calls := f.Calls()
@@ -67,12 +70,6 @@ func TestOpenAIRequestUsesStrictJSONSchema(t *testing.T) {
 		t.Fatalf("server got %d requests, want 1", len(calls))
 	}
 	c := calls[0]
-	if c.Auth != "Bearer sk-secret-123" {
-		t.Errorf("Authorization = %q, want the API key as a Bearer token", c.Auth)
-	}
-	if c.Body.Model != "test-model-7" {
-		t.Errorf("model = %q, want the configured test-model-7", c.Body.Model)
-	}
 	if c.Body.First("system") == "" || c.Body.First("user") == "" {
 		t.Errorf("request lacks a system or a user message: %+v", c.Body.Messages)
 	}
@@ -185,8 +182,8 @@ func TestOpenAIExtractsMemories(t *testing.T) {
 	if !reflect.DeepEqual(got, sampleMemories) {
 		t.Errorf("memories =\n%#v\nwant\n%#v", got, sampleMemories)
 	}
-	if got := f.Calls()[0].Body.Model; got != DefaultModel {
-		t.Errorf("model = %q, want the default %q", got, DefaultModel)
+	if got := f.Calls()[0].Body.Model; got != llm.DefaultChatModel {
+		t.Errorf("model = %q, want the default %q", got, llm.DefaultChatModel)
 	}
 }
 
@@ -261,15 +258,8 @@ func TestOpenAIMalformedReplyReturnsNothing(t *testing.T) {
 	for name, content := range cases {
 		t.Run(name, func(t *testing.T) {
 			f := llmtest.NewChat(t, llmtest.ReplyContent(content, "stop"))
-			got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange})
-			if !errors.Is(err, ErrMalformed) {
+			if err := llmtest.Failed(t, f.URL, adapter.Call); !errors.Is(err, ErrMalformed) {
 				t.Errorf("error = %v, want ErrMalformed", err)
-			}
-			if memory.ErrorCode(err) != memory.CodeUpstream {
-				t.Errorf("error code = %q, want %q", memory.ErrorCode(err), memory.CodeUpstream)
-			}
-			if got != nil {
-				t.Errorf("returned %v alongside the error, want nothing", got)
 			}
 		})
 	}
@@ -296,113 +286,26 @@ func TestOpenAIDropsInvalidMemoriesKeepsValid(t *testing.T) {
 	}
 }
 
+// Replies that reach the extractor but hold no memories it can trust.
 func TestOpenAIFailures(t *testing.T) {
 	cases := []struct {
-		name    string
-		handler http.HandlerFunc
-		want    error // wrapped sentinel, if any
-		check   func(t *testing.T, err error)
+		name  string
+		reply http.HandlerFunc
+		want  error
 	}{
-		{
-			name: "server error",
-			handler: func(w http.ResponseWriter, r *http.Request) {
-				llmtest.WriteJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": "boom", "type": "server_error"}})
-			},
-			check: func(t *testing.T, err error) {
-				var apiErr *openai.Error
-				if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusInternalServerError {
-					t.Errorf("error %v does not wrap the API's 500", err)
-				}
-			},
-		},
-		{
-			name: "broken response body",
-			handler: func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = io.WriteString(w, `{"id": "chatcmpl-x", "choices": [{"message": `)
-			},
-		},
-		{
-			name:    "cut off by the token limit",
-			handler: llmtest.ReplyContent(`{"memories": [{"type": "acad`, "length"),
-			want:    ErrTruncated,
-		},
-		{
-			name: "cut off with parseable content",
-			// The limit is the failure even when what came back parses.
-			handler: llmtest.ReplyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "length"),
-			want:    ErrTruncated,
-		},
-		{
-			name:    "refusal",
-			handler: llmtest.Reply(map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}, "stop"),
-			want:    ErrRefused,
-		},
-		{
-			name: "no choices",
-			handler: func(w http.ResponseWriter, r *http.Request) {
-				llmtest.WriteJSON(w, http.StatusOK, map[string]any{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": []any{}})
-			},
-			want: ErrMalformed,
-		},
-		{
-			name:    "blank content",
-			handler: llmtest.ReplyContent(" \n ", "stop"),
-			want:    ErrMalformed,
-		},
+		{name: "cut off by the token limit", reply: llmtest.ReplyContent(`{"memories": [{"type": "acad`, "length"), want: llm.ErrTruncated},
+		// The limit is the failure even when what came back parses.
+		{name: "cut off with parseable content", reply: llmtest.ReplyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "length"), want: llm.ErrTruncated},
+		{name: "refusal", reply: llmtest.Reply(map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}, "stop"), want: ErrRefused},
+		{name: "no choices", reply: llmtest.ReplyNoChoices, want: ErrMalformed},
+		{name: "blank content", reply: llmtest.ReplyContent(" \n ", "stop"), want: ErrMalformed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := llmtest.NewChat(t, tc.handler)
-			start := time.Now()
-			got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange})
-			if err == nil {
-				t.Fatalf("Extract returned %v and no error", got)
-			}
-			if got != nil {
-				t.Errorf("Extract returned %v alongside the error", got)
-			}
-			if elapsed := time.Since(start); elapsed > 3*time.Second {
-				t.Errorf("failure took %v; the caller must not wait long", elapsed)
-			}
-			if code := memory.ErrorCode(err); code != memory.CodeUpstream {
-				t.Errorf("error code = %q, want %q", code, memory.CodeUpstream)
-			}
-			if tc.want != nil && !errors.Is(err, tc.want) {
+			f := llmtest.NewChat(t, tc.reply)
+			if err := llmtest.Failed(t, f.URL, adapter.Call); !errors.Is(err, tc.want) {
 				t.Errorf("error %v does not wrap %v", err, tc.want)
 			}
-			if tc.check != nil {
-				tc.check(t, err)
-			}
 		})
-	}
-}
-
-func TestOpenAITimeout(t *testing.T) {
-	f := llmtest.NewChat(t, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
-		}
-		llmtest.ReplyContent(`{"memories": []}`, "stop")(w, r)
-	})
-	_, err := extract(t, newTestOpenAI(f, Config{Config: llm.Config{Timeout: 200 * time.Millisecond}}), memory.ExtractionRequest{Turns: exchange})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("error %v is not a deadline error", err)
-	}
-}
-
-// One retry at most: a failing server is asked twice, never three times.
-func TestOpenAIRetriesAtMostOnce(t *testing.T) {
-	var hits atomic.Int32
-	f := llmtest.NewChat(t, func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		llmtest.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]any{"message": "busy"}})
-	})
-	if _, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange}); err == nil {
-		t.Fatal("want an error from a server that always fails")
-	}
-	if n := hits.Load(); n != 2 {
-		t.Errorf("server was asked %d times, want 2 (one retry, no more)", n)
 	}
 }

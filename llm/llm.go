@@ -1,16 +1,17 @@
 // Package llm holds what the model adapters (summarizer, extractor,
-// embedder, counselor) share: how the openai-go client is set up, and how a
-// name is made safe to put in a prompt.
+// embedder, counselor) share: how the openai-go client is set up, how a
+// failure is reported, how a background task asks a chat model, and how
+// data is fenced off in a prompt.
 package llm
 
 import (
-	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"mentormemory/memory"
 )
 
 // Background model calls (summaries, extraction, embeddings) run after the
@@ -68,22 +69,8 @@ func newClient(c Config, retries ...option.RequestOption) openai.Client {
 	return openai.NewClient(opts...)
 }
 
-// QuotedName is a learner's name as prompts show it: one line, at most max
-// characters, without quotes, angle brackets or backticks, so the name, which
-// is data, cannot close a quotation or a tag and carry instructions of its
-// own. It returns "" for an empty name.
-func QuotedName(name string, max int) string {
-	name = strings.Map(func(r rune) rune {
-		if strings.ContainsRune("\"<>`", r) {
-			return -1
-		}
-		return r
-	}, strings.Join(strings.Fields(name), " "))
-	if name == "" {
-		return ""
-	}
-	if r := []rune(name); len(r) > max {
-		name = string(r[:max])
-	}
-	return fmt.Sprintf("%q", name)
+// Failure classifies a failure as the model's, so the HTTP layer reports it
+// with message; the cause stays available to errors.Is and to the logs.
+func Failure(message string, cause error) error {
+	return &memory.Error{Code: memory.CodeUpstream, Message: message, Cause: cause}
 }

@@ -5,39 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
-
-	"github.com/openai/openai-go/v3"
 
 	"mentormemory/llm"
 	"mentormemory/memory"
 )
 
-// Defaults for the model's llm.Config.
-const (
-	DefaultModel   = "gpt-4o-mini"
-	DefaultTimeout = 20 * time.Second
-)
-
-// Errors a model reply can fail with, besides transport and API errors.
-// They are wrapped, so test with errors.Is.
+// Errors a model reply can fail with, besides llm.ErrTruncated and
+// transport and API errors. They are wrapped, so test with errors.Is.
 var (
 	ErrEmptyReply = errors.New("model returned no summary")
-	ErrTruncated  = errors.New("model reply was cut off")
 	ErrTooLong    = fmt.Errorf("summary exceeds %d words", memory.SummaryMaxWords)
 )
 
 // OpenAI is the model-backed summarizer. It is safe for concurrent use.
-type OpenAI struct {
-	client openai.Client
-	model  string
-}
+type OpenAI struct{ chat llm.Chat }
 
-// NewOpenAI returns the model-backed summarizer. Name() returns "openai".
-func NewOpenAI(cfg llm.Config) *OpenAI {
-	cfg = cfg.WithDefaults(DefaultModel, DefaultTimeout)
-	return &OpenAI{client: llm.NewBackgroundClient(cfg), model: cfg.Model}
-}
+// NewOpenAI returns the model-backed summarizer, by default
+// llm.DefaultChatModel. Name() returns "openai".
+func NewOpenAI(cfg llm.Config) *OpenAI { return &OpenAI{chat: llm.NewBackgroundChat(cfg)} }
 
 var _ memory.Summarizer = (*OpenAI)(nil)
 
@@ -51,20 +36,14 @@ func (s *OpenAI) Summarize(ctx context.Context, req memory.SummaryRequest) (stri
 		// Nothing to fold in: no reason to pay for a model call.
 		return checkSummary(strings.TrimSpace(req.Previous))
 	}
-	resp, err := s.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
-		Model: s.model,
-		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.SystemMessage(systemPrompt()),
-			openai.UserMessage(userPrompt(req)),
-		},
-	})
+	choices, err := s.chat.Ask(ctx, llm.Prompt{System: systemPrompt(), User: userPrompt(req)})
 	if err != nil {
-		return "", upstream(fmt.Errorf("chat completion: %w", err))
+		return "", upstream(err)
 	}
-	if resp == nil || len(resp.Choices) == 0 {
+	if len(choices) == 0 {
 		return "", upstream(fmt.Errorf("%w: no choices", ErrEmptyReply))
 	}
-	choice := resp.Choices[0]
+	choice := choices[0]
 	text := strings.TrimSpace(choice.Message.Content)
 	if text == "" {
 		if r := strings.TrimSpace(choice.Message.Refusal); r != "" {
@@ -75,7 +54,7 @@ func (s *OpenAI) Summarize(ctx context.Context, req memory.SummaryRequest) (stri
 	// A reply stopped by the token limit ends mid-sentence; storing it
 	// would pass a broken summary off as a fresh one.
 	if choice.FinishReason == "length" {
-		return "", upstream(ErrTruncated)
+		return "", upstream(llm.ErrTruncated)
 	}
 	return checkSummary(text)
 }
@@ -88,8 +67,6 @@ func checkSummary(text string) (string, error) {
 	return text, nil
 }
 
-// upstream classifies a failure as the model's, so the HTTP layer reports
-// it as such; the cause stays available to errors.Is and to the logs.
 func upstream(cause error) error {
-	return &memory.Error{Code: memory.CodeUpstream, Message: "The summary model failed", Cause: fmt.Errorf("openai summarizer: %w", cause)}
+	return llm.Failure("The summary model failed", fmt.Errorf("openai summarizer: %w", cause))
 }

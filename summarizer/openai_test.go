@@ -3,14 +3,10 @@ package summarizer
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/openai/openai-go/v3"
 
 	"mentormemory/llm"
 	"mentormemory/llm/llmtest"
@@ -26,6 +22,23 @@ func newTestOpenAI(f *fakeOpenAI, cfg llm.Config) *OpenAI {
 
 func words(n int) string { return strings.TrimSpace(strings.Repeat("word ", n)) }
 
+// adapter is the summarizer as the tests every model adapter must pass see
+// it.
+var adapter = llmtest.Adapter{
+	Path:         "/chat/completions",
+	DefaultModel: llm.DefaultChatModel,
+	Success:      llmtest.ReplyContent("summary", "stop"),
+	Call: func(cfg llm.Config) (any, error) {
+		return NewOpenAI(cfg).Summarize(context.Background(), memory.SummaryRequest{
+			Turns: []memory.Turn{{Role: memory.RoleUser, Content: "She is anxious about tests."}},
+		})
+	},
+}
+
+func TestOpenAIConfig(t *testing.T) { adapter.CheckConfig(t) }
+
+func TestOpenAIServerFailures(t *testing.T) { adapter.CheckServerFailures(t) }
+
 func TestOpenAIName(t *testing.T) {
 	if got := NewOpenAI(llm.Config{APIKey: "k"}).Name(); got != "openai" {
 		t.Fatalf("Name() = %q, want openai", got)
@@ -34,7 +47,7 @@ func TestOpenAIName(t *testing.T) {
 
 func TestOpenAIFullRequest(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent("  Maya finds long division hard; the mentor suggested graph paper.\n", "stop"))
-	s := newTestOpenAI(f, llm.Config{APIKey: "sk-secret-123", Model: "test-model-7"})
+	s := newTestOpenAI(f, llm.Config{})
 	turns := []memory.Turn{
 		{Role: memory.RoleUser, Content: "Maya cries over long division every evening."},
 		{Role: memory.RoleAssistant, Content: "Try graph paper so the columns stay aligned."},
@@ -52,14 +65,7 @@ func TestOpenAIFullRequest(t *testing.T) {
 	if len(calls) != 1 {
 		t.Fatalf("server got %d requests, want 1", len(calls))
 	}
-	c := calls[0]
-	if c.Auth != "Bearer sk-secret-123" {
-		t.Errorf("Authorization = %q, want the API key as a Bearer token", c.Auth)
-	}
-	if c.Body.Model != "test-model-7" {
-		t.Errorf("model = %q, want the configured test-model-7", c.Body.Model)
-	}
-	prompt, user := c.Body.Prompt(), c.Body.Last("user")
+	prompt, user := calls[0].Body.Prompt(), calls[0].Body.Last("user")
 	open, end := strings.Index(user, "<conversation>"), strings.Index(user, "</conversation>")
 	if open < 0 || end < open {
 		t.Fatalf("user message has no delimited conversation block:\n%s", user)
@@ -161,28 +167,6 @@ func TestOpenAITurnCannotCloseTheFence(t *testing.T) {
 	}
 }
 
-type countingTransport struct{ n atomic.Int32 }
-
-func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	c.n.Add(1)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-func TestOpenAIDefaultsAndHTTPClient(t *testing.T) {
-	f := llmtest.NewChat(t, llmtest.ReplyContent("summary", "stop"))
-	tr := &countingTransport{}
-	s := newTestOpenAI(f, llm.Config{HTTPClient: &http.Client{Transport: tr}})
-	if _, err := s.Summarize(context.Background(), memory.SummaryRequest{Turns: []memory.Turn{{Role: memory.RoleUser, Content: "hello there mentor"}}}); err != nil {
-		t.Fatalf("Summarize: %v", err)
-	}
-	if got := f.Calls()[0].Body.Model; got != DefaultModel {
-		t.Errorf("model = %q, want the default %q", got, DefaultModel)
-	}
-	if tr.n.Load() == 0 {
-		t.Errorf("the configured HTTP client was not used")
-	}
-}
-
 func TestOpenAINoTurnsMakesNoCall(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent("should not be asked", "stop"))
 	s := newTestOpenAI(f, llm.Config{})
@@ -207,133 +191,24 @@ func TestOpenAIAcceptsExactlyMaxWords(t *testing.T) {
 	}
 }
 
+// Replies that reach the summarizer but hold no summary it can store.
 func TestOpenAIFailures(t *testing.T) {
 	cases := []struct {
-		name    string
-		timeout time.Duration // default 2s: ample for a fake server, short if one hangs
-		handler http.HandlerFunc
-		check   func(t *testing.T, err error)
+		name  string
+		reply http.HandlerFunc
+		want  error
 	}{
-		{
-			name: "server error",
-			handler: func(w http.ResponseWriter, r *http.Request) {
-				llmtest.WriteJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"message": "boom", "type": "server_error"}})
-			},
-			check: func(t *testing.T, err error) {
-				var apiErr *openai.Error
-				if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusInternalServerError {
-					t.Errorf("error %v does not wrap the API's 500", err)
-				}
-			},
-		},
-		{
-			name:    "timeout",
-			timeout: 200 * time.Millisecond,
-			handler: func(w http.ResponseWriter, r *http.Request) {
-				select {
-				case <-r.Context().Done():
-				case <-time.After(5 * time.Second):
-				}
-				llmtest.ReplyContent("too late", "stop")(w, r)
-			},
-			check: func(t *testing.T, err error) {
-				if !errors.Is(err, context.DeadlineExceeded) {
-					t.Errorf("error %v is not a deadline error", err)
-				}
-			},
-		},
-		{
-			name: "malformed JSON",
-			handler: func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = io.WriteString(w, `{"id": "chatcmpl-x", "choices": [{"message": `)
-			},
-		},
-		{
-			name: "no choices",
-			handler: func(w http.ResponseWriter, r *http.Request) {
-				llmtest.WriteJSON(w, http.StatusOK, map[string]any{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": []any{}})
-			},
-			check: func(t *testing.T, err error) {
-				if !errors.Is(err, ErrEmptyReply) {
-					t.Errorf("error %v is not ErrEmptyReply", err)
-				}
-			},
-		},
-		{
-			name:    "blank content",
-			handler: llmtest.ReplyContent(" \n\t ", "stop"),
-			check: func(t *testing.T, err error) {
-				if !errors.Is(err, ErrEmptyReply) {
-					t.Errorf("error %v is not ErrEmptyReply", err)
-				}
-			},
-		},
-		{
-			name:    "too many words",
-			handler: llmtest.ReplyContent(words(memory.SummaryMaxWords+1), "stop"),
-			check: func(t *testing.T, err error) {
-				if !errors.Is(err, ErrTooLong) {
-					t.Errorf("error %v is not ErrTooLong", err)
-				}
-			},
-		},
-		{
-			name:    "cut off by the token limit",
-			handler: llmtest.ReplyContent("Maya is working on", "length"),
-			check: func(t *testing.T, err error) {
-				if !errors.Is(err, ErrTruncated) {
-					t.Errorf("error %v is not ErrTruncated", err)
-				}
-			},
-		},
+		{name: "no choices", reply: llmtest.ReplyNoChoices, want: ErrEmptyReply},
+		{name: "blank content", reply: llmtest.ReplyContent(" \n\t ", "stop"), want: ErrEmptyReply},
+		{name: "too many words", reply: llmtest.ReplyContent(words(memory.SummaryMaxWords+1), "stop"), want: ErrTooLong},
+		{name: "cut off by the token limit", reply: llmtest.ReplyContent("Maya is working on", "length"), want: llm.ErrTruncated},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := llmtest.NewChat(t, tc.handler)
-			timeout := tc.timeout
-			if timeout == 0 {
-				// Longer than the retry back-off: the SDK waits for the
-				// retry under the attempt's deadline, and a shorter one
-				// would turn the 500 into a deadline error.
-				timeout = 2 * time.Second
-			}
-			s := newTestOpenAI(f, llm.Config{Timeout: timeout})
-			start := time.Now()
-			got, err := s.Summarize(context.Background(), memory.SummaryRequest{
-				Turns: []memory.Turn{{Role: memory.RoleUser, Content: "She is anxious about tests."}},
-			})
-			elapsed := time.Since(start)
-			if err == nil {
-				t.Fatalf("Summarize returned %q and no error", got)
-			}
-			if got != "" {
-				t.Errorf("Summarize returned %q alongside the error", got)
-			}
-			if elapsed > 3*time.Second {
-				t.Errorf("failure took %v; the caller must not wait long", elapsed)
-			}
-			if code := memory.ErrorCode(err); code != memory.CodeUpstream {
-				t.Errorf("error code = %q, want %q", code, memory.CodeUpstream)
-			}
-			if tc.check != nil {
-				tc.check(t, err)
+			f := llmtest.NewChat(t, tc.reply)
+			if err := llmtest.Failed(t, f.URL, adapter.Call); !errors.Is(err, tc.want) {
+				t.Errorf("error %v does not wrap %v", err, tc.want)
 			}
 		})
-	}
-}
-
-// One retry at most: a failing server is asked twice, never three times.
-func TestOpenAIRetriesAtMostOnce(t *testing.T) {
-	var hits atomic.Int32
-	f := llmtest.NewChat(t, func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		llmtest.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]any{"message": "busy"}})
-	})
-	if _, err := newTestOpenAI(f, llm.Config{}).Summarize(context.Background(), memory.SummaryRequest{Turns: []memory.Turn{{Role: memory.RoleUser, Content: "hi"}}}); err == nil {
-		t.Fatal("want an error from a server that always fails")
-	}
-	if n := hits.Load(); n != 2 {
-		t.Errorf("server was asked %d times, want 2 (one retry, no more)", n)
 	}
 }

@@ -1,0 +1,62 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// Defaults of the chat model that writes summaries and extracts memories.
+const (
+	DefaultChatModel   = "gpt-4o-mini"
+	DefaultChatTimeout = 20 * time.Second
+)
+
+// ErrTruncated means the token limit stopped the model's reply mid-way. It
+// is wrapped, so test with errors.Is.
+var ErrTruncated = errors.New("model reply was cut off")
+
+// Chat is a chat model that a background task asks one question: a system
+// prompt and a user prompt, no history, no tools. It is safe for concurrent
+// use.
+type Chat struct {
+	client openai.Client
+	model  string
+}
+
+// NewBackgroundChat returns the chat model of cfg, with DefaultChatModel and
+// DefaultChatTimeout where cfg leaves them out, and the retries of
+// NewBackgroundClient.
+func NewBackgroundChat(cfg Config) Chat {
+	cfg = cfg.WithDefaults(DefaultChatModel, DefaultChatTimeout)
+	return Chat{client: NewBackgroundClient(cfg), model: cfg.Model}
+}
+
+// Prompt is one question to a chat model.
+type Prompt struct {
+	System, User string
+	// Format, when set, is the schema the reply must follow.
+	Format openai.ChatCompletionNewParamsResponseFormatUnion
+}
+
+// Ask sends p and returns the reply's choices, which may be none.
+func (c Chat) Ask(ctx context.Context, p Prompt) ([]openai.ChatCompletionChoice, error) {
+	resp, err := c.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+		Model: c.model,
+		Messages: []openai.ChatCompletionMessageParamUnion{
+			openai.SystemMessage(p.System),
+			openai.UserMessage(p.User),
+		},
+		ResponseFormat: p.Format,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("chat completion: %w", err)
+	}
+	if resp == nil {
+		return nil, nil
+	}
+	return resp.Choices, nil
+}
