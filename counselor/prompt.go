@@ -22,7 +22,7 @@ Keep the emotional patterns in mind and let them shape your tone and pacing.`
 
 // promptMemory is what the mentor knows before answering.
 type promptMemory struct {
-	conversation *memory.ConversationUpdate
+	conversation *memory.ConversationRecord
 	recall       memory.Recall
 	// opening is the precomputed opening; only on a session's first message.
 	opening *memory.Opening

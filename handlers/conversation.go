@@ -21,12 +21,12 @@ type postConversationRequest struct {
 }
 
 type postConversationResponse struct {
-	Success            bool                      `json:"success"`
-	ConversationUpdate memory.ConversationUpdate `json:"conversation_update"`
-	Message            string                    `json:"message"`
-	Summarizer         string                    `json:"summarizer"`
-	TurnsAdded         int                       `json:"turns_added"`
-	Archived           bool                      `json:"archived"`
+	Success      bool                      `json:"success"`
+	Conversation memory.ConversationRecord `json:"conversation_update"`
+	Message      string                    `json:"message"`
+	Summarizer   string                    `json:"summarizer"`
+	TurnsAdded   int                       `json:"turns_added"`
+	Archived     bool                      `json:"archived"`
 }
 
 func (h *handler) postConversationMemory(c echo.Context) error {
@@ -43,12 +43,12 @@ func (h *handler) postConversationMemory(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, postConversationResponse{
-		Success:            true,
-		ConversationUpdate: result.Conversation,
-		Message:            updateMessage(result),
-		Summarizer:         h.svc.SummarizerName(),
-		TurnsAdded:         result.Added,
-		Archived:           result.Archived,
+		Success:      true,
+		Conversation: result.Conversation,
+		Message:      updateMessage(result),
+		Summarizer:   h.svc.SummarizerName(),
+		TurnsAdded:   result.Added,
+		Archived:     result.Archived,
 	})
 }
 

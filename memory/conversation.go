@@ -20,10 +20,10 @@ type Turn struct {
 	CreatedAt time.Time `json:"created_at,omitzero"`
 }
 
-// ConversationUpdate is the active memory of one (facilitator, learner or
+// ConversationRecord is the active memory of one (facilitator, learner or
 // none) conversation: the rolling summary, the last turns, and the number of
 // turns in the segment not yet archived.
-type ConversationUpdate struct {
+type ConversationRecord struct {
 	ID           string    `json:"id"`
 	LearnerID    *string   `json:"learner_id"`
 	Summary      string    `json:"summary"`
@@ -32,6 +32,9 @@ type ConversationUpdate struct {
 	RecentTurns  TurnsJSON `json:"recent_turns"`
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
+	// SummarizedTurnID is the newest stored turn the summary covers; the
+	// summarizer catches up from there. Clients are not shown it.
+	SummarizedTurnID int64 `json:"-"`
 }
 
 // TurnsJSON is a JSON array of turns (a conversation's last turns, a search

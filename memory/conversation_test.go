@@ -19,11 +19,11 @@ func TestTurnsJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	encoded, err := json.Marshal(memory.ConversationUpdate{ID: "c", RecentTurns: recent})
+	encoded, err := json.Marshal(memory.ConversationRecord{ID: "c", RecentTurns: recent})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var decoded memory.ConversationUpdate
+	var decoded memory.ConversationRecord
 	if err := json.Unmarshal(encoded, &decoded); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestTurnsJSONRoundTrip(t *testing.T) {
 		t.Fatalf("turns after a round trip: %+v, %v; want %+v", got, err, turns)
 	}
 
-	empty, err := json.Marshal(memory.ConversationUpdate{})
+	empty, err := json.Marshal(memory.ConversationRecord{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,14 +27,6 @@ type AppendRequest struct {
 	Regenerate bool
 }
 
-// ConversationRecord is a conversation's active record as stored: what
-// clients are shown, and how far the summary reaches.
-type ConversationRecord struct {
-	ConversationUpdate
-	// SummarizedTurnID is the newest stored turn the summary covers.
-	SummarizedTurnID int64
-}
-
 // StoredTurn is a turn with its id in the log of turns, which grows with
 // every turn stored.
 type StoredTurn struct {

@@ -28,10 +28,7 @@ func record(summary string, summarizedThrough int64, recent ...memory.Turn) memo
 	if err != nil {
 		panic(err)
 	}
-	return memory.ConversationRecord{
-		ConversationUpdate: memory.ConversationUpdate{ID: "conv-1", Summary: summary, RecentTurns: recentJSON},
-		SummarizedTurnID:   summarizedThrough,
-	}
+	return memory.ConversationRecord{ID: "conv-1", Summary: summary, RecentTurns: recentJSON, SummarizedTurnID: summarizedThrough}
 }
 
 func TestSummaryIsWrittenFromScratchWhenAskedOrWhenThereIsNone(t *testing.T) {

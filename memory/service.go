@@ -37,7 +37,7 @@ func (s *Service) SummarizerName() string { return s.summarizer.Name() }
 
 // UpdateResult is what an update did.
 type UpdateResult struct {
-	Conversation ConversationUpdate
+	Conversation ConversationRecord
 	Added        int
 	Archived     bool
 }
@@ -76,12 +76,12 @@ func (s *Service) Update(ctx context.Context, learnerID *string, turns []Turn, r
 
 // summarize does a summary job left by a committed update and returns the
 // conversation as it then is.
-func (s *Service) summarize(ctx context.Context, job SummaryJob, committed ConversationUpdate) ConversationUpdate {
+func (s *Service) summarize(ctx context.Context, job SummaryJob, committed ConversationRecord) ConversationRecord {
 	// The client may hang up; the stored turns still deserve their summary.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SummaryBudget)
 	defer cancel()
 	summary, err := s.summarizer.Summarize(ctx, job.Request)
-	var conv ConversationUpdate
+	var conv ConversationRecord
 	if err != nil {
 		s.log.Warn("summary failed; marked stale", "summarizer", s.summarizer.Name(), "err", err)
 		conv, err = s.store.MarkSummaryStale(ctx, job)
@@ -98,7 +98,7 @@ func (s *Service) summarize(ctx context.Context, job SummaryJob, committed Conve
 	return conv
 }
 
-func (s *Service) Get(ctx context.Context, learnerID *string) (*ConversationUpdate, error) {
+func (s *Service) Get(ctx context.Context, learnerID *string) (*ConversationRecord, error) {
 	return s.store.GetConversation(ctx, learnerID)
 }
 

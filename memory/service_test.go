@@ -24,9 +24,9 @@ func (s *postStore) AppendTurns(_ context.Context, req memory.AppendRequest) (me
 	return s.appended, nil
 }
 
-func (s *postStore) MarkSummaryStale(_ context.Context, job memory.SummaryJob) (memory.ConversationUpdate, error) {
+func (s *postStore) MarkSummaryStale(_ context.Context, job memory.SummaryJob) (memory.ConversationRecord, error) {
 	s.stale = append(s.stale, job)
-	return memory.ConversationUpdate{ID: job.ConversationID, SummaryStale: true}, nil
+	return memory.ConversationRecord{ID: job.ConversationID, SummaryStale: true}, nil
 }
 
 // failingSummarizer fails every summary.
@@ -40,7 +40,7 @@ func (f *failingSummarizer) Summarize(context.Context, memory.SummaryRequest) (s
 
 func TestUpdateLogsTheFailureOfTheSummaryWrittenInTheStore(t *testing.T) {
 	store := &postStore{appended: memory.Appended{
-		Added: 2, Conversation: memory.ConversationUpdate{ID: "conv-1", SummaryStale: true},
+		Added: 2, Conversation: memory.ConversationRecord{ID: "conv-1", SummaryStale: true},
 		SummaryErr: errors.New("summarizer broke"),
 	}}
 	var logged bytes.Buffer
@@ -65,7 +65,7 @@ func TestUpdateLogsTheFailureOfTheSummaryWrittenInTheStore(t *testing.T) {
 
 func TestUpdateMarksTheSummaryStaleWhenTheSummarizerFailsAfterTheCommit(t *testing.T) {
 	job := memory.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 9}
-	store := &postStore{appended: memory.Appended{Added: 1, Job: &job, Conversation: memory.ConversationUpdate{ID: "conv-1"}}}
+	store := &postStore{appended: memory.Appended{Added: 1, Job: &job, Conversation: memory.ConversationRecord{ID: "conv-1"}}}
 	var logged bytes.Buffer
 	summarizer := &failingSummarizer{}
 	svc := memory.NewService(store, summarizer, slog.New(slog.NewTextHandler(&logged, nil)))

@@ -18,12 +18,6 @@ const (
 	quoteChars        = 160
 )
 
-// Why a session ended.
-const (
-	EndedByClient = "ended"
-	EndedIdle     = "idle"
-)
-
 // ClosingState is what the end of a live session will say, kept current
 // after every exchange so that ending answers at once.
 type ClosingState struct {
@@ -43,11 +37,17 @@ type ClosingState struct {
 // Ended is the outcome of ending a session.
 type Ended struct {
 	SessionID string       `json:"session_id"`
-	Reason    string       `json:"reason"`
+	Reason    string       `json:"reason"` // EndedByClient or EndedIdle
 	EndedAt   time.Time    `json:"ended_at"`
 	Closing   ClosingState `json:"closing"`
 	Opening   Opening      `json:"next_opening"`
 }
+
+// Why a session ended.
+const (
+	EndedByClient = "ended"
+	EndedIdle     = "idle"
+)
 
 // breakthrough finds the moments a learner gets it.
 var breakthrough = regexp.MustCompile(`(?i)(\boh!|\boh,? i (see|get it)|\bmakes sense|\bgot it\b|\bthat helps|\bhelps actually|\bi get it\b|\bso that's why|\bthat was (actually )?(kind of )?fun|\bit worked\b|\bi did it\b|!$)`)

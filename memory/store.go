@@ -14,7 +14,7 @@ type Store interface {
 
 	// GetConversation returns the active conversation, or nil when there is
 	// none.
-	GetConversation(ctx context.Context, learnerID *string) (*ConversationUpdate, error)
+	GetConversation(ctx context.Context, learnerID *string) (*ConversationRecord, error)
 
 	// AppendTurns stores the posted turns that are not stored yet, in one
 	// transaction. A store with a summarizer of its own, one that answers
@@ -26,8 +26,8 @@ type Store interface {
 	// SaveSummary stores a summary unless one covering newer turns was saved
 	// meanwhile; MarkSummaryStale records that the summarizer failed. Both
 	// return the conversation as it then is.
-	SaveSummary(ctx context.Context, job SummaryJob, summary string) (ConversationUpdate, error)
-	MarkSummaryStale(ctx context.Context, job SummaryJob) (ConversationUpdate, error)
+	SaveSummary(ctx context.Context, job SummaryJob, summary string) (ConversationRecord, error)
+	MarkSummaryStale(ctx context.Context, job SummaryJob) (ConversationRecord, error)
 
 	// ClearConversation archives the active segment, then removes the active
 	// conversation. It reports whether anything was archived.
@@ -54,7 +54,7 @@ type Store interface {
 
 // Appended is the outcome of AppendTurns.
 type Appended struct {
-	Conversation ConversationUpdate
+	Conversation ConversationRecord
 	Added        int  // turns stored by this call; resent turns are not counted
 	Archived     bool // a segment went to the archive
 	// Job is what the summarizer has to do next; nil when the summary is

@@ -24,8 +24,8 @@ func scanConversation(row pgx.Row) (memory.ConversationRecord, error) {
 	return c, err
 }
 
-func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory.ConversationUpdate, error) {
-	var conv *memory.ConversationUpdate
+func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory.ConversationRecord, error) {
+	var conv *memory.ConversationRecord
 	err := s.read(ctx, learnerID, func(b *pgx.Batch, me string) {
 		b.Queue(`select `+conversationColumns+` from public.conversation_updates where `+sameConversation,
 			me, learnerKey(learnerID))
@@ -34,7 +34,7 @@ func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
-		conv = &c.ConversationUpdate
+		conv = &c
 		return err
 	})
 	return conv, err
@@ -203,7 +203,7 @@ func (s *Store) appendTurns(ctx context.Context, req memory.AppendRequest) (memo
 			return err
 		}
 		if !changed {
-			out.Conversation = o.conv.ConversationUpdate
+			out.Conversation = o.conv
 			return nil
 		}
 		// The search vector grows by the new turns only; archiving, which
@@ -222,7 +222,7 @@ func (s *Store) appendTurns(ctx context.Context, req memory.AppendRequest) (memo
 			return err
 		}
 		out.Archived = conv.TurnCount < o.conv.TurnCount+update.AddedTurns
-		out.Conversation = conv.ConversationUpdate
+		out.Conversation = conv
 		return nil
 	})
 	return out, err
@@ -353,14 +353,14 @@ func readSummaryTurns(br pgx.BatchResults) ([]memory.StoredTurn, error) {
 	return turns, nil
 }
 
-func (s *Store) SaveSummary(ctx context.Context, job memory.SummaryJob, summary string) (memory.ConversationUpdate, error) {
+func (s *Store) SaveSummary(ctx context.Context, job memory.SummaryJob, summary string) (memory.ConversationRecord, error) {
 	return s.updateSummaryState(ctx, job, `update public.conversation_updates
 		set summary = $4, summary_stale = false, summarized_turn_id = $3, updated_at = now()
 		where facilitator_id = $1::uuid and id = $2::uuid and summarized_turn_id <= $3
 		returning `+conversationColumns, summary)
 }
 
-func (s *Store) MarkSummaryStale(ctx context.Context, job memory.SummaryJob) (memory.ConversationUpdate, error) {
+func (s *Store) MarkSummaryStale(ctx context.Context, job memory.SummaryJob) (memory.ConversationRecord, error) {
 	return s.updateSummaryState(ctx, job, `update public.conversation_updates
 		set summary_stale = true
 		where facilitator_id = $1::uuid and id = $2::uuid and summarized_turn_id < $3
@@ -371,7 +371,7 @@ func (s *Store) MarkSummaryStale(ctx context.Context, job memory.SummaryJob) (me
 // conversation, $3 the turn the summary covers through, then extra), which
 // change nothing when a newer summary was saved meanwhile; it then returns
 // the record as it stands.
-func (s *Store) updateSummaryState(ctx context.Context, job memory.SummaryJob, update string, extra ...any) (memory.ConversationUpdate, error) {
+func (s *Store) updateSummaryState(ctx context.Context, job memory.SummaryJob, update string, extra ...any) (memory.ConversationRecord, error) {
 	var conv memory.ConversationRecord
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		var err error
@@ -387,7 +387,7 @@ func (s *Store) updateSummaryState(ctx context.Context, job memory.SummaryJob, u
 		}
 		return err
 	})
-	return conv.ConversationUpdate, err
+	return conv, err
 }
 
 func (s *Store) ClearConversation(ctx context.Context, learnerID *string) (bool, error) {

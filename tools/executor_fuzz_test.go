@@ -27,7 +27,7 @@ type recordingStore struct {
 	recall   memory.RecallQuery
 }
 
-func (s *recordingStore) GetConversation(_ context.Context, learnerID *string) (*memory.ConversationUpdate, error) {
+func (s *recordingStore) GetConversation(_ context.Context, learnerID *string) (*memory.ConversationRecord, error) {
 	s.calls = append(s.calls, "GetConversation")
 	s.learners = append(s.learners, learnerID)
 	return nil, nil

@@ -182,7 +182,7 @@ func TestSIGTERMDrainsRequestsAndJobs(t *testing.T) {
 		switch {
 		case !a.acknowledged():
 			t.Errorf("post in flight at SIGTERM (%s): %s", exchanges[i].turns[0].ID, a)
-		case a.TurnsAdded != len(exchanges[i].turns) || a.ConversationUpdate.SummaryStale || a.ConversationUpdate.Summary != fakeSummary:
+		case a.TurnsAdded != len(exchanges[i].turns) || a.Conversation.SummaryStale || a.Conversation.Summary != fakeSummary:
 			t.Errorf("post in flight at SIGTERM (%s) did not finish its work: %s", exchanges[i].turns[0].ID, a)
 		}
 	}

@@ -137,10 +137,10 @@ type answer struct {
 
 // postAnswer is the JSON body of an answer, as far as the tests read it.
 type postAnswer struct {
-	Success            bool   `json:"success"`
-	Error              string `json:"error"`
-	TurnsAdded         int    `json:"turns_added"`
-	ConversationUpdate struct {
+	Success      bool   `json:"success"`
+	Error        string `json:"error"`
+	TurnsAdded   int    `json:"turns_added"`
+	Conversation struct {
 		Summary      string `json:"summary"`
 		SummaryStale bool   `json:"summary_stale"`
 	} `json:"conversation_update"`
