@@ -19,7 +19,7 @@ import (
 	"mentormemory/embedder"
 	"mentormemory/extractor"
 	"mentormemory/handlers"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/summarizer"
 	"mentormemory/worker"
@@ -29,7 +29,7 @@ import (
 type App struct {
 	Handler *echo.Echo
 	Pool    *pgxpool.Pool
-	Service *memory.Service
+	Service *mentor.Service
 	// Worker does the background work (memory extraction, ending idle
 	// sessions); the long-running server runs it, see worker.Run.
 	Worker *worker.Worker
@@ -42,8 +42,8 @@ type Option func(*options)
 
 type options struct {
 	pool          *pgxpool.Pool
-	summarizer    memory.Summarizer
-	extractor     memory.Extractor
+	summarizer    mentor.Summarizer
+	extractor     mentor.Extractor
 	txTimeout     time.Duration
 	maxToolRounds int
 }
@@ -53,11 +53,11 @@ type options struct {
 func WithPool(pool *pgxpool.Pool) Option { return func(o *options) { o.pool = pool } }
 
 // WithSummarizer replaces the configured summarizer.
-func WithSummarizer(s memory.Summarizer) Option { return func(o *options) { o.summarizer = s } }
+func WithSummarizer(s mentor.Summarizer) Option { return func(o *options) { o.summarizer = s } }
 
 // WithExtractor learns memories with e, whether or not a model is
 // configured (the simulator replays recorded extractions this way).
-func WithExtractor(e memory.Extractor) Option { return func(o *options) { o.extractor = e } }
+func WithExtractor(e mentor.Extractor) Option { return func(o *options) { o.extractor = e } }
 
 // WithTxTimeout replaces postgres.DefaultTxTimeout.
 func WithTxTimeout(d time.Duration) Option { return func(o *options) { o.txTimeout = d } }
@@ -109,7 +109,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	if models.extractor != nil {
 		store.WithExtraction()
 	}
-	a.Service = memory.NewService(store, models.summarizer, log).WithEmbedder(models.embedder)
+	a.Service = mentor.NewService(store, models.summarizer, log).WithEmbedder(models.embedder)
 	a.Worker = worker.New(store, worker.Config{
 		Extractor: models.extractor, Embedder: models.embedder, Concurrency: cfg.Model.Workers,
 	}, log)
@@ -133,9 +133,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 
 // models are the model adapters the configuration selects.
 type models struct {
-	summarizer memory.Summarizer
-	extractor  memory.Extractor // nil: extraction is off, memories come only through the API
-	embedder   memory.Embedder  // nil: recall ranks by words alone
+	summarizer mentor.Summarizer
+	extractor  mentor.Extractor // nil: extraction is off, memories come only through the API
+	embedder   mentor.Embedder  // nil: recall ranks by words alone
 }
 
 func newModels(cfg config.Model, log *slog.Logger, o options) models {
@@ -157,7 +157,7 @@ func newModels(cfg config.Model, log *slog.Logger, o options) models {
 
 // NewExtractor returns the configured model's memory extractor, or nil
 // without a model key.
-func NewExtractor(cfg config.Model, log *slog.Logger) memory.Extractor {
+func NewExtractor(cfg config.Model, log *slog.Logger) mentor.Extractor {
 	if !cfg.ChatConfigured() {
 		return nil
 	}
@@ -175,8 +175,8 @@ func newVerifier(ctx context.Context, cfg config.Auth) (handlers.TokenVerifier, 
 
 type refuseTokens struct{}
 
-func (refuseTokens) Verify(string) (memory.Caller, error) {
-	return memory.Caller{}, memory.Errorf(memory.CodeUnauthenticated, "Invalid authentication")
+func (refuseTokens) Verify(string) (mentor.Caller, error) {
+	return mentor.Caller{}, mentor.Errorf(mentor.CodeUnauthenticated, "Invalid authentication")
 }
 
 // sessionPolicy builds the optional check of each token's session with
@@ -206,7 +206,7 @@ func (a *App) Close() {
 
 // HTTPServer serves the app at addr with the timeouts of a public server:
 // a slow client cannot hold a connection by trickling its headers or body,
-// and a post, which may wait for its summary for memory.SummaryBudget, has
+// and a post, which may wait for its summary for mentor.SummaryBudget, has
 // time to answer.
 func (a *App) HTTPServer(addr string) *http.Server {
 	return &http.Server{

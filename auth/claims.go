@@ -7,7 +7,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // roleAuthenticated is the Postgres role Supabase gives signed-in users.
@@ -20,32 +20,32 @@ const roleAuthenticated = "authenticated"
 // callerFrom checks the claims the jwt library does not know about and builds
 // the caller. claims have already passed signature, exp, nbf, iat, aud and
 // iss checks.
-func callerFrom(claims jwt.MapClaims) (memory.Caller, error) {
+func callerFrom(claims jwt.MapClaims) (mentor.Caller, error) {
 	sub, err := claims.GetSubject()
 	if err != nil {
-		return memory.Caller{}, err
+		return mentor.Caller{}, err
 	}
 	if sub == "" {
-		return memory.Caller{}, errMissingSub
+		return mentor.Caller{}, errMissingSub
 	}
 	// uuid.Parse also accepts "urn:uuid:…", "{…}" and undashed forms; only
 	// the canonical 36-character form is what Supabase issues and what
 	// auth.uid() in Postgres will see.
 	id, err := uuid.Parse(sub)
 	if err != nil || len(sub) != 36 || id == uuid.Nil {
-		return memory.Caller{}, fmt.Errorf("%w: %q", errSubNotUUID, sub)
+		return mentor.Caller{}, fmt.Errorf("%w: %q", errSubNotUUID, sub)
 	}
 
 	if r, ok := claims["role"]; ok {
 		if role, _ := r.(string); role != roleAuthenticated {
-			return memory.Caller{}, fmt.Errorf("%w: %v", errBadRole, r)
+			return mentor.Caller{}, fmt.Errorf("%w: %v", errBadRole, r)
 		}
 	}
 
 	var email string
 	if e, ok := claims["email"]; ok {
 		if email, ok = e.(string); !ok {
-			return memory.Caller{}, errBadEmail
+			return mentor.Caller{}, errBadEmail
 		}
 	}
 
@@ -54,7 +54,7 @@ func callerFrom(claims jwt.MapClaims) (memory.Caller, error) {
 	// from it than the one checked here.
 	raw, err := json.Marshal(claims)
 	if err != nil {
-		return memory.Caller{}, fmt.Errorf("encoding claims: %w", err)
+		return mentor.Caller{}, fmt.Errorf("encoding claims: %w", err)
 	}
-	return memory.Caller{UserID: id.String(), Email: email, Claims: raw}, nil
+	return mentor.Caller{UserID: id.String(), Email: email, Claims: raw}, nil
 }

@@ -3,7 +3,7 @@ package auth
 import (
 	"errors"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // invalidMessage is the only thing a rejected caller ever learns.
@@ -12,7 +12,7 @@ const invalidMessage = "Invalid authentication"
 // invalid wraps the real reason a token was rejected. The reason stays in
 // Cause so that it is logged but never rendered to the caller.
 func invalid(cause error) error {
-	return &memory.Error{Code: memory.CodeUnauthenticated, Message: invalidMessage, Cause: cause}
+	return &mentor.Error{Code: mentor.CodeUnauthenticated, Message: invalidMessage, Cause: cause}
 }
 
 // Reasons for rejecting a token that the jwt library does not produce itself.

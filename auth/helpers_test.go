@@ -22,7 +22,7 @@ import (
 	"github.com/MicahParks/jwkset"
 	"github.com/golang-jwt/jwt/v5"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 const (
@@ -237,17 +237,17 @@ func assertAccepted(t *testing.T, v *Verifier, token, what string) {
 }
 
 // assertRejected checks that err is the one error Verify may show callers.
-func assertRejected(t *testing.T, c memory.Caller, err error) {
+func assertRejected(t *testing.T, c mentor.Caller, err error) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("token accepted (caller %+v), want it rejected", c)
 	}
-	var e *memory.Error
+	var e *mentor.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("error %v is %T, want *memory.Error", err, err)
+		t.Fatalf("error %v is %T, want *mentor.Error", err, err)
 	}
-	if e.Code != memory.CodeUnauthenticated || e.Message != "Invalid authentication" {
-		t.Fatalf("error code %q message %q, want %q %q", e.Code, e.Message, memory.CodeUnauthenticated, "Invalid authentication")
+	if e.Code != mentor.CodeUnauthenticated || e.Message != "Invalid authentication" {
+		t.Fatalf("error code %q message %q, want %q %q", e.Code, e.Message, mentor.CodeUnauthenticated, "Invalid authentication")
 	}
 	if e.Cause == nil {
 		t.Fatal("error has no Cause to log")

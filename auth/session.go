@@ -12,7 +12,7 @@ import (
 	"github.com/supabase-community/supabase-go"
 	"golang.org/x/sync/singleflight"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // A token verified locally stays valid until it expires, even after the
@@ -104,7 +104,7 @@ func NewSessionCheck(cfg SessionCheckConfig) (*SessionCheck, error) {
 // a 401 ("Invalid authentication"); Auth unreachable or failing is a 503:
 // the check fails closed, since serving would mean trusting a token that
 // may have been signed out.
-func (s *SessionCheck) Check(ctx context.Context, token string, caller memory.Caller) error {
+func (s *SessionCheck) Check(ctx context.Context, token string, caller mentor.Caller) error {
 	key := sha256.Sum256([]byte(token))
 	if live, ok := s.cached(key); ok {
 		return refusedUnless(live)
@@ -122,7 +122,7 @@ func (s *SessionCheck) Check(ctx context.Context, token string, caller memory.Ca
 		return live, nil
 	})
 	if err != nil {
-		return &memory.Error{Code: memory.CodeUnavailable,
+		return &mentor.Error{Code: mentor.CodeUnavailable,
 			Message: "Could not confirm the session with Supabase Auth, please retry", Cause: err}
 	}
 	return refusedUnless(v.(bool))

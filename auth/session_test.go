@@ -10,7 +10,7 @@ import (
 
 	"mentormemory/app/apptest"
 	"mentormemory/auth"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // sessionClock is a settable clock, so cache expiry needs no sleeping.
@@ -20,7 +20,7 @@ func (c *sessionClock) Now() time.Time { return c.now }
 
 // startSessionCheck starts a stand-in Supabase Auth with a caller signed in
 // with token, and a session check against it on a settable clock.
-func startSessionCheck(t *testing.T, token string) (*apptest.SupabaseAuth, *sessionClock, *auth.SessionCheck, memory.Caller) {
+func startSessionCheck(t *testing.T, token string) (*apptest.SupabaseAuth, *sessionClock, *auth.SessionCheck, mentor.Caller) {
 	t.Helper()
 	a := apptest.StartSupabaseAuth(t)
 	clock := &sessionClock{now: time.Now()}
@@ -30,14 +30,14 @@ func startSessionCheck(t *testing.T, token string) (*apptest.SupabaseAuth, *sess
 	if err != nil {
 		t.Fatal(err)
 	}
-	caller := memory.Caller{UserID: uuid.NewString()}
+	caller := mentor.Caller{UserID: uuid.NewString()}
 	a.SignIn(token, caller.UserID)
 	return a, clock, check, caller
 }
 
-func wantCode(t *testing.T, err error, code memory.Code, what string) {
+func wantCode(t *testing.T, err error, code mentor.Code, what string) {
 	t.Helper()
-	if got := memory.ErrorCode(err); err == nil || got != code {
+	if got := mentor.ErrorCode(err); err == nil || got != code {
 		t.Fatalf("%s: error %v (code %q), want code %q", what, err, got, code)
 	}
 }
@@ -56,13 +56,13 @@ func TestSessionCheckAcceptsLiveSessionsAndRefusesEndedOnes(t *testing.T) {
 		t.Fatalf("second check within the cache lifetime: error %v, %d calls to Auth; want nil and 1", err, a.Calls())
 	}
 	clock.now = clock.now.Add(31 * time.Second)
-	wantCode(t, check.Check(ctx, "live-token", caller), memory.CodeUnauthenticated, "signed-out session")
+	wantCode(t, check.Check(ctx, "live-token", caller), mentor.CodeUnauthenticated, "signed-out session")
 	if a.Calls() != 2 {
 		t.Fatalf("%d calls to Auth, want 2: an expired answer must be asked again", a.Calls())
 	}
 	// A refusal is remembered too, so a signed-out client retrying does not
 	// call Auth on every request.
-	wantCode(t, check.Check(ctx, "live-token", caller), memory.CodeUnauthenticated, "signed-out session, cached")
+	wantCode(t, check.Check(ctx, "live-token", caller), mentor.CodeUnauthenticated, "signed-out session, cached")
 	if a.Calls() != 2 {
 		t.Fatalf("%d calls to Auth, want 2: the refusal must be cached", a.Calls())
 	}
@@ -80,7 +80,7 @@ func TestSessionCheckFailsClosedWhenAuthIsUnhealthy(t *testing.T) {
 
 	for _, status := range []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusTooManyRequests} {
 		a.FailWith(status)
-		wantCode(t, check.Check(ctx, "token", caller), memory.CodeUnavailable, http.StatusText(status))
+		wantCode(t, check.Check(ctx, "token", caller), mentor.CodeUnavailable, http.StatusText(status))
 	}
 	// Failures are not cached: once Auth recovers, the next request passes.
 	a.FailWith(0)
@@ -90,5 +90,5 @@ func TestSessionCheckFailsClosedWhenAuthIsUnhealthy(t *testing.T) {
 
 	clock.now = clock.now.Add(time.Minute)
 	a.Stop()
-	wantCode(t, check.Check(ctx, "token", caller), memory.CodeUnavailable, "Auth unreachable")
+	wantCode(t, check.Check(ctx, "token", caller), mentor.CodeUnavailable, "Auth unreachable")
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // MaxTokenBytes bounds the raw token. Supabase access tokens are well under
@@ -148,22 +148,22 @@ func (v *Verifier) Close() {
 }
 
 // Verify checks a raw bearer token (without the "Bearer " prefix) and returns
-// the caller it identifies. Every failure is a *memory.Error with code
+// the caller it identifies. Every failure is a *mentor.Error with code
 // CodeUnauthenticated; its Cause says why.
-func (v *Verifier) Verify(token string) (memory.Caller, error) {
+func (v *Verifier) Verify(token string) (mentor.Caller, error) {
 	if len(token) > MaxTokenBytes {
-		return memory.Caller{}, invalid(errTooLong)
+		return mentor.Caller{}, invalid(errTooLong)
 	}
 	if token == "" {
-		return memory.Caller{}, invalid(errEmpty)
+		return mentor.Caller{}, invalid(errEmpty)
 	}
 	claims := jwt.MapClaims{}
 	if _, err := v.parser.ParseWithClaims(token, claims, v.key); err != nil {
-		return memory.Caller{}, invalid(err)
+		return mentor.Caller{}, invalid(err)
 	}
 	c, err := callerFrom(claims)
 	if err != nil {
-		return memory.Caller{}, invalid(err)
+		return mentor.Caller{}, invalid(err)
 	}
 	return c, nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/openai/openai-go/v3"
 
 	"mentormemory/llm"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/tools"
 )
 
@@ -31,11 +31,11 @@ type Counselor struct {
 	client    openai.Client
 	model     string
 	maxRounds int
-	svc       *memory.Service
+	svc       *mentor.Service
 	tools     *tools.Executor
 }
 
-func New(cfg Config, svc *memory.Service) *Counselor {
+func New(cfg Config, svc *mentor.Service) *Counselor {
 	rounds := cfg.MaxToolRounds
 	if rounds <= 0 {
 		rounds = DefaultMaxToolRounds
@@ -45,26 +45,26 @@ func New(cfg Config, svc *memory.Service) *Counselor {
 
 // Chat answers one message. It stores nothing: the client posts the
 // exchange to the conversation memory afterwards.
-func (c *Counselor) Chat(ctx context.Context, req memory.ChatRequest) (memory.ChatReply, error) {
+func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.ChatReply, error) {
 	// Also checks that the learner is the caller's.
 	conv, err := c.svc.Get(ctx, req.LearnerID)
 	if err != nil {
-		return memory.ChatReply{}, err
+		return mentor.ChatReply{}, err
 	}
 	known := promptMemory{conversation: conv}
-	if known.recall, err = c.svc.RecallContext(ctx, req.LearnerID, req.Message, memory.MemoryFilter{}); err != nil {
-		return memory.ChatReply{}, err
+	if known.recall, err = c.svc.RecallContext(ctx, req.LearnerID, req.Message, mentor.MemoryFilter{}); err != nil {
+		return mentor.ChatReply{}, err
 	}
 	if len(req.History) == 0 {
 		if known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().UTC()); err != nil {
-			return memory.ChatReply{}, err
+			return mentor.ChatReply{}, err
 		}
 	}
 	messages := []openai.ChatCompletionMessageParamUnion{
 		openai.SystemMessage(systemPrompt(req, known)),
 	}
 	for _, t := range req.History {
-		if t.Role == memory.RoleUser {
+		if t.Role == mentor.RoleUser {
 			messages = append(messages, openai.UserMessage(t.Content))
 		} else {
 			messages = append(messages, openai.AssistantMessage(t.Content))
@@ -72,7 +72,7 @@ func (c *Counselor) Chat(ctx context.Context, req memory.ChatRequest) (memory.Ch
 	}
 	messages = append(messages, openai.UserMessage(req.Message))
 
-	reply := memory.ChatReply{ToolCalls: []memory.ToolCall{}, Retrieval: known.recall.Retrieval}
+	reply := mentor.ChatReply{ToolCalls: []mentor.ToolCall{}, Retrieval: known.recall.Retrieval}
 	for round := 0; ; round++ {
 		params := openai.ChatCompletionNewParams{Model: c.model, Messages: messages, Tools: tools.Definitions()}
 		if round == c.maxRounds {
@@ -81,26 +81,26 @@ func (c *Counselor) Chat(ctx context.Context, req memory.ChatRequest) (memory.Ch
 		}
 		resp, err := c.client.Chat.Completions.New(ctx, params)
 		if err != nil {
-			return memory.ChatReply{}, modelFailed(err)
+			return mentor.ChatReply{}, modelFailed(err)
 		}
 		if len(resp.Choices) == 0 {
-			return memory.ChatReply{}, modelFailed(fmt.Errorf("no choices"))
+			return mentor.ChatReply{}, modelFailed(fmt.Errorf("no choices"))
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 {
 			reply.Reply = strings.TrimSpace(msg.Content)
 			if reply.Reply == "" {
-				return memory.ChatReply{}, modelFailed(fmt.Errorf("empty reply"))
+				return mentor.ChatReply{}, modelFailed(fmt.Errorf("empty reply"))
 			}
 			return reply, nil
 		}
 		if round == c.maxRounds {
-			return memory.ChatReply{}, llm.Failure("The mentor model kept calling tools without answering",
+			return mentor.ChatReply{}, llm.Failure("The mentor model kept calling tools without answering",
 				fmt.Errorf("still calling tools after %d rounds", c.maxRounds))
 		}
 		messages = append(messages, msg.ToParam())
 		for _, call := range msg.ToolCalls {
-			reply.ToolCalls = append(reply.ToolCalls, memory.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments})
+			reply.ToolCalls = append(reply.ToolCalls, mentor.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments})
 			messages = append(messages, openai.ToolMessage(c.runTool(ctx, call.Function.Name, call.Function.Arguments), call.ID))
 		}
 	}
@@ -111,7 +111,7 @@ func (c *Counselor) Chat(ctx context.Context, req memory.ChatRequest) (memory.Ch
 func (c *Counselor) runTool(ctx context.Context, name, arguments string) string {
 	result, err := c.tools.Call(ctx, name, arguments)
 	if err != nil {
-		result = map[string]any{"success": false, "error": memory.ErrorMessage(err)}
+		result = map[string]any{"success": false, "error": mentor.ErrorMessage(err)}
 	}
 	encoded, err := json.Marshal(result)
 	if err != nil {

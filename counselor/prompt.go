@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 const persona = `You are Mr. Mentor, a warm, practical mentor for parents and teachers
@@ -22,16 +22,16 @@ Keep the emotional patterns in mind and let them shape your tone and pacing.`
 
 // promptMemory is what the mentor knows before answering.
 type promptMemory struct {
-	conversation *memory.ConversationRecord
-	recall       memory.Recall
+	conversation *mentor.ConversationRecord
+	recall       mentor.Recall
 	// opening is the precomputed opening; only on a session's first message.
-	opening *memory.Opening
+	opening *mentor.Opening
 }
 
 // systemPrompt is the persona, the learner in focus, the relevant memories
 // and emotional patterns on every message, and on the first message of a
 // session the conversation memory and the prepared opening.
-func systemPrompt(req memory.ChatRequest, known promptMemory) string {
+func systemPrompt(req mentor.ChatRequest, known promptMemory) string {
 	var b strings.Builder
 	b.WriteString(persona)
 	if req.LearnerID != nil {
@@ -61,11 +61,11 @@ func systemPrompt(req memory.ChatRequest, known promptMemory) string {
 	}
 	groups := []struct {
 		label string
-		ms    []memory.RecalledMemory
+		ms    []mentor.RecalledMemory
 	}{{"Learning", r.Academic}, {"Personal", r.Personal}, {"Preferences", r.Preferences}, {"Where things stand", r.Context}}
 	var relevant strings.Builder
 	for _, g := range groups {
-		facts(&relevant, g.label, slices.DeleteFunc(slices.Clone(g.ms), func(m memory.RecalledMemory) bool { return patterns[m.ID] }))
+		facts(&relevant, g.label, slices.DeleteFunc(slices.Clone(g.ms), func(m mentor.RecalledMemory) bool { return patterns[m.ID] }))
 	}
 	if relevant.Len() > 0 {
 		b.WriteString("\n\n=== RELEVANT MEMORIES ===")
@@ -96,7 +96,7 @@ func list(b *strings.Builder, label string, values []string) {
 }
 
 // facts writes memories as a labelled list, each with its feeling.
-func facts(b *strings.Builder, label string, ms []memory.RecalledMemory) {
+func facts(b *strings.Builder, label string, ms []mentor.RecalledMemory) {
 	if len(ms) == 0 {
 		return
 	}

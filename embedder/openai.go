@@ -14,7 +14,7 @@ import (
 	"github.com/openai/openai-go/v3"
 
 	"mentormemory/llm"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Defaults for the model's llm.Config.
@@ -49,14 +49,14 @@ func NewOpenAI(cfg llm.Config) *OpenAI {
 	return &OpenAI{client: llm.NewBackgroundClient(cfg), model: cfg.Model}
 }
 
-var _ memory.Embedder = (*OpenAI)(nil)
+var _ mentor.Embedder = (*OpenAI)(nil)
 
-// Model implements memory.Embedder: the model every vector comes from.
+// Model implements mentor.Embedder: the model every vector comes from.
 func (e *OpenAI) Model() string { return e.model }
 
-// Embed implements memory.Embedder. It returns one vector per text, in the
+// Embed implements mentor.Embedder. It returns one vector per text, in the
 // order of texts, all of one dimension; inputs beyond one batch are sent in
-// several requests. Every failure is a *memory.Error with code
+// several requests. Every failure is a *mentor.Error with code
 // CodeUpstream that wraps the cause, and no vectors are returned with it.
 func (e *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if len(texts) == 0 {

@@ -1,4 +1,4 @@
-// Package extractor holds implementations of memory.Extractor.
+// Package extractor holds implementations of mentor.Extractor.
 //
 // OpenAI asks a chat-completions model (OpenAI or any compatible server)
 // for the facts worth remembering about a learner in one exchange, with a

@@ -13,14 +13,14 @@ import (
 	"strings"
 	"sync"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // ExchangeKey identifies an exchange by its turns alone: the hex SHA-256 of
 // each turn's role and trimmed content ("role\ncontent"), joined by blank
 // lines. Turn ids, times, the learner and the known memories are left out,
 // so a replay matches however the exchange is stored or who it is about.
-func ExchangeKey(turns []memory.Turn) string {
+func ExchangeKey(turns []mentor.Turn) string {
 	parts := make([]string, len(turns))
 	for i, t := range turns {
 		parts[i] = t.Role + "\n" + strings.TrimSpace(t.Content)
@@ -48,24 +48,24 @@ type fixtureTurn struct {
 }
 
 type fixtureMemory struct {
-	Type       memory.MemoryType `json:"type"`
+	Type       mentor.MemoryType `json:"type"`
 	Content    string            `json:"content"`
 	Importance float64           `json:"importance"`
 	Confidence float64           `json:"confidence"`
-	Metadata   memory.Metadata   `json:"metadata"`
+	Metadata   mentor.Metadata   `json:"metadata"`
 }
 
 // Fixture replays recorded extractions. It is safe for concurrent use.
 type Fixture struct {
-	byKey map[string][]memory.NewMemory
+	byKey map[string][]mentor.NewMemory
 }
 
-var _ memory.Extractor = (*Fixture)(nil)
+var _ mentor.Extractor = (*Fixture)(nil)
 
 // LoadFixture reads a fixture written by Recorder.WriteFixture or by hand.
 // An exchange may give its key, its turns or both; when both, they must
 // agree, so a turn edited by hand cannot silently stop matching. Every
-// memory must pass memory.ValidateNewMemory: a fixture is ours, and a bad
+// memory must pass mentor.ValidateNewMemory: a fixture is ours, and a bad
 // one should fail loudly rather than be half replayed.
 func LoadFixture(path string) (*Fixture, error) {
 	raw, err := os.ReadFile(path)
@@ -81,7 +81,7 @@ func ParseFixture(raw []byte, path string) (*Fixture, error) {
 	if err := json.Unmarshal(raw, &file); err != nil {
 		return nil, fmt.Errorf("load fixture %s: %w", path, err)
 	}
-	f := &Fixture{byKey: make(map[string][]memory.NewMemory, len(file.Exchanges))}
+	f := &Fixture{byKey: make(map[string][]mentor.NewMemory, len(file.Exchanges))}
 	for i, ex := range file.Exchanges {
 		key, err := ex.checkedKey()
 		if err != nil {
@@ -90,9 +90,9 @@ func ParseFixture(raw []byte, path string) (*Fixture, error) {
 		if _, dup := f.byKey[key]; dup {
 			return nil, fmt.Errorf("load fixture %s: exchange %d: key %s appears twice", path, i+1, key)
 		}
-		ms := make([]memory.NewMemory, len(ex.Memories))
+		ms := make([]mentor.NewMemory, len(ex.Memories))
 		for j, m := range ex.Memories {
-			clean, err := memory.ValidateNewMemory(memory.NewMemory{
+			clean, err := mentor.ValidateNewMemory(mentor.NewMemory{
 				Type: m.Type, Content: m.Content, Importance: m.Importance, Confidence: m.Confidence, Metadata: m.Metadata,
 			})
 			if err != nil {
@@ -112,9 +112,9 @@ func (ex fixtureExchange) checkedKey() (string, error) {
 		}
 		return ex.Key, nil
 	}
-	turns := make([]memory.Turn, len(ex.Turns))
+	turns := make([]mentor.Turn, len(ex.Turns))
 	for i, t := range ex.Turns {
-		turns[i] = memory.Turn{Role: t.Role, Content: t.Content}
+		turns[i] = mentor.Turn{Role: t.Role, Content: t.Content}
 	}
 	key := ExchangeKey(turns)
 	if ex.Key != "" && ex.Key != key {
@@ -123,21 +123,21 @@ func (ex fixtureExchange) checkedKey() (string, error) {
 	return key, nil
 }
 
-// Name implements memory.Extractor.
+// Name implements mentor.Extractor.
 func (*Fixture) Name() string { return "fixture" }
 
-// Extract implements memory.Extractor: the recorded memories of the
+// Extract implements mentor.Extractor: the recorded memories of the
 // exchange, or none for an exchange that was never recorded. Each call gets
 // its own copies, so a caller filling them in cannot change the fixture.
-func (f *Fixture) Extract(_ context.Context, req memory.ExtractionRequest) ([]memory.NewMemory, error) {
+func (f *Fixture) Extract(_ context.Context, req mentor.ExtractionRequest) ([]mentor.NewMemory, error) {
 	return cloneMemories(f.byKey[ExchangeKey(req.Turns)]), nil
 }
 
-func cloneMemories(ms []memory.NewMemory) []memory.NewMemory {
+func cloneMemories(ms []mentor.NewMemory) []mentor.NewMemory {
 	if len(ms) == 0 {
 		return nil
 	}
-	out := make([]memory.NewMemory, len(ms))
+	out := make([]mentor.NewMemory, len(ms))
 	for i, m := range ms {
 		m.Metadata = maps.Clone(m.Metadata)
 		out[i] = m
@@ -149,29 +149,29 @@ func cloneMemories(ms []memory.NewMemory) []memory.NewMemory {
 // them, so a session with a real model can write a fixture that later runs
 // replay without one. It is safe for concurrent use.
 type Recorder struct {
-	inner memory.Extractor
+	inner mentor.Extractor
 
 	mu        sync.Mutex
 	exchanges []fixtureExchange
 	index     map[string]int // key → position in exchanges
 }
 
-var _ memory.Extractor = (*Recorder)(nil)
+var _ mentor.Extractor = (*Recorder)(nil)
 
 // NewRecorder records what inner extracts.
-func NewRecorder(inner memory.Extractor) *Recorder {
+func NewRecorder(inner mentor.Extractor) *Recorder {
 	return &Recorder{inner: inner, index: map[string]int{}}
 }
 
-// Name implements memory.Extractor with the inner extractor's name: the
+// Name implements mentor.Extractor with the inner extractor's name: the
 // recorder is transparent to whoever reports which extractor ran.
 func (r *Recorder) Name() string { return r.inner.Name() }
 
-// Extract implements memory.Extractor. A successful extraction is recorded,
+// Extract implements mentor.Extractor. A successful extraction is recorded,
 // an empty one too (the fixture then shows the exchange was seen); a failed
 // one is returned as is and not recorded. A repeated exchange replaces its
 // earlier recording.
-func (r *Recorder) Extract(ctx context.Context, req memory.ExtractionRequest) ([]memory.NewMemory, error) {
+func (r *Recorder) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]mentor.NewMemory, error) {
 	ms, err := r.inner.Extract(ctx, req)
 	if err != nil {
 		return ms, err

@@ -12,27 +12,27 @@ import (
 	"testing"
 
 	"mentormemory/llm/llmtest"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 func TestExchangeKey(t *testing.T) {
-	turns := []memory.Turn{
-		{ID: "t1", Role: memory.RoleUser, Content: "  Alex has a dog named Max.\n"},
-		{ID: "t2", Role: memory.RoleAssistant, Content: "\tHow lovely!  "},
+	turns := []mentor.Turn{
+		{ID: "t1", Role: mentor.RoleUser, Content: "  Alex has a dog named Max.\n"},
+		{ID: "t2", Role: mentor.RoleAssistant, Content: "\tHow lovely!  "},
 	}
 	sum := sha256.Sum256([]byte("user\nAlex has a dog named Max.\n\nassistant\nHow lovely!"))
 	if got, want := ExchangeKey(turns), hex.EncodeToString(sum[:]); got != want {
 		t.Fatalf("ExchangeKey = %s, want %s (sha256 of role+\"\\n\"+trimmed content joined by blank lines)", got, want)
 	}
-	same := []memory.Turn{{Role: memory.RoleUser, Content: "Alex has a dog named Max."}, {ID: "other", Role: memory.RoleAssistant, Content: "How lovely!"}}
+	same := []mentor.Turn{{Role: mentor.RoleUser, Content: "Alex has a dog named Max."}, {ID: "other", Role: mentor.RoleAssistant, Content: "How lovely!"}}
 	if ExchangeKey(same) != ExchangeKey(turns) {
 		t.Errorf("turn ids or surrounding space change the key")
 	}
-	for name, other := range map[string][]memory.Turn{
-		"role":    {{Role: memory.RoleAssistant, Content: "Alex has a dog named Max."}, {Role: memory.RoleAssistant, Content: "How lovely!"}},
-		"content": {{Role: memory.RoleUser, Content: "Alex has a cat named Max."}, {Role: memory.RoleAssistant, Content: "How lovely!"}},
-		"order":   {{Role: memory.RoleAssistant, Content: "How lovely!"}, {Role: memory.RoleUser, Content: "Alex has a dog named Max."}},
-		"a turn":  {{Role: memory.RoleUser, Content: "Alex has a dog named Max."}},
+	for name, other := range map[string][]mentor.Turn{
+		"role":    {{Role: mentor.RoleAssistant, Content: "Alex has a dog named Max."}, {Role: mentor.RoleAssistant, Content: "How lovely!"}},
+		"content": {{Role: mentor.RoleUser, Content: "Alex has a cat named Max."}, {Role: mentor.RoleAssistant, Content: "How lovely!"}},
+		"order":   {{Role: mentor.RoleAssistant, Content: "How lovely!"}, {Role: mentor.RoleUser, Content: "Alex has a dog named Max."}},
+		"a turn":  {{Role: mentor.RoleUser, Content: "Alex has a dog named Max."}},
 	} {
 		if ExchangeKey(other) == ExchangeKey(turns) {
 			t.Errorf("a different %s gives the same key", name)
@@ -48,7 +48,7 @@ func TestRecorderFixtureRoundTrip(t *testing.T) {
 	if rec.Name() != "openai" {
 		t.Errorf("Recorder.Name() = %q, want the inner extractor's", rec.Name())
 	}
-	recorded, err := extract(t, rec, memory.ExtractionRequest{LearnerName: "Alex", Turns: exchange})
+	recorded, err := extract(t, rec, mentor.ExtractionRequest{LearnerName: "Alex", Turns: exchange})
 	if err != nil {
 		t.Fatalf("recording Extract: %v", err)
 	}
@@ -78,11 +78,11 @@ func TestRecorderFixtureRoundTrip(t *testing.T) {
 	}
 	// The same exchange as stored later: other ids, other spacing, another
 	// learner and known memories do not matter.
-	again := []memory.Turn{
-		{ID: "42", Role: memory.RoleUser, Content: "  " + exchange[0].Content + "\n"},
-		{ID: "43", Role: memory.RoleAssistant, Content: exchange[1].Content},
+	again := []mentor.Turn{
+		{ID: "42", Role: mentor.RoleUser, Content: "  " + exchange[0].Content + "\n"},
+		{ID: "43", Role: mentor.RoleAssistant, Content: exchange[1].Content},
 	}
-	replayed, err := extract(t, fx, memory.ExtractionRequest{Turns: again, Known: []memory.LearnerMemory{{Type: memory.Personal, Content: "x"}}})
+	replayed, err := extract(t, fx, mentor.ExtractionRequest{Turns: again, Known: []mentor.LearnerMemory{{Type: mentor.Personal, Content: "x"}}})
 	if err != nil {
 		t.Fatalf("replay Extract: %v", err)
 	}
@@ -90,7 +90,7 @@ func TestRecorderFixtureRoundTrip(t *testing.T) {
 		t.Errorf("replayed\n%#v\nwant the recorded\n%#v", replayed, recorded)
 	}
 
-	unknown, err := extract(t, fx, memory.ExtractionRequest{Turns: []memory.Turn{{Role: memory.RoleUser, Content: "Something never recorded."}}})
+	unknown, err := extract(t, fx, mentor.ExtractionRequest{Turns: []mentor.Turn{{Role: mentor.RoleUser, Content: "Something never recorded."}}})
 	if err != nil || unknown != nil {
 		t.Errorf("unknown exchange = %v, %v; want no memories and no error", unknown, err)
 	}
@@ -105,19 +105,19 @@ func TestRecorderFixtureRoundTrip(t *testing.T) {
 func TestRecorderRecordsEmptyReplacesRepeatsSkipsFailures(t *testing.T) {
 	inner := &scripted{}
 	rec := NewRecorder(inner)
-	first := []memory.Turn{{Role: memory.RoleUser, Content: "Hello!"}}
-	second := []memory.Turn{{Role: memory.RoleUser, Content: "Alex starts at a new school on Monday."}}
-	failing := []memory.Turn{{Role: memory.RoleUser, Content: "This one fails."}}
+	first := []mentor.Turn{{Role: mentor.RoleUser, Content: "Hello!"}}
+	second := []mentor.Turn{{Role: mentor.RoleUser, Content: "Alex starts at a new school on Monday."}}
+	failing := []mentor.Turn{{Role: mentor.RoleUser, Content: "This one fails."}}
 
-	inner.next = []memory.NewMemory{{Type: memory.Personal, Content: "Outdated.", Importance: 0.5, Confidence: 0.9, Metadata: memory.Metadata{}}}
+	inner.next = []mentor.NewMemory{{Type: mentor.Personal, Content: "Outdated.", Importance: 0.5, Confidence: 0.9, Metadata: mentor.Metadata{}}}
 	mustExtract(t, rec, second)
 	inner.next = nil
 	mustExtract(t, rec, first)
-	want := []memory.NewMemory{{Type: memory.Context, Content: "Alex starts at a new school on Monday.", Importance: 0.7, Confidence: 0.9, Metadata: memory.Metadata{"topic": "school"}}}
+	want := []mentor.NewMemory{{Type: mentor.Context, Content: "Alex starts at a new school on Monday.", Importance: 0.7, Confidence: 0.9, Metadata: mentor.Metadata{"topic": "school"}}}
 	inner.next = want
 	mustExtract(t, rec, second)
 	inner.err = errors.New("model down")
-	if _, err := rec.Extract(context.Background(), memory.ExtractionRequest{Turns: failing}); !errors.Is(err, inner.err) {
+	if _, err := rec.Extract(context.Background(), mentor.ExtractionRequest{Turns: failing}); !errors.Is(err, inner.err) {
 		t.Errorf("recorder error = %v, want the inner error", err)
 	}
 
@@ -149,19 +149,19 @@ func TestRecorderRecordsEmptyReplacesRepeatsSkipsFailures(t *testing.T) {
 
 // scripted is an extractor that returns what it is told to.
 type scripted struct {
-	next []memory.NewMemory
+	next []mentor.NewMemory
 	err  error
 }
 
 func (*scripted) Name() string { return "scripted" }
 
-func (s *scripted) Extract(context.Context, memory.ExtractionRequest) ([]memory.NewMemory, error) {
+func (s *scripted) Extract(context.Context, mentor.ExtractionRequest) ([]mentor.NewMemory, error) {
 	return s.next, s.err
 }
 
-func mustExtract(t *testing.T, e memory.Extractor, turns []memory.Turn) []memory.NewMemory {
+func mustExtract(t *testing.T, e mentor.Extractor, turns []mentor.Turn) []mentor.NewMemory {
 	t.Helper()
-	ms, err := e.Extract(context.Background(), memory.ExtractionRequest{Turns: turns})
+	ms, err := e.Extract(context.Background(), mentor.ExtractionRequest{Turns: turns})
 	if err != nil {
 		t.Fatalf("%s Extract: %v", e.Name(), err)
 	}
@@ -170,7 +170,7 @@ func mustExtract(t *testing.T, e memory.Extractor, turns []memory.Turn) []memory
 
 // A caller fills in what it gets; that must not change later replays.
 func TestFixtureReturnsCopies(t *testing.T) {
-	turns := []memory.Turn{{Role: memory.RoleUser, Content: "Alex loves dinosaurs."}}
+	turns := []mentor.Turn{{Role: mentor.RoleUser, Content: "Alex loves dinosaurs."}}
 	path := writeFile(t, `{"description": "hand-written", "exchanges": [{"turns": [{"role": "user", "content": "Alex loves dinosaurs."}],
 		"memories": [{"type": "personal", "content": "Alex loves dinosaurs.", "importance": 0.5, "confidence": 1, "metadata": {"topic": "interests"}}]}]}`)
 	fx, err := LoadFixture(path)
@@ -188,7 +188,7 @@ func TestFixtureReturnsCopies(t *testing.T) {
 
 // A hand-written exchange may give only its key.
 func TestLoadFixtureByKeyOnly(t *testing.T) {
-	turns := []memory.Turn{{Role: memory.RoleUser, Content: "Alex is scared of dogs."}}
+	turns := []mentor.Turn{{Role: mentor.RoleUser, Content: "Alex is scared of dogs."}}
 	path := writeFile(t, `{"exchanges": [{"key": "`+ExchangeKey(turns)+`",
 		"memories": [{"type": "preference", "content": "Alex is scared of dogs.", "importance": 0.6, "confidence": 0.9, "metadata": {"emotion": "Anxious"}}]}]}`)
 	fx, err := LoadFixture(path)

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"mentormemory/llm"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // ErrRefused is what a model reply can fail with besides ErrMalformed,
@@ -41,17 +41,17 @@ func NewOpenAI(cfg Config) *OpenAI {
 	return &OpenAI{chat: llm.NewBackgroundChat(cfg.Config), logger: logger}
 }
 
-var _ memory.Extractor = (*OpenAI)(nil)
+var _ mentor.Extractor = (*OpenAI)(nil)
 
-// Name implements memory.Extractor.
+// Name implements mentor.Extractor.
 func (*OpenAI) Name() string { return "openai" }
 
-// Extract implements memory.Extractor. It returns the memories with Type,
+// Extract implements mentor.Extractor. It returns the memories with Type,
 // Content, Importance, Confidence and Metadata set and checked by
-// memory.ValidateNewMemory; see parseReply for what a reply may get wrong.
-// Every failure is a *memory.Error with code CodeUpstream that wraps the
+// mentor.ValidateNewMemory; see parseReply for what a reply may get wrong.
+// Every failure is a *mentor.Error with code CodeUpstream that wraps the
 // cause, and comes with no memories.
-func (e *OpenAI) Extract(ctx context.Context, req memory.ExtractionRequest) ([]memory.NewMemory, error) {
+func (e *OpenAI) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]mentor.NewMemory, error) {
 	if len(req.Turns) == 0 {
 		return nil, nil
 	}

@@ -15,7 +15,7 @@ import (
 
 	"mentormemory/llm"
 	"mentormemory/llm/llmtest"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // fakeOpenAI is the stand-in OpenAI server of these tests.
@@ -27,12 +27,12 @@ func newTestOpenAI(f *fakeOpenAI, cfg Config) *OpenAI {
 }
 
 // exchange is a typical facilitator message and mentor reply.
-var exchange = []memory.Turn{
-	{Role: memory.RoleUser, Content: "Alex cried over long division again tonight. At least Max, our dog, cheered him up."},
-	{Role: memory.RoleAssistant, Content: "That sounds hard. Try graph paper so the columns stay aligned."},
+var exchange = []mentor.Turn{
+	{Role: mentor.RoleUser, Content: "Alex cried over long division again tonight. At least Max, our dog, cheered him up."},
+	{Role: mentor.RoleAssistant, Content: "That sounds hard. Try graph paper so the columns stay aligned."},
 }
 
-func extract(t *testing.T, e memory.Extractor, req memory.ExtractionRequest) ([]memory.NewMemory, error) {
+func extract(t *testing.T, e mentor.Extractor, req mentor.ExtractionRequest) ([]mentor.NewMemory, error) {
 	t.Helper()
 	return e.Extract(context.Background(), req)
 }
@@ -44,7 +44,7 @@ var adapter = llmtest.Adapter{
 	DefaultModel: llm.DefaultChatModel,
 	Success:      llmtest.ReplyContent(`{"memories": []}`, "stop"),
 	Call: func(cfg llm.Config) (any, error) {
-		return NewOpenAI(Config{Config: cfg}).Extract(context.Background(), memory.ExtractionRequest{Turns: exchange})
+		return NewOpenAI(Config{Config: cfg}).Extract(context.Background(), mentor.ExtractionRequest{Turns: exchange})
 	},
 }
 
@@ -62,7 +62,7 @@ func TestOpenAIName(t *testing.T) {
 // is the one parseReply expects, and which strict mode accepts.
 func TestOpenAIRequestUsesStrictJSONSchema(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
-	if _, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{LearnerName: "Alex", Turns: exchange}); err != nil {
+	if _, err := extract(t, newTestOpenAI(f, Config{}), mentor.ExtractionRequest{LearnerName: "Alex", Turns: exchange}); err != nil {
 		t.Fatalf("Extract: %v", err)
 	}
 	calls := f.Calls()
@@ -108,8 +108,8 @@ func TestOpenAIRequestUsesStrictJSONSchema(t *testing.T) {
 		}
 	}
 	mdProps := dig(t, props, "metadata", "properties")
-	wantKeys := []string{memory.MetaEmotion, memory.MetaValence, memory.MetaResolution, memory.MetaTopic,
-		memory.MetaCategory, memory.MetaTrigger, memory.MetaResponse, memory.MetaNextTopic}
+	wantKeys := []string{mentor.MetaEmotion, mentor.MetaValence, mentor.MetaResolution, mentor.MetaTopic,
+		mentor.MetaCategory, mentor.MetaTrigger, mentor.MetaResponse, mentor.MetaNextTopic}
 	sort.Strings(wantKeys)
 	if got := keys(mdProps); !slices.Equal(got, wantKeys) {
 		t.Errorf("metadata properties = %v, want %v", got, wantKeys)
@@ -173,7 +173,7 @@ func keys(m map[string]any) []string {
 
 func TestOpenAIExtractsMemories(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(sampleReply(t), "stop"))
-	got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{LearnerName: "Alex", Turns: exchange})
+	got, err := extract(t, newTestOpenAI(f, Config{}), mentor.ExtractionRequest{LearnerName: "Alex", Turns: exchange})
 	if err != nil {
 		t.Fatalf("Extract: %v", err)
 	}
@@ -189,7 +189,7 @@ func TestOpenAIExtractsMemories(t *testing.T) {
 
 func TestOpenAIEmptyList(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
-	got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{Turns: exchange})
+	got, err := extract(t, newTestOpenAI(f, Config{}), mentor.ExtractionRequest{Turns: exchange})
 	if err != nil || len(got) != 0 {
 		t.Errorf("Extract = %v, %v; want no memories and no error", got, err)
 	}
@@ -197,7 +197,7 @@ func TestOpenAIEmptyList(t *testing.T) {
 
 func TestOpenAINoTurnsMakesNoCall(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "stop"))
-	got, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{LearnerName: "Alex"})
+	got, err := extract(t, newTestOpenAI(f, Config{}), mentor.ExtractionRequest{LearnerName: "Alex"})
 	if err != nil || len(got) != 0 {
 		t.Errorf("Extract(no turns) = %v, %v; want nothing", got, err)
 	}
@@ -210,11 +210,11 @@ func TestOpenAINoTurnsMakesNoCall(t *testing.T) {
 // and the exchange, each piece of data inside its fence.
 func TestOpenAIPromptCarriesExchangeKnownAndLearner(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
-	known := []memory.LearnerMemory{
-		{Type: memory.Preference, Content: "KNOWN-1: Alex prefers short explanations."},
-		{Type: memory.Context, Content: "KNOWN-2: Alex's mother wants to revisit fractions."},
+	known := []mentor.LearnerMemory{
+		{Type: mentor.Preference, Content: "KNOWN-1: Alex prefers short explanations."},
+		{Type: mentor.Context, Content: "KNOWN-2: Alex's mother wants to revisit fractions."},
 	}
-	if _, err := extract(t, newTestOpenAI(f, Config{}), memory.ExtractionRequest{LearnerName: "Alex Rivera", Turns: exchange, Known: known}); err != nil {
+	if _, err := extract(t, newTestOpenAI(f, Config{}), mentor.ExtractionRequest{LearnerName: "Alex Rivera", Turns: exchange, Known: known}); err != nil {
 		t.Fatalf("Extract: %v", err)
 	}
 	user := f.Calls()[0].Body.First("user")
@@ -271,7 +271,7 @@ func TestOpenAIDropsInvalidMemoriesKeepsValid(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(mixedReply(t), "stop"))
 	var logs bytes.Buffer
 	e := newTestOpenAI(f, Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
-	got, err := extract(t, e, memory.ExtractionRequest{Turns: exchange})
+	got, err := extract(t, e, mentor.ExtractionRequest{Turns: exchange})
 	if err != nil {
 		t.Fatalf("Extract: %v", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"slices"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // MaxMemories is the most memories kept from one exchange. One exchange
@@ -37,7 +37,7 @@ type replyItem struct {
 
 // parsed is a reply turned into memories the service accepts.
 type parsed struct {
-	memories []memory.NewMemory
+	memories []mentor.NewMemory
 	// dropped says why each rejected memory was rejected.
 	dropped []error
 	// overLimit counts valid memories cut by MaxMemories.
@@ -53,7 +53,7 @@ type parsed struct {
 // conforming server, so they mean the reply cannot be trusted.
 //
 // The values are judged one memory at a time: an item that has the right
-// shape but that memory.ValidateNewMemory rejects (an unknown type, blank
+// shape but that mentor.ValidateNewMemory rejects (an unknown type, blank
 // or overlong content, importance or confidence outside 0..1, an overlong
 // metadata value) is dropped and its valid siblings are kept.
 //
@@ -68,13 +68,13 @@ func parseReply(content string) (parsed, error) {
 	if r.Memories == nil {
 		return parsed{}, fmt.Errorf("%w: no memories array", ErrMalformed)
 	}
-	items := make([]memory.NewMemory, 0, len(*r.Memories))
+	items := make([]mentor.NewMemory, 0, len(*r.Memories))
 	for i, it := range *r.Memories {
 		if it == nil || it.Type == nil || it.Content == nil || it.Importance == nil || it.Confidence == nil {
 			return parsed{}, fmt.Errorf("%w: memory %d lacks type, content, importance or confidence", ErrMalformed, i+1)
 		}
-		items = append(items, memory.NewMemory{
-			Type:       memory.MemoryType(*it.Type),
+		items = append(items, mentor.NewMemory{
+			Type:       mentor.MemoryType(*it.Type),
 			Content:    *it.Content,
 			Importance: *it.Importance,
 			Confidence: *it.Confidence,
@@ -84,7 +84,7 @@ func parseReply(content string) (parsed, error) {
 
 	var p parsed
 	for i, m := range items {
-		clean, err := memory.ValidateNewMemory(m)
+		clean, err := mentor.ValidateNewMemory(m)
 		if err != nil {
 			p.dropped = append(p.dropped, fmt.Errorf("memory %d: %w", i+1, err))
 			continue
@@ -96,8 +96,8 @@ func parseReply(content string) (parsed, error) {
 }
 
 // knownMetadata keeps the schema's keys that have a value.
-func knownMetadata(raw map[string]*string) memory.Metadata {
-	md := memory.Metadata{}
+func knownMetadata(raw map[string]*string) mentor.Metadata {
+	md := mentor.Metadata{}
 	for _, key := range metadataKeys {
 		if v := raw[key]; v != nil {
 			md[key] = *v
@@ -108,7 +108,7 @@ func knownMetadata(raw map[string]*string) memory.Metadata {
 
 // mostImportant keeps the n most important memories (the earlier one on a
 // tie) in their original order, and says how many it cut.
-func mostImportant(ms []memory.NewMemory, n int) ([]memory.NewMemory, int) {
+func mostImportant(ms []mentor.NewMemory, n int) ([]mentor.NewMemory, int) {
 	if len(ms) <= n {
 		return ms, 0
 	}
@@ -119,7 +119,7 @@ func mostImportant(ms []memory.NewMemory, n int) ([]memory.NewMemory, int) {
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ms[b].Importance, ms[a].Importance) })
 	order = order[:n]
 	slices.Sort(order)
-	kept := make([]memory.NewMemory, n)
+	kept := make([]mentor.NewMemory, n)
 	for i, j := range order {
 		kept[i] = ms[j]
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // meta is a metadata object as a strict reply carries it: every key present,
@@ -55,11 +55,11 @@ func sampleReply(t *testing.T) string {
 
 // sampleMemories is sampleReply cleaned: trimmed, type and emotion
 // lower-cased, nulls dropped, and nothing the caller fills in.
-var sampleMemories = []memory.NewMemory{
-	{Type: memory.Academic, Content: "Alex finds long division hard.", Importance: 0.8, Confidence: 0.9,
-		Metadata: memory.Metadata{"emotion": "frustrated", "valence": "negative", "resolution": "unresolved", "topic": "long division"}},
-	{Type: memory.Personal, Content: "Alex has a dog named Max.", Importance: 0.5, Confidence: 1,
-		Metadata: memory.Metadata{"topic": "pets"}},
+var sampleMemories = []mentor.NewMemory{
+	{Type: mentor.Academic, Content: "Alex finds long division hard.", Importance: 0.8, Confidence: 0.9,
+		Metadata: mentor.Metadata{"emotion": "frustrated", "valence": "negative", "resolution": "unresolved", "topic": "long division"}},
+	{Type: mentor.Personal, Content: "Alex has a dog named Max.", Importance: 0.5, Confidence: 1,
+		Metadata: mentor.Metadata{"topic": "pets"}},
 }
 
 func TestParseReplyKeepsValidMemories(t *testing.T) {
@@ -129,8 +129,8 @@ func mixedReply(t *testing.T) string {
 		item("personal", "   ", 0.5, 0.9, meta()),
 		item("personal", "DROPPED: Alex plays chess.", 1.5, 0.9, meta()),
 		item("personal", "DROPPED: Alex plays the violin.", 0.5, -0.1, meta()),
-		item("personal", "DROPPED: "+strings.Repeat("x", memory.MaxMemoryChars), 0.5, 0.9, meta()),
-		item("preference", "DROPPED: Alex likes a quiet room.", 0.5, 0.9, meta("topic", strings.Repeat("y", memory.MaxMetadataValueChar+1))),
+		item("personal", "DROPPED: "+strings.Repeat("x", mentor.MaxMemoryChars), 0.5, 0.9, meta()),
+		item("preference", "DROPPED: Alex likes a quiet room.", 0.5, 0.9, meta("topic", strings.Repeat("y", mentor.MaxMetadataValueChar+1))),
 		item("context", "Alex's father wants to revisit spelling next time.", 0.4, 0.9, meta("next_topic", "spelling")),
 	)
 }
@@ -141,7 +141,7 @@ var (
 	mixedInvalid = 6
 )
 
-func contents(ms []memory.NewMemory) []string {
+func contents(ms []mentor.NewMemory) []string {
 	var out []string
 	for _, m := range ms {
 		out = append(out, m.Content)
@@ -171,7 +171,7 @@ func TestParseReplyMetadata(t *testing.T) {
 		if err != nil {
 			t.Fatalf("parseReply: %v", err)
 		}
-		want := memory.Metadata{"valence": "positive", "category": "emotional_response", "trigger": "timed tests", "response": "freezes"}
+		want := mentor.Metadata{"valence": "positive", "category": "emotional_response", "trigger": "timed tests", "response": "freezes"}
 		if len(p.memories) != 1 || !reflect.DeepEqual(p.memories[0].Metadata, want) {
 			t.Errorf("memories = %#v, want one with metadata %#v", p.memories, want)
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"mentormemory/llm"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // The tags that fence off data in the prompt. Turns are written by a
@@ -80,7 +80,7 @@ Reply only with JSON that follows the schema: {"memories": [...]}, and {"memorie
 }
 
 // userPrompt gives the learner, the known memories and the exchange.
-func userPrompt(req memory.ExtractionRequest) string {
+func userPrompt(req mentor.ExtractionRequest) string {
 	var b strings.Builder
 	b.WriteString(learnerContext(req.LearnerName))
 	b.WriteString("\n\n")
@@ -111,7 +111,7 @@ func userPrompt(req memory.ExtractionRequest) string {
 // learnerContext names the learner. The name is data too: it is reduced to
 // a single quoted line so it cannot carry instructions of its own.
 func learnerContext(name string) string {
-	quoted := llm.QuotedName(name, memory.MaxLearnerNameChar)
+	quoted := llm.QuotedName(name, mentor.MaxLearnerNameChar)
 	if quoted == "" {
 		return "This is a general conversation, not about one particular learner: the memories are about the facilitator's situation."
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // schemaName names the response format; the API requires a name.
@@ -16,14 +16,14 @@ const schemaName = "learner_memories"
 // strict mode every property must be required, so "not applicable" is null
 // rather than absent; the parser drops the nulls.
 var metadataKeys = []string{
-	memory.MetaEmotion,
-	memory.MetaValence,
-	memory.MetaResolution,
-	memory.MetaTopic,
-	memory.MetaCategory,
-	memory.MetaTrigger,
-	memory.MetaResponse,
-	memory.MetaNextTopic,
+	mentor.MetaEmotion,
+	mentor.MetaValence,
+	mentor.MetaResolution,
+	mentor.MetaTopic,
+	mentor.MetaCategory,
+	mentor.MetaTrigger,
+	mentor.MetaResponse,
+	mentor.MetaNextTopic,
 }
 
 // responseFormat asks for a reply that follows memorySchema exactly.
@@ -45,8 +45,8 @@ func responseFormat() openai.ChatCompletionNewParamsResponseFormatUnion {
 // and the item limit are stated in descriptions and enforced by the parser,
 // since not every compatible server supports minimum, maximum or maxItems.
 func memorySchema() map[string]any {
-	types := make([]string, len(memory.MemoryTypes))
-	for i, t := range memory.MemoryTypes {
+	types := make([]string, len(mentor.MemoryTypes))
+	for i, t := range mentor.MemoryTypes {
 		types[i] = string(t)
 	}
 	metadata := map[string]any{}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 type postedTurn struct {
@@ -22,7 +22,7 @@ type postConversationRequest struct {
 
 type postConversationResponse struct {
 	Success      bool                      `json:"success"`
-	Conversation memory.ConversationRecord `json:"conversation_update"`
+	Conversation mentor.ConversationRecord `json:"conversation_update"`
 	Message      string                    `json:"message"`
 	Summarizer   string                    `json:"summarizer"`
 	TurnsAdded   int                       `json:"turns_added"`
@@ -34,9 +34,9 @@ func (h *handler) postConversationMemory(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	turns := make([]memory.Turn, len(req.ConversationTurns))
+	turns := make([]mentor.Turn, len(req.ConversationTurns))
 	for i, t := range req.ConversationTurns {
-		turns[i] = memory.Turn{ID: string(t.ID), Role: t.Role, Content: t.Content}
+		turns[i] = mentor.Turn{ID: string(t.ID), Role: t.Role, Content: t.Content}
 	}
 	result, err := h.svc.Update(c.Request().Context(), req.LearnerID.id, turns, req.ForceRegenerate)
 	if err != nil {
@@ -52,7 +52,7 @@ func (h *handler) postConversationMemory(c echo.Context) error {
 	})
 }
 
-func updateMessage(r memory.UpdateResult) string {
+func updateMessage(r mentor.UpdateResult) string {
 	msg := "No new turns: all were stored already"
 	if r.Added > 0 {
 		msg = "Stored " + plural(r.Added, "new turn")
@@ -86,11 +86,11 @@ func (h *handler) searchConversationMemory(c echo.Context, learnerID *string) er
 	if err != nil {
 		return err
 	}
-	limit, err := limitParam(c, memory.MaxSearchLimit)
+	limit, err := limitParam(c, mentor.MaxSearchLimit)
 	if err != nil {
 		return err
 	}
-	q := memory.SearchQuery{Text: c.QueryParam("search"), LearnerID: learnerID, IncludeArchive: includeArchive, Limit: limit}
+	q := mentor.SearchQuery{Text: c.QueryParam("search"), LearnerID: learnerID, IncludeArchive: includeArchive, Limit: limit}
 	results, err := h.svc.Search(c.Request().Context(), q)
 	if err != nil {
 		return err

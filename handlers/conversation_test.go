@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"mentormemory/app/apptest"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // number reads a JSON number as an int.
@@ -94,8 +94,8 @@ func TestAnswersCarryTheirLength(t *testing.T) {
 	u := svc.NewUser(t)
 	long := strings.Repeat("We talked about the bedtime routine and the tablet again. ", 20)
 	for i := range 5 {
-		svc.PostTurns(t, u, "", memory.Turn{Role: memory.RoleUser, Content: fmt.Sprint(i, " ", long)},
-			memory.Turn{Role: memory.RoleAssistant, Content: fmt.Sprint(i, " ", long)}).WantStatus(http.StatusOK)
+		svc.PostTurns(t, u, "", mentor.Turn{Role: mentor.RoleUser, Content: fmt.Sprint(i, " ", long)},
+			mentor.Turn{Role: mentor.RoleAssistant, Content: fmt.Sprint(i, " ", long)}).WantStatus(http.StatusOK)
 	}
 	got := svc.Call(t, u.Token, http.MethodGet, "/api/conversation-memory", nil).WantStatus(http.StatusOK)
 	if len(got.Raw) < 4096 || got.ContentLength != int64(len(got.Raw)) {
@@ -110,9 +110,9 @@ func TestAnswersCarryTheirLength(t *testing.T) {
 func TestTurnsComeBackAsPosted(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{})
 	dana := svc.NewUser(t)
-	posted := []memory.Turn{
-		{ID: "t-1", Role: memory.RoleUser, Content: `Léa wrote "<b>I hate maths</b>" & tore the page.`},
-		{Role: memory.RoleAssistant, Content: "Ask her which step felt worst — then start there.\nOne step a day."},
+	posted := []mentor.Turn{
+		{ID: "t-1", Role: mentor.RoleUser, Content: `Léa wrote "<b>I hate maths</b>" & tore the page.`},
+		{Role: mentor.RoleAssistant, Content: "Ask her which step felt worst — then start there.\nOne step a day."},
 	}
 	res := svc.PostTurns(t, dana, "", posted...).WantStatus(http.StatusOK)
 	got := svc.Call(t, dana.Token, http.MethodGet, "/api/conversation-memory", nil).WantStatus(http.StatusOK)

@@ -8,12 +8,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Counselor is Mr. Mentor's chat (see package counselor).
 type Counselor interface {
-	Chat(ctx context.Context, req memory.ChatRequest) (memory.ChatReply, error)
+	Chat(ctx context.Context, req mentor.ChatRequest) (mentor.ChatReply, error)
 }
 
 // maxChatHistory bounds the session history a chat request may carry.
@@ -30,29 +30,29 @@ func (h *handler) counselorChat(c echo.Context) error {
 	}
 	message := strings.TrimSpace(req.Message)
 	if message == "" {
-		return memory.Errorf(memory.CodeInvalid, "Message required")
+		return mentor.Errorf(mentor.CodeInvalid, "Message required")
 	}
-	if utf8.RuneCountInString(message) > memory.MaxTurnChars || strings.ContainsRune(message, 0) {
-		return memory.Errorf(memory.CodeInvalid, "Message must be text of at most %d characters", memory.MaxTurnChars)
+	if utf8.RuneCountInString(message) > mentor.MaxTurnChars || strings.ContainsRune(message, 0) {
+		return mentor.Errorf(mentor.CodeInvalid, "Message must be text of at most %d characters", mentor.MaxTurnChars)
 	}
 	if len(req.History) > maxChatHistory {
-		return memory.Errorf(memory.CodeInvalid, "History too long: send at most the last %d turns", maxChatHistory)
+		return mentor.Errorf(mentor.CodeInvalid, "History too long: send at most the last %d turns", maxChatHistory)
 	}
-	history := make([]memory.Turn, len(req.History))
+	history := make([]mentor.Turn, len(req.History))
 	for i, t := range req.History {
-		history[i] = memory.Turn{Role: t.Role, Content: t.Content}
+		history[i] = mentor.Turn{Role: t.Role, Content: t.Content}
 	}
 	if len(history) > 0 {
 		var err error
-		if history, err = memory.ValidateTurns(history); err != nil {
+		if history, err = mentor.ValidateTurns(history); err != nil {
 			return err
 		}
 	}
 	if h.counselor == nil {
-		return memory.Errorf(memory.CodeUnavailable,
+		return mentor.Errorf(mentor.CodeUnavailable,
 			"No mentor model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server) and restart")
 	}
-	reply, err := h.counselor.Chat(c.Request().Context(), memory.ChatRequest{
+	reply, err := h.counselor.Chat(c.Request().Context(), mentor.ChatRequest{
 		Message: message, LearnerID: req.LearnerID.id, History: history,
 	})
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // decodeJSON reads the request body into dst, turning every way it can be
@@ -23,7 +23,7 @@ func decodeJSON(c echo.Context, dst any) error {
 		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return memory.Errorf(memory.CodeInvalid, "Request body required (JSON)")
+		return mentor.Errorf(mentor.CodeInvalid, "Request body required (JSON)")
 	}
 	return decodeBody(body, dst)
 }
@@ -43,9 +43,9 @@ func readBody(c echo.Context) ([]byte, error) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return nil, memory.Errorf(memory.CodeTooLarge, "Request body too large (at most %d bytes)", tooLarge.Limit)
+			return nil, mentor.Errorf(mentor.CodeTooLarge, "Request body too large (at most %d bytes)", tooLarge.Limit)
 		}
-		return nil, memory.Errorf(memory.CodeInvalid, "Could not read the request body")
+		return nil, mentor.Errorf(mentor.CodeInvalid, "Could not read the request body")
 	}
 	return body, nil
 }
@@ -55,18 +55,18 @@ func decodeBody(body []byte, dst any) error {
 	if err := dec.Decode(dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return memory.Errorf(memory.CodeInvalid, "Malformed JSON: %s has the wrong type", typeErr.Field)
+			return mentor.Errorf(mentor.CodeInvalid, "Malformed JSON: %s has the wrong type", typeErr.Field)
 		}
 		var fieldErr fieldError
 		if errors.As(err, &fieldErr) {
-			return memory.Errorf(memory.CodeInvalid, "%s", string(fieldErr))
+			return mentor.Errorf(mentor.CodeInvalid, "%s", string(fieldErr))
 		}
-		return memory.Errorf(memory.CodeInvalid, "Malformed JSON")
+		return mentor.Errorf(mentor.CodeInvalid, "Malformed JSON")
 	}
 	// Only white space may follow the object. (Decoder.More would miss a
 	// stray '}' or ']'.)
 	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
-		return memory.Errorf(memory.CodeInvalid, "Malformed JSON: unexpected data after the object")
+		return mentor.Errorf(mentor.CodeInvalid, "Malformed JSON: unexpected data after the object")
 	}
 	return nil
 }
@@ -114,9 +114,9 @@ func (l *optionalLearner) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fieldError("learner_id must be a uuid or null")
 	}
-	id, err := memory.ParseLearnerID(s)
+	id, err := mentor.ParseLearnerID(s)
 	if err != nil {
-		return fieldError(memory.ErrorMessage(err))
+		return fieldError(mentor.ErrorMessage(err))
 	}
 	l.id = id
 	return nil
@@ -124,7 +124,7 @@ func (l *optionalLearner) UnmarshalJSON(b []byte) error {
 
 // learnerParam reads the optional learner_id query parameter.
 func learnerParam(c echo.Context) (*string, error) {
-	return memory.ParseLearnerID(c.QueryParam("learner_id"))
+	return mentor.ParseLearnerID(c.QueryParam("learner_id"))
 }
 
 // boolParam reads an optional true/false query parameter.
@@ -135,7 +135,7 @@ func boolParam(c echo.Context, name string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(raw)
 	if err != nil {
-		return false, memory.Errorf(memory.CodeInvalid, "%s must be true or false", name)
+		return false, mentor.Errorf(mentor.CodeInvalid, "%s must be true or false", name)
 	}
 	return b, nil
 }
@@ -148,7 +148,7 @@ func intParam(c echo.Context, name string) (int, error) {
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil {
-		return 0, memory.Errorf(memory.CodeInvalid, "%s must be a whole number", name)
+		return 0, mentor.Errorf(mentor.CodeInvalid, "%s must be a whole number", name)
 	}
 	return n, nil
 }
@@ -160,7 +160,7 @@ func intParam(c echo.Context, name string) (int, error) {
 func limitParam(c echo.Context, max int) (int, error) {
 	limit, err := intParam(c, "limit")
 	if err == nil && limit == 0 && c.QueryParams().Has("limit") {
-		err = memory.Errorf(memory.CodeInvalid, "limit must be between 1 and %d", max)
+		err = mentor.Errorf(mentor.CodeInvalid, "limit must be between 1 and %d", max)
 	}
 	return limit, err
 }

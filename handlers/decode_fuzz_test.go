@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // FuzzDecodeConversationRequest posts any body to a route that only
@@ -57,18 +57,18 @@ func FuzzDecodeConversationRequest(f *testing.F) {
 	})
 }
 
-// requireRefusal checks a refused body: a *memory.Error coded invalid, or
+// requireRefusal checks a refused body: a *mentor.Error coded invalid, or
 // too_large exactly when the body is over the limit, rendered with its
 // status and its message.
 func requireRefusal(t *testing.T, err error, w *httptest.ResponseRecorder, tooLarge bool) {
 	t.Helper()
-	e, ok := err.(*memory.Error)
+	e, ok := err.(*mentor.Error)
 	if !ok {
-		t.Fatalf("want a *memory.Error, got %T %v", err, err)
+		t.Fatalf("want a *mentor.Error, got %T %v", err, err)
 	}
-	want, status := memory.CodeInvalid, http.StatusBadRequest
+	want, status := mentor.CodeInvalid, http.StatusBadRequest
 	if tooLarge {
-		want, status = memory.CodeTooLarge, http.StatusRequestEntityTooLarge
+		want, status = mentor.CodeTooLarge, http.StatusRequestEntityTooLarge
 	}
 	if e.Code != want || w.Code != status {
 		t.Fatalf("%v answered %d; want code %s, status %d", err, w.Code, want, status)
@@ -118,7 +118,7 @@ func requireDecoded(t *testing.T, body []byte, req postConversationRequest) {
 		if err := json.Unmarshal(plain.LearnerID, &sent); err != nil {
 			t.Fatalf("accepted learner_id %s", raw)
 		}
-		want, err := memory.ParseLearnerID(sent)
+		want, err := mentor.ParseLearnerID(sent)
 		if err != nil {
 			t.Fatalf("accepted learner_id %q: %v", sent, err)
 		}

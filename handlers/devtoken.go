@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // DevTokenMinter signs tokens for the demo facilitator. The app holds the
@@ -43,7 +43,7 @@ func devToken(minter DevTokenMinter) echo.HandlerFunc {
 		email := strings.TrimSpace(req.Email)
 		if email != "" {
 			if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > 254 {
-				return memory.Errorf(memory.CodeInvalid, "email must be a plain address such as dana@example.com")
+				return mentor.Errorf(mentor.CodeInvalid, "email must be a plain address such as dana@example.com")
 			}
 		}
 		token, err := minter.MintDevToken(email)

@@ -6,17 +6,17 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
-var statusOf = map[memory.Code]int{
-	memory.CodeInvalid:         http.StatusBadRequest,
-	memory.CodeUnauthenticated: http.StatusUnauthorized,
-	memory.CodeNotFound:        http.StatusNotFound,
-	memory.CodeTooLarge:        http.StatusRequestEntityTooLarge,
-	memory.CodeUpstream:        http.StatusBadGateway,
-	memory.CodeUnavailable:     http.StatusServiceUnavailable,
-	memory.CodeInternal:        http.StatusInternalServerError,
+var statusOf = map[mentor.Code]int{
+	mentor.CodeInvalid:         http.StatusBadRequest,
+	mentor.CodeUnauthenticated: http.StatusUnauthorized,
+	mentor.CodeNotFound:        http.StatusNotFound,
+	mentor.CodeTooLarge:        http.StatusRequestEntityTooLarge,
+	mentor.CodeUpstream:        http.StatusBadGateway,
+	mentor.CodeUnavailable:     http.StatusServiceUnavailable,
+	mentor.CodeInternal:        http.StatusInternalServerError,
 }
 
 type errorBody struct {
@@ -58,10 +58,10 @@ func describe(err error) (int, string) {
 		}
 		return httpErr.Code, http.StatusText(httpErr.Code)
 	}
-	code := memory.ErrorCode(err)
+	code := mentor.ErrorCode(err)
 	status, ok := statusOf[code]
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	return status, memory.ErrorMessage(err)
+	return status, mentor.ErrorMessage(err)
 }

@@ -7,19 +7,19 @@ import (
 	"testing"
 
 	"mentormemory/app/apptest"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // history builds n turns alternating user and assistant, optionally with
 // client ids.
-func history(n int, withIDs bool) []memory.Turn {
-	turns := make([]memory.Turn, n)
+func history(n int, withIDs bool) []mentor.Turn {
+	turns := make([]mentor.Turn, n)
 	for i := range turns {
-		role := memory.RoleUser
+		role := mentor.RoleUser
 		if i%2 == 1 {
-			role = memory.RoleAssistant
+			role = mentor.RoleAssistant
 		}
-		turns[i] = memory.Turn{Role: role, Content: fmt.Sprintf("message %d about reading practice", i)}
+		turns[i] = mentor.Turn{Role: role, Content: fmt.Sprintf("message %d about reading practice", i)}
 		if withIDs {
 			turns[i].ID = fmt.Sprintf("turn-%d", i)
 		}
@@ -140,9 +140,9 @@ func TestClearRacingPostsLosesNoTurn(t *testing.T) {
 			defer wg.Done()
 			for x := range exchanges {
 				id := fmt.Sprintf("p%d-x%d", p, x)
-				turns := []memory.Turn{
-					{ID: id + "-q", Role: memory.RoleUser, Content: "Question " + id},
-					{ID: id + "-a", Role: memory.RoleAssistant, Content: "Answer " + id},
+				turns := []mentor.Turn{
+					{ID: id + "-q", Role: mentor.RoleUser, Content: "Question " + id},
+					{ID: id + "-a", Role: mentor.RoleAssistant, Content: "Answer " + id},
 				}
 				res := svc.PostTurns(t, u, emma, turns...)
 				if res.Status == http.StatusOK {
@@ -157,8 +157,8 @@ func TestClearRacingPostsLosesNoTurn(t *testing.T) {
 	close(stop)
 	<-clearerDone
 	// One more exchange after the last clear, so an active segment exists.
-	svc.PostTurns(t, u, emma, memory.Turn{ID: "last-q", Role: memory.RoleUser, Content: "Question last"},
-		memory.Turn{ID: "last-a", Role: memory.RoleAssistant, Content: "Answer last"}).WantStatus(http.StatusOK)
+	svc.PostTurns(t, u, emma, mentor.Turn{ID: "last-q", Role: mentor.RoleUser, Content: "Question last"},
+		mentor.Turn{ID: "last-a", Role: mentor.RoleAssistant, Content: "Answer last"}).WantStatus(http.StatusOK)
 	acknowledged.Store("last", true)
 
 	acked := 0

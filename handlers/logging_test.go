@@ -13,7 +13,7 @@ import (
 
 	"mentormemory/auth"
 	"mentormemory/handlers"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // loggedServer runs the HTTP app with verifier, writing its log as JSON
@@ -90,7 +90,7 @@ func TestRefusedRequestsAreLoggedWithTheirHiddenCause(t *testing.T) {
 
 type panickingVerifier struct{}
 
-func (panickingVerifier) Verify(string) (memory.Caller, error) { panic("verifier broke") }
+func (panickingVerifier) Verify(string) (mentor.Caller, error) { panic("verifier broke") }
 
 // A panic answers a 500 that shows no internals, and goes to the log with
 // its stack and the request's line.

@@ -5,16 +5,16 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 type addMemoryRequest struct {
 	LearnerID  optionalLearner   `json:"learner_id"`
-	Type       memory.MemoryType `json:"type"`
+	Type       mentor.MemoryType `json:"type"`
 	Content    string            `json:"content"`
 	Importance *float64          `json:"importance"`
 	Confidence *float64          `json:"confidence"`
-	Metadata   memory.Metadata   `json:"metadata"`
+	Metadata   mentor.Metadata   `json:"metadata"`
 }
 
 func (h *handler) addMemory(c echo.Context) error {
@@ -22,12 +22,12 @@ func (h *handler) addMemory(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	m := memory.NewMemory{
+	m := mentor.NewMemory{
 		LearnerID:  req.LearnerID.id,
 		Type:       req.Type,
 		Content:    req.Content,
-		Importance: valueOr(req.Importance, memory.DefaultImportance),
-		Confidence: valueOr(req.Confidence, memory.DefaultAddedConfidence),
+		Importance: valueOr(req.Importance, mentor.DefaultImportance),
+		Confidence: valueOr(req.Confidence, mentor.DefaultAddedConfidence),
 		Metadata:   req.Metadata,
 	}
 	saved, err := h.svc.AddMemory(c.Request().Context(), m)
@@ -42,11 +42,11 @@ func (h *handler) addMemory(c echo.Context) error {
 }
 
 func (h *handler) correctMemory(c echo.Context) error {
-	id, err := memory.ParseMemoryID(c.Param("id"))
+	id, err := mentor.ParseMemoryID(c.Param("id"))
 	if err != nil {
 		return err
 	}
-	var patch memory.MemoryPatch
+	var patch mentor.MemoryPatch
 	if err := decodeJSON(c, &patch); err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (h *handler) correctMemory(c echo.Context) error {
 }
 
 func (h *handler) forgetMemory(c echo.Context) error {
-	id, err := memory.ParseMemoryID(c.Param("id"))
+	id, err := mentor.ParseMemoryID(c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (h *handler) listMemories(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, err := limitParam(c, memory.MaxMemoryList)
+	limit, err := limitParam(c, mentor.MaxMemoryList)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (h *handler) listMemories(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	q := memory.ListQuery{
+	q := mentor.ListQuery{
 		LearnerID: learnerID,
 		All:       !c.QueryParams().Has("learner_id"),
 		Filter:    filterParams(c),
@@ -109,13 +109,13 @@ func (h *handler) memoryContext(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, struct {
 		Success bool `json:"success"`
-		memory.Recall
+		mentor.Recall
 	}{true, recall})
 }
 
-func filterParams(c echo.Context) memory.MemoryFilter {
-	return memory.MemoryFilter{
-		Type:     memory.MemoryType(c.QueryParam("type")),
+func filterParams(c echo.Context) mentor.MemoryFilter {
+	return mentor.MemoryFilter{
+		Type:     mentor.MemoryType(c.QueryParam("type")),
 		Emotion:  c.QueryParam("emotion"),
 		Valence:  c.QueryParam("valence"),
 		Category: c.QueryParam("category"),

@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // requireAuth verifies the bearer token locally and puts the caller in the
@@ -25,9 +25,9 @@ func requireAuth(verifier TokenVerifier, sessions SessionPolicy) echo.Middleware
 			token = strings.TrimSpace(token)
 			if header == "" || !strings.EqualFold(scheme, "Bearer") || token == "" {
 				if header == "" {
-					return memory.Errorf(memory.CodeUnauthenticated, "Authentication required")
+					return mentor.Errorf(mentor.CodeUnauthenticated, "Authentication required")
 				}
-				return memory.Errorf(memory.CodeUnauthenticated, "Invalid authentication")
+				return mentor.Errorf(mentor.CodeUnauthenticated, "Invalid authentication")
 			}
 			caller, err := verifier.Verify(token)
 			if err != nil {
@@ -39,7 +39,7 @@ func requireAuth(verifier TokenVerifier, sessions SessionPolicy) echo.Middleware
 					return err
 				}
 			}
-			c.SetRequest(req.WithContext(memory.WithCaller(req.Context(), caller)))
+			c.SetRequest(req.WithContext(mentor.WithCaller(req.Context(), caller)))
 			return next(c)
 		}
 	}
@@ -55,7 +55,7 @@ type SessionPolicy struct {
 // SessionChecker confirms that a locally verified token's session has not
 // ended (see auth.SessionCheck).
 type SessionChecker interface {
-	Check(ctx context.Context, token string, caller memory.Caller) error
+	Check(ctx context.Context, token string, caller mentor.Caller) error
 }
 
 func (p SessionPolicy) appliesTo(method string) bool {
@@ -86,7 +86,7 @@ func bodyLimit(max int64) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			if req.ContentLength > max {
-				return memory.Errorf(memory.CodeTooLarge, "Request body too large (at most %d bytes)", max)
+				return mentor.Errorf(mentor.CodeTooLarge, "Request body too large (at most %d bytes)", max)
 			}
 			req.Body = http.MaxBytesReader(c.Response(), req.Body, max)
 			return next(c)
@@ -137,7 +137,7 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 			log.Error("panic", "err", err, "stack", string(stack),
 				"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
-			return memory.Internal(err)
+			return mentor.Internal(err)
 		},
 	})
 }

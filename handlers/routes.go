@@ -9,7 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/tools"
 )
 
@@ -19,7 +19,7 @@ const MaxBodyBytes = 2 << 20
 
 // TokenVerifier checks a bearer token and returns the caller it names.
 type TokenVerifier interface {
-	Verify(token string) (memory.Caller, error)
+	Verify(token string) (mentor.Caller, error)
 }
 
 // Pinger reports whether the database answers.
@@ -29,7 +29,7 @@ type Pinger interface {
 
 // Deps is what the HTTP app is built from.
 type Deps struct {
-	Service  *memory.Service
+	Service  *mentor.Service
 	Verifier TokenVerifier
 	// Sessions optionally confirms each token's session with Supabase Auth.
 	Sessions SessionPolicy
@@ -103,7 +103,7 @@ func NewServer(d Deps) *echo.Echo {
 }
 
 type handler struct {
-	svc       *memory.Service
+	svc       *mentor.Service
 	db        Pinger
 	tools     *tools.Executor
 	counselor Counselor

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 func (h *handler) endSession(c echo.Context) error {
@@ -35,7 +35,7 @@ func (h *handler) openingContext(c echo.Context) error {
 	day := time.Now().UTC()
 	if raw := strings.TrimSpace(c.QueryParam("date")); raw != "" {
 		if day, err = time.Parse(time.DateOnly, raw); err != nil {
-			return memory.Errorf(memory.CodeInvalid, "date must be YYYY-MM-DD")
+			return mentor.Errorf(mentor.CodeInvalid, "date must be YYYY-MM-DD")
 		}
 	}
 	opening, err := h.svc.OpeningContext(c.Request().Context(), learnerID, day)

@@ -10,12 +10,12 @@ import (
 
 	"mentormemory/app/apptest"
 	"mentormemory/llm/llmtest"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // alexSession reads a sample tutoring session as conversation turns: the
 // student speaks as the user, the tutor as the assistant.
-func alexSession(t *testing.T, n string) []memory.Turn {
+func alexSession(t *testing.T, n string) []mentor.Turn {
 	t.Helper()
 	raw, err := os.ReadFile("../simulator/samples/student-alex/session_" + n + ".json")
 	if err != nil {
@@ -25,11 +25,11 @@ func alexSession(t *testing.T, n string) []memory.Turn {
 	if err := json.Unmarshal(raw, &lines); err != nil {
 		t.Fatal(err)
 	}
-	turns := make([]memory.Turn, len(lines))
+	turns := make([]mentor.Turn, len(lines))
 	for i, l := range lines {
-		turns[i] = memory.Turn{Role: memory.RoleAssistant, Content: l.Text}
+		turns[i] = mentor.Turn{Role: mentor.RoleAssistant, Content: l.Text}
 		if l.Speaker == "Student" {
-			turns[i].Role = memory.RoleUser
+			turns[i].Role = mentor.RoleUser
 		}
 	}
 	return turns

@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/tools"
 )
 
@@ -23,7 +23,7 @@ func (h *handler) callTool(c echo.Context) error {
 		return err
 	}
 	if req.Name == "" {
-		return memory.Errorf(memory.CodeInvalid, "Tool name required")
+		return mentor.Errorf(mentor.CodeInvalid, "Tool name required")
 	}
 	// The model produces arguments as a JSON string; accept the decoded
 	// object too, as hand-written clients send it.

@@ -11,7 +11,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Background model calls (summaries, extraction, embeddings) run after the
@@ -72,5 +72,5 @@ func newClient(c Config, retries ...option.RequestOption) openai.Client {
 // Failure classifies a failure as the model's, so the HTTP layer reports it
 // with message; the cause stays available to errors.Is and to the logs.
 func Failure(message string, cause error) error {
-	return &memory.Error{Code: memory.CodeUpstream, Message: message, Cause: cause}
+	return &mentor.Error{Code: mentor.CodeUpstream, Message: message, Cause: cause}
 }

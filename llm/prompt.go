@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Fence keeps the data of a prompt apart from its instructions. Each piece
@@ -34,11 +34,11 @@ func (f Fence) Defuse(s string) string { return f.tagLike.ReplaceAllString(s, "â
 // speaker is named by their part in the conversation, person for the human
 // side and "mentor" for the model, rather than by the API's "user" and
 // "assistant", which the model could confuse with its own chat roles.
-func (f Fence) Turns(tag, person string, turns []memory.Turn) string {
+func (f Fence) Turns(tag, person string, turns []mentor.Turn) string {
 	var b strings.Builder
 	for _, t := range turns {
 		speaker := person
-		if t.Role == memory.RoleAssistant {
+		if t.Role == mentor.RoleAssistant {
 			speaker = "mentor"
 		}
 		fmt.Fprintf(&b, "<%s speaker=%q>\n%s\n</%s>\n", tag, speaker, f.Defuse(strings.TrimSpace(t.Content)), tag)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/postgres"
 )
 
@@ -15,13 +15,13 @@ func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
 	pool, facilitator, learner := newLearnerDatabase(t)
 	ctx := asFacilitator(context.Background(), facilitator)
 	store := postgres.NewStore(pool, 50)
-	exchange := func(n string) []memory.Turn {
-		return []memory.Turn{
-			{Role: memory.RoleUser, Content: "What did she read today? " + n, ID: "u" + n},
-			{Role: memory.RoleAssistant, Content: "Two chapters of her book. " + n, ID: "a" + n},
+	exchange := func(n string) []mentor.Turn {
+		return []mentor.Turn{
+			{Role: mentor.RoleUser, Content: "What did she read today? " + n, ID: "u" + n},
+			{Role: mentor.RoleAssistant, Content: "Two chapters of her book. " + n, ID: "a" + n},
 		}
 	}
-	first, err := store.AppendTurns(ctx, memory.AppendRequest{LearnerID: new(string(learner)), Turns: exchange("1")})
+	first, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: exchange("1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +37,12 @@ func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	type posted struct {
-		out memory.Appended
+		out mentor.Appended
 		err error
 	}
 	done := make(chan posted, 1)
 	go func() {
-		out, err := store.AppendTurns(ctx, memory.AppendRequest{LearnerID: new(string(learner)), Turns: exchange("2")})
+		out, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: exchange("2")})
 		done <- posted{out, err}
 	}()
 	for waiting := 0; waiting == 0; {

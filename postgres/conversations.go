@@ -9,23 +9,23 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 const conversationColumns = `id::text, learner_id::text, coalesce(summary, ''), summary_stale,
 	summarized_turn_id, turn_count, recent_turns, created_at, updated_at`
 
-func scanConversation(row pgx.Row) (memory.ConversationRecord, error) {
-	var c memory.ConversationRecord
+func scanConversation(row pgx.Row) (mentor.ConversationRecord, error) {
+	var c mentor.ConversationRecord
 	var recent []byte
 	err := row.Scan(&c.ID, &c.LearnerID, &c.Summary, &c.SummaryStale, &c.SummarizedTurnID,
 		&c.TurnCount, &recent, &c.CreatedAt, &c.UpdatedAt)
-	c.RecentTurns = memory.TurnsJSON(recent)
+	c.RecentTurns = mentor.TurnsJSON(recent)
 	return c, err
 }
 
-func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory.ConversationRecord, error) {
-	var conv *memory.ConversationRecord
+func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*mentor.ConversationRecord, error) {
+	var conv *mentor.ConversationRecord
 	err := s.read(ctx, learnerID, func(b *pgx.Batch, me string) {
 		b.Queue(`select `+conversationColumns+` from public.conversation_updates where `+sameConversation,
 			me, learnerKey(learnerID))
@@ -56,9 +56,9 @@ func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*memory
 // exact, and the posted turns that are not stored yet.
 type opened struct {
 	learnerName string
-	conv        memory.ConversationRecord
-	session     memory.CurrentSession
-	fresh       []memory.Turn
+	conv        mentor.ConversationRecord
+	session     mentor.CurrentSession
+	fresh       []mentor.Turn
 }
 
 // openConversation reads and locks, in one round trip, what a post works
@@ -68,7 +68,7 @@ type opened struct {
 // that order. (Locking the session while the record was missing let a post
 // hold the session and wait for the record while another held the record
 // and waited for the session: a deadlock under parallel first posts.)
-func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *string, posted []memory.Turn) (opened, error) {
+func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *string, posted []mentor.Turn) (opened, error) {
 	var o opened
 	b := &pgx.Batch{}
 	if learnerID != nil {
@@ -78,7 +78,7 @@ func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *stri
 	b.Queue(`select `+conversationColumns+` from public.conversation_updates
 		where `+sameConversation+` for update`, me, learnerKey(learnerID))
 	queueStoredTurns(b, me, learnerID, posted)
-	b.Queue(lockLiveSessionSQL, me, learnerKey(learnerID), memory.SessionIdleLimit.Seconds())
+	b.Queue(lockLiveSessionSQL, me, learnerKey(learnerID), mentor.SessionIdleLimit.Seconds())
 	err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
 		var err error
 		if learnerID != nil {
@@ -122,18 +122,18 @@ const createConversationSQL = `insert into public.conversation_updates (facilita
 // while holding it could deadlock with a post of the new conversation.
 var errConversationCleared = errors.New("the conversation was cleared while the post opened it")
 
-func (s *Store) AppendTurns(ctx context.Context, req memory.AppendRequest) (memory.Appended, error) {
+func (s *Store) AppendTurns(ctx context.Context, req mentor.AppendRequest) (mentor.Appended, error) {
 	for range 3 {
 		out, err := s.appendTurns(ctx, req)
 		if !errors.Is(err, errConversationCleared) {
 			return out, err
 		}
 	}
-	return memory.Appended{}, &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry"}
+	return mentor.Appended{}, &mentor.Error{Code: mentor.CodeUnavailable, Message: "Busy, please retry"}
 }
 
-func (s *Store) appendTurns(ctx context.Context, req memory.AppendRequest) (memory.Appended, error) {
-	var out memory.Appended
+func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (mentor.Appended, error) {
+	var out mentor.Appended
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		o, err := openConversation(ctx, tx, me, req.LearnerID, req.Turns)
 		if err != nil {
@@ -141,25 +141,25 @@ func (s *Store) appendTurns(ctx context.Context, req memory.AppendRequest) (memo
 		}
 		added := o.fresh
 		if o.session.EndsBefore(added) {
-			if _, err := endSession(ctx, tx, me, req.LearnerID, o.learnerName, o.session.ID, memory.EndedIdle); err != nil {
+			if _, err := endSession(ctx, tx, me, req.LearnerID, o.learnerName, o.session.ID, mentor.EndedIdle); err != nil {
 				return err
 			}
-			o.session = memory.CurrentSession{}
+			o.session = mentor.CurrentSession{}
 		}
 
 		b := &pgx.Batch{}
 		if len(added) > 0 {
 			queueInsertTurns(b, me, req.LearnerID, added)
-			session := memory.AdvanceSession(o.session, added, o.learnerName, uuid.NewString)
+			session := mentor.AdvanceSession(o.session, added, o.learnerName, uuid.NewString)
 			if err := queueSessionWrite(b, me, req.LearnerID, session); err != nil {
 				return err
 			}
 			out.SessionID = session.ID
 		}
 		// Queued after the insert, so the new turns are among those read.
-		queueSummaryTurns(b, me, req.LearnerID, o.conv, memory.SummaryFromScratch(o.conv, req.Regenerate))
+		queueSummaryTurns(b, me, req.LearnerID, o.conv, mentor.SummaryFromScratch(o.conv, req.Regenerate))
 		var stored turnRange
-		var summaryTurns []memory.StoredTurn
+		var summaryTurns []mentor.StoredTurn
 		if err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
 			if len(added) > 0 {
 				var err error
@@ -178,27 +178,27 @@ func (s *Store) appendTurns(ctx context.Context, req memory.AppendRequest) (memo
 		}
 		// Queued with the turns, so an accepted exchange is learnt from
 		// even if the server stops right after answering.
-		if s.extraction && slices.ContainsFunc(added, func(t memory.Turn) bool { return t.Role == memory.RoleUser }) {
+		if s.extraction && slices.ContainsFunc(added, func(t mentor.Turn) bool { return t.Role == mentor.RoleUser }) {
 			if err := enqueueExtraction(ctx, tx, me, req.LearnerID, out.SessionID, stored); err != nil {
 				return err
 			}
 			out.Queued = true
 		}
-		job := memory.PlanSummary(o.conv, req.Regenerate, summaryTurns, o.learnerName)
+		job := mentor.PlanSummary(o.conv, req.Regenerate, summaryTurns, o.learnerName)
 		// A summary the store can write itself is saved by the same update,
 		// in the same transaction; any other is the service's to ask for
 		// once the turns are committed.
-		var inline *memory.InlineSummary
+		var inline *mentor.InlineSummary
 		if job != nil && s.inlineSummarizer != nil {
 			summary, err := s.inlineSummarizer.Summarize(ctx, job.Request)
-			inline = &memory.InlineSummary{Job: *job, Summary: summary, Err: err}
+			inline = &mentor.InlineSummary{Job: *job, Summary: summary, Err: err}
 			out.SummaryErr = err
 		} else {
 			out.Job = job
 		}
 		out.Added = len(added)
 
-		update, changed, err := memory.UpdateRecord(o.conv, added, inline)
+		update, changed, err := mentor.UpdateRecord(o.conv, added, inline)
 		if err != nil {
 			return err
 		}
@@ -238,11 +238,11 @@ const storedClientTurnsSQL = `select client_turn_id, role, content from public.c
 		and learner_id is not distinct from $2::uuid`
 
 // queueStoredTurns queues the lookup of the posted turns that are stored
-// already (see memory.HaveClientIDs): by client id when every turn has one,
+// already (see mentor.HaveClientIDs): by client id when every turn has one,
 // otherwise the latest stored turns. readUnstoredTurns reads it and returns
 // the turns that are new.
-func queueStoredTurns(b *pgx.Batch, me string, learnerID *string, posted []memory.Turn) {
-	if !memory.HaveClientIDs(posted) {
+func queueStoredTurns(b *pgx.Batch, me string, learnerID *string, posted []mentor.Turn) {
+	if !mentor.HaveClientIDs(posted) {
 		b.Queue(`select role, content from public.conversation_turns
 			where `+sameConversation+` order by id desc limit $3`, me, learnerKey(learnerID), len(posted))
 		return
@@ -254,36 +254,36 @@ func queueStoredTurns(b *pgx.Batch, me string, learnerID *string, posted []memor
 	b.Queue(storedClientTurnsSQL, me, learnerID, ids)
 }
 
-func readUnstoredTurns(br pgx.BatchResults, posted []memory.Turn) ([]memory.Turn, error) {
+func readUnstoredTurns(br pgx.BatchResults, posted []mentor.Turn) ([]mentor.Turn, error) {
 	rows, err := br.Query()
 	if err != nil {
 		return nil, err
 	}
-	if !memory.HaveClientIDs(posted) {
-		latest, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Turn, error) {
-			var t memory.Turn
+	if !mentor.HaveClientIDs(posted) {
+		latest, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (mentor.Turn, error) {
+			var t mentor.Turn
 			return t, row.Scan(&t.Role, &t.Content)
 		})
 		if err != nil {
 			return nil, err
 		}
 		slices.Reverse(latest)
-		return memory.UnstoredAfter(latest, posted), nil
+		return mentor.UnstoredAfter(latest, posted), nil
 	}
-	stored, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Turn, error) {
-		var t memory.Turn
+	stored, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (mentor.Turn, error) {
+		var t mentor.Turn
 		return t, row.Scan(&t.ID, &t.Role, &t.Content)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return memory.UnstoredByID(posted, stored), nil
+	return mentor.UnstoredByID(posted, stored), nil
 }
 
 // queueInsertTurns queues the appending of turns to the log;
 // readInsertedTurns returns them with their timestamps, and the log ids of
 // the first and last of them.
-func queueInsertTurns(b *pgx.Batch, me string, learnerID *string, turns []memory.Turn) {
+func queueInsertTurns(b *pgx.Batch, me string, learnerID *string, turns []mentor.Turn) {
 	roles := make([]string, len(turns))
 	contents := make([]string, len(turns))
 	ids := make([]string, len(turns))
@@ -300,7 +300,7 @@ func queueInsertTurns(b *pgx.Batch, me string, learnerID *string, turns []memory
 		me, learnerID, roles, contents, ids)
 }
 
-func readInsertedTurns(br pgx.BatchResults, turns []memory.Turn) ([]memory.Turn, turnRange, error) {
+func readInsertedTurns(br pgx.BatchResults, turns []mentor.Turn) ([]mentor.Turn, turnRange, error) {
 	var createdAt time.Time
 	var stored turnRange
 	if err := br.QueryRow().Scan(&createdAt, &stored.first, &stored.last); err != nil {
@@ -317,11 +317,11 @@ func readInsertedTurns(br pgx.BatchResults, turns []memory.Turn) ([]memory.Turn,
 type turnRange struct{ first, last int64 }
 
 // queueSummaryTurns queues the reading of the turns the summarizer is
-// given (see memory.PlanSummary): the whole active segment when the summary
+// given (see mentor.PlanSummary): the whole active segment when the summary
 // is written from scratch, otherwise only the turns it does not cover yet,
 // which also catches up after a model failure; the latest
-// memory.SummaryTurnsMax of them either way. readSummaryTurns reads them.
-func queueSummaryTurns(b *pgx.Batch, me string, learnerID *string, conv memory.ConversationRecord, fromScratch bool) {
+// mentor.SummaryTurnsMax of them either way. readSummaryTurns reads them.
+func queueSummaryTurns(b *pgx.Batch, me string, learnerID *string, conv mentor.ConversationRecord, fromScratch bool) {
 	query := `select id, role, content, coalesce(client_turn_id, ''), created_at
 		from public.conversation_turns where ` + sameConversation + ` and id > $3
 		order by id desc limit $4`
@@ -332,17 +332,17 @@ func queueSummaryTurns(b *pgx.Batch, me string, learnerID *string, conv memory.C
 			order by id desc limit $4`
 		after = 0
 	}
-	b.Queue(query, me, learnerKey(learnerID), after, memory.SummaryTurnsMax)
+	b.Queue(query, me, learnerKey(learnerID), after, mentor.SummaryTurnsMax)
 }
 
 // readSummaryTurns returns the turns queueSummaryTurns read, oldest first.
-func readSummaryTurns(br pgx.BatchResults) ([]memory.StoredTurn, error) {
+func readSummaryTurns(br pgx.BatchResults) ([]mentor.StoredTurn, error) {
 	rows, err := br.Query()
 	if err != nil {
 		return nil, err
 	}
-	var turns []memory.StoredTurn
-	var t memory.StoredTurn
+	var turns []mentor.StoredTurn
+	var t mentor.StoredTurn
 	if _, err := pgx.ForEachRow(rows, []any{&t.LogID, &t.Role, &t.Content, &t.ID, &t.CreatedAt}, func() error {
 		turns = append(turns, t)
 		return nil
@@ -353,14 +353,14 @@ func readSummaryTurns(br pgx.BatchResults) ([]memory.StoredTurn, error) {
 	return turns, nil
 }
 
-func (s *Store) SaveSummary(ctx context.Context, job memory.SummaryJob, summary string) (memory.ConversationRecord, error) {
+func (s *Store) SaveSummary(ctx context.Context, job mentor.SummaryJob, summary string) (mentor.ConversationRecord, error) {
 	return s.updateSummaryState(ctx, job, `update public.conversation_updates
 		set summary = $4, summary_stale = false, summarized_turn_id = $3, updated_at = now()
 		where facilitator_id = $1::uuid and id = $2::uuid and summarized_turn_id <= $3
 		returning `+conversationColumns, summary)
 }
 
-func (s *Store) MarkSummaryStale(ctx context.Context, job memory.SummaryJob) (memory.ConversationRecord, error) {
+func (s *Store) MarkSummaryStale(ctx context.Context, job mentor.SummaryJob) (mentor.ConversationRecord, error) {
 	return s.updateSummaryState(ctx, job, `update public.conversation_updates
 		set summary_stale = true
 		where facilitator_id = $1::uuid and id = $2::uuid and summarized_turn_id < $3
@@ -371,8 +371,8 @@ func (s *Store) MarkSummaryStale(ctx context.Context, job memory.SummaryJob) (me
 // conversation, $3 the turn the summary covers through, then extra), which
 // change nothing when a newer summary was saved meanwhile; it then returns
 // the record as it stands.
-func (s *Store) updateSummaryState(ctx context.Context, job memory.SummaryJob, update string, extra ...any) (memory.ConversationRecord, error) {
-	var conv memory.ConversationRecord
+func (s *Store) updateSummaryState(ctx context.Context, job mentor.SummaryJob, update string, extra ...any) (mentor.ConversationRecord, error) {
+	var conv mentor.ConversationRecord
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		var err error
 		args := append([]any{me, job.ConversationID, job.ThroughTurnID}, extra...)
@@ -383,7 +383,7 @@ func (s *Store) updateSummaryState(ctx context.Context, job memory.SummaryJob, u
 				me, job.ConversationID))
 		}
 		if errors.Is(err, pgx.ErrNoRows) {
-			return memory.Errorf(memory.CodeNotFound, "Conversation was cleared meanwhile")
+			return mentor.Errorf(mentor.CodeNotFound, "Conversation was cleared meanwhile")
 		}
 		return err
 	})

@@ -6,7 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Identity reports, through the write path (inTx) and the read path (read),
@@ -31,7 +31,7 @@ func OpeningMemoryIDs(ctx context.Context, db *pgxpool.Pool, facilitator, learne
 	if err != nil {
 		return nil, nil, err
 	}
-	found, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.LearnerMemory, error) { return scanMemory(row) })
+	found, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (mentor.LearnerMemory, error) { return scanMemory(row) })
 	for _, m := range found {
 		ids = append(ids, m.ID)
 		importance = append(importance, m.Importance)

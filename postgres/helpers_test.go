@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -40,5 +40,5 @@ func seedLearner(t *testing.T, pool *pgxpool.Pool) (facilitator, learner string)
 // with the claims a Supabase access token of theirs would have.
 func asFacilitator(ctx context.Context, id string) context.Context {
 	claims, _ := json.Marshal(map[string]string{"sub": id, "role": "authenticated", "aud": "authenticated"})
-	return memory.WithCaller(ctx, memory.Caller{UserID: id, Claims: claims})
+	return mentor.WithCaller(ctx, mentor.Caller{UserID: id, Claims: claims})
 }

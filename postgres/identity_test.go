@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
 )
@@ -24,7 +24,7 @@ func TestStatementsRunAsTheCaller(t *testing.T) {
 	if write != want || read != want {
 		t.Fatalf("write path runs as %v, read path as %v; want %v", write, read, want)
 	}
-	if _, _, err := store.Identity(context.Background()); memory.ErrorCode(err) != memory.CodeUnauthenticated {
+	if _, _, err := store.Identity(context.Background()); mentor.ErrorCode(err) != mentor.CodeUnauthenticated {
 		t.Fatalf("no caller: %v", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/postgres"
 )
 
@@ -15,7 +15,7 @@ import (
 type echoSummarizer struct{ err error }
 
 func (echoSummarizer) Name() string { return "echo" }
-func (s echoSummarizer) Summarize(_ context.Context, req memory.SummaryRequest) (string, error) {
+func (s echoSummarizer) Summarize(_ context.Context, req mentor.SummaryRequest) (string, error) {
 	if s.err != nil {
 		return "", s.err
 	}
@@ -24,17 +24,17 @@ func (s echoSummarizer) Summarize(_ context.Context, req memory.SummaryRequest) 
 
 // postTwice posts two exchanges to a new conversation through a store that
 // runs summarizer inline, and returns the outcome of the second post.
-func postTwice(t *testing.T, summarizer memory.Summarizer) (memory.Appended, *pgxpool.Pool) {
+func postTwice(t *testing.T, summarizer mentor.Summarizer) (mentor.Appended, *pgxpool.Pool) {
 	t.Helper()
 	pool, facilitator, learner := newLearnerDatabase(t)
 	ctx := asFacilitator(context.Background(), facilitator)
 	store := postgres.NewStore(pool, 50).WithInlineSummarizer(summarizer)
-	var out memory.Appended
+	var out mentor.Appended
 	for _, n := range []string{"1", "2"} {
 		var err error
-		out, err = store.AppendTurns(ctx, memory.AppendRequest{LearnerID: new(string(learner)), Turns: []memory.Turn{
-			{Role: memory.RoleUser, Content: "How is the reading going? " + n},
-			{Role: memory.RoleAssistant, Content: "Ada read two chapters. " + n},
+		out, err = store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: []mentor.Turn{
+			{Role: mentor.RoleUser, Content: "How is the reading going? " + n},
+			{Role: mentor.RoleAssistant, Content: "Ada read two chapters. " + n},
 		}})
 		if err != nil {
 			t.Fatal(err)

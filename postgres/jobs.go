@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // jobLease is how long a worker holds a job. A worker that dies mid-job
@@ -48,8 +48,8 @@ func enqueueExtraction(ctx context.Context, tx pgx.Tx, me string, learnerID *str
 // ClaimJob leases the next due extraction job, or returns nil when none is
 // due. Jobs whose lease ran out are due again. It runs as the service, not
 // as a caller: jobs belong to every facilitator.
-func (s *Store) ClaimJob(ctx context.Context) (*memory.ExtractionJob, error) {
-	var job memory.ExtractionJob
+func (s *Store) ClaimJob(ctx context.Context) (*mentor.ExtractionJob, error) {
+	var job mentor.ExtractionJob
 	var payload []byte
 	err := s.pool.QueryRow(ctx, `update public.memory_jobs j
 		set status = 'running', attempts = attempts + 1, lease_token = gen_random_uuid(),
@@ -79,8 +79,8 @@ func (s *Store) ClaimJob(ctx context.Context) (*memory.ExtractionJob, error) {
 
 // ExtractionInput reads, as the job's facilitator, the exchange to learn
 // from, the learner's name and what is already known about the learner.
-func (s *Store) ExtractionInput(ctx context.Context, job memory.ExtractionJob) (memory.ExtractionRequest, error) {
-	var req memory.ExtractionRequest
+func (s *Store) ExtractionInput(ctx context.Context, job mentor.ExtractionJob) (mentor.ExtractionRequest, error) {
+	var req mentor.ExtractionRequest
 	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
 		b.Queue(`select coalesce((select name from public.learners where facilitator_id = $1::uuid and id = $2::uuid), '')`,
 			me, job.LearnerID)
@@ -93,13 +93,13 @@ func (s *Store) ExtractionInput(ctx context.Context, job memory.ExtractionJob) (
 			return err
 		}
 		var err error
-		if req.Turns, err = collectRows(br, func(row pgx.CollectableRow) (memory.Turn, error) {
-			var t memory.Turn
+		if req.Turns, err = collectRows(br, func(row pgx.CollectableRow) (mentor.Turn, error) {
+			var t mentor.Turn
 			return t, row.Scan(&t.Role, &t.Content, &t.ID, &t.CreatedAt)
 		}); err != nil {
 			return err
 		}
-		req.Known, err = collectRows(br, func(row pgx.CollectableRow) (memory.LearnerMemory, error) {
+		req.Known, err = collectRows(br, func(row pgx.CollectableRow) (mentor.LearnerMemory, error) {
 			return scanMemory(row)
 		})
 		return err
@@ -111,14 +111,14 @@ func (s *Store) ExtractionInput(ctx context.Context, job memory.ExtractionJob) (
 // job's facilitator, adds it to the session's closing state (and to the
 // next opening if the session has ended meanwhile), and marks the job done,
 // all in one transaction. If the worker's lease was lost, nothing is stored
-// and memory.ErrLeaseLost is returned.
-func (s *Store) CompleteExtraction(ctx context.Context, job memory.ExtractionJob, learnt []memory.NewMemory) ([]memory.Saved, error) {
-	var saved []memory.Saved
+// and mentor.ErrLeaseLost is returned.
+func (s *Store) CompleteExtraction(ctx context.Context, job mentor.ExtractionJob, learnt []mentor.NewMemory) ([]mentor.Saved, error) {
+	var saved []mentor.Saved
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		var learnerName string
 		if job.LearnerID != nil {
 			name, err := requireLearner(ctx, tx, me, job.LearnerID)
-			if memory.ErrorCode(err) == memory.CodeNotFound {
+			if mentor.ErrorCode(err) == mentor.CodeNotFound {
 				// The learner was deleted meanwhile: nothing to learn.
 				return markJobDone(ctx, tx, job)
 			}
@@ -134,7 +134,7 @@ func (s *Store) CompleteExtraction(ctx context.Context, job memory.ExtractionJob
 		}
 		contents := make([]string, 0, len(learnt))
 		for _, m := range learnt {
-			m.LearnerID, m.Source = job.LearnerID, memory.SourceExtracted
+			m.LearnerID, m.Source = job.LearnerID, mentor.SourceExtracted
 			m.SessionID = &job.SessionID
 			m.SourceTurnIDs = sourceTurnIDs
 			one, err := saveMemory(ctx, tx, me, m)
@@ -157,7 +157,7 @@ func (s *Store) CompleteExtraction(ctx context.Context, job memory.ExtractionJob
 // addLearntToSession records learnt memories in the session's closing
 // state; when the session has ended already, the next opening is rebuilt
 // so it knows them too.
-func addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job memory.ExtractionJob, learnerName string, contents []string) error {
+func addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job mentor.ExtractionJob, learnerName string, contents []string) error {
 	var closingJSON []byte
 	var ended *time.Time
 	err := tx.QueryRow(ctx, `select closing, ended_at from public.mentor_sessions
@@ -168,7 +168,7 @@ func addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job memory.Ex
 	if err != nil {
 		return err
 	}
-	var closing memory.ClosingState
+	var closing mentor.ClosingState
 	if err := json.Unmarshal(closingJSON, &closing); err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job memory.Ex
 // markJobDone finishes the job if this worker still holds its lease. Jobs
 // are the service's own bookkeeping, closed to callers, so the statement
 // runs as the service: the role is reset for the rest of the transaction.
-func markJobDone(ctx context.Context, tx pgx.Tx, job memory.ExtractionJob) error {
+func markJobDone(ctx context.Context, tx pgx.Tx, job mentor.ExtractionJob) error {
 	if _, err := tx.Exec(ctx, `reset role`); err != nil {
 		return err
 	}
@@ -207,14 +207,14 @@ func markJobDone(ctx context.Context, tx pgx.Tx, job memory.ExtractionJob) error
 		where facilitator_id = $1::uuid and id = $2 and status = 'running' and lease_token = $3::uuid`,
 		job.FacilitatorID, job.ID, job.Lease)
 	if err == nil && tag.RowsAffected() == 0 {
-		return memory.ErrLeaseLost
+		return mentor.ErrLeaseLost
 	}
 	return err
 }
 
 // FailJob records a failed attempt: the job is retried at retryAt, or
 // marked failed for good when retryAt is nil.
-func (s *Store) FailJob(ctx context.Context, job memory.ExtractionJob, cause error, retryAt *time.Time) error {
+func (s *Store) FailJob(ctx context.Context, job mentor.ExtractionJob, cause error, retryAt *time.Time) error {
 	_, err := s.pool.Exec(ctx, `update public.memory_jobs
 		set status = case when $4::timestamptz is null then 'failed' else 'pending' end,
 			run_after = coalesce($4, run_after), last_error = left($5, 500), lease_token = null,
@@ -226,15 +226,15 @@ func (s *Store) FailJob(ctx context.Context, job memory.ExtractionJob, cause err
 
 // IdleSessions lists live sessions idle past the limit, across
 // facilitators, for the worker to end.
-func (s *Store) IdleSessions(ctx context.Context, limit int) ([]memory.IdleSession, error) {
+func (s *Store) IdleSessions(ctx context.Context, limit int) ([]mentor.IdleSession, error) {
 	rows, err := s.pool.Query(ctx, `select facilitator_id::text, learner_id::text from public.mentor_sessions
 		where ended_at is null and last_activity_at <= now() - make_interval(secs => $1)
-		order by last_activity_at limit $2`, memory.SessionIdleLimit.Seconds(), limit)
+		order by last_activity_at limit $2`, mentor.SessionIdleLimit.Seconds(), limit)
 	if err != nil {
 		return nil, dbError(err)
 	}
-	idle, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.IdleSession, error) {
-		var s memory.IdleSession
+	idle, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (mentor.IdleSession, error) {
+		var s mentor.IdleSession
 		return s, row.Scan(&s.FacilitatorID, &s.LearnerID)
 	})
 	return idle, dbError(err)

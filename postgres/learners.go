@@ -5,18 +5,18 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
-func (s *Store) ListLearners(ctx context.Context) ([]memory.Learner, error) {
-	learners := []memory.Learner{}
+func (s *Store) ListLearners(ctx context.Context) ([]mentor.Learner, error) {
+	learners := []mentor.Learner{}
 	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
 		b.Queue(`select id::text, name, created_at from public.learners
 			where facilitator_id = $1::uuid order by created_at, name`, me)
 	}, func(br pgx.BatchResults) error {
 		var err error
-		learners, err = collectRows(br, func(row pgx.CollectableRow) (memory.Learner, error) {
-			var l memory.Learner
+		learners, err = collectRows(br, func(row pgx.CollectableRow) (mentor.Learner, error) {
+			var l mentor.Learner
 			return l, row.Scan(&l.ID, &l.Name, &l.CreatedAt)
 		})
 		return err
@@ -24,8 +24,8 @@ func (s *Store) ListLearners(ctx context.Context) ([]memory.Learner, error) {
 	return learners, err
 }
 
-func (s *Store) CreateLearner(ctx context.Context, name string) (memory.Learner, error) {
-	var l memory.Learner
+func (s *Store) CreateLearner(ctx context.Context, name string) (mentor.Learner, error) {
+	var l mentor.Learner
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		return tx.QueryRow(ctx, `insert into public.learners (facilitator_id, name)
 			values ($1::uuid, $2) returning id::text, name, created_at`, me, name,

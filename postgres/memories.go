@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Near-duplicates: a new memory this close to a known one of the same learner
@@ -28,8 +28,8 @@ const (
 const memoryColumns = `id::text, learner_id::text, type, content, importance, confidence, metadata,
 	source, session_id::text, source_turn_ids, mentions, created_at, updated_at, last_seen_at`
 
-func scanMemory(row pgx.Row, extra ...any) (memory.LearnerMemory, error) {
-	var m memory.LearnerMemory
+func scanMemory(row pgx.Row, extra ...any) (mentor.LearnerMemory, error) {
+	var m mentor.LearnerMemory
 	var metadata []byte
 	var importance, confidence float32
 	dest := append([]any{&m.ID, &m.LearnerID, &m.Type, &m.Content, &importance, &confidence, &metadata,
@@ -52,7 +52,7 @@ func roundScore(f float64) float64 {
 }
 
 // vectorText is an embedding in pgvector's text form, or nil.
-func vectorText(e *memory.Embedding) (vector, model *string) {
+func vectorText(e *mentor.Embedding) (vector, model *string) {
 	if e == nil || len(e.Vector) == 0 {
 		return nil, nil
 	}
@@ -87,8 +87,8 @@ order by greatest(words, meaning) desc, created_at
 limit 1`
 
 // SaveMemory stores a memory, or reinforces the known one it repeats.
-func (s *Store) SaveMemory(ctx context.Context, m memory.NewMemory) (memory.Saved, error) {
-	var saved memory.Saved
+func (s *Store) SaveMemory(ctx context.Context, m mentor.NewMemory) (mentor.Saved, error) {
+	var saved mentor.Saved
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		var err error
 		saved, err = saveMemory(ctx, tx, me, m)
@@ -97,16 +97,16 @@ func (s *Store) SaveMemory(ctx context.Context, m memory.NewMemory) (memory.Save
 	return saved, err
 }
 
-func saveMemory(ctx context.Context, tx pgx.Tx, me string, m memory.NewMemory) (memory.Saved, error) {
+func saveMemory(ctx context.Context, tx pgx.Tx, me string, m mentor.NewMemory) (mentor.Saved, error) {
 	if _, err := requireLearner(ctx, tx, me, m.LearnerID); err != nil {
-		return memory.Saved{}, err
+		return mentor.Saved{}, err
 	}
 	if m.Metadata == nil {
-		m.Metadata = memory.Metadata{}
+		m.Metadata = mentor.Metadata{}
 	}
 	metadata, err := json.Marshal(m.Metadata)
 	if err != nil {
-		return memory.Saved{}, err
+		return mentor.Saved{}, err
 	}
 	turnIDs := m.SourceTurnIDs
 	if turnIDs == nil {
@@ -117,7 +117,7 @@ func saveMemory(ctx context.Context, tx pgx.Tx, me string, m memory.NewMemory) (
 	// Two saves of the same fact at once must not both insert it: saves to
 	// one learner's memories take turns.
 	if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtextextended($1 || $2, 0))`, me, learnerKey(m.LearnerID)); err != nil {
-		return memory.Saved{}, err
+		return mentor.Saved{}, err
 	}
 	var duplicateID string
 	err = tx.QueryRow(ctx, findDuplicateSQL, me, learnerKey(m.LearnerID), m.Type, m.Content, vector, model,
@@ -135,9 +135,9 @@ func saveMemory(ctx context.Context, tx pgx.Tx, me string, m memory.NewMemory) (
 			where facilitator_id = $1::uuid and id = $2::uuid
 			returning `+memoryColumns,
 			me, duplicateID, m.Confidence, m.Importance, string(metadata), reinforceConfidence, reinforceImportance, turnIDs))
-		return memory.Saved{Memory: merged, Merged: true}, err
+		return mentor.Saved{Memory: merged, Merged: true}, err
 	case !errors.Is(err, pgx.ErrNoRows):
-		return memory.Saved{}, err
+		return mentor.Saved{}, err
 	}
 	created, err := scanMemory(tx.QueryRow(ctx, `
 		insert into public.learner_memories (facilitator_id, learner_id, type, content, importance, confidence,
@@ -145,14 +145,14 @@ func saveMemory(ctx context.Context, tx pgx.Tx, me string, m memory.NewMemory) (
 		values ($1::uuid, $2::uuid, $3, $4, $5, $6, $7::jsonb, $8, $9::uuid, $10, $11::text::extensions.vector, $12)
 		returning `+memoryColumns,
 		me, m.LearnerID, m.Type, m.Content, m.Importance, m.Confidence, string(metadata), m.Source, m.SessionID, turnIDs, vector, model))
-	return memory.Saved{Memory: created}, err
+	return mentor.Saved{Memory: created}, err
 }
 
 // UpdateMemory applies a correction. A changed content drops the old
 // embedding unless the patch brings a new one: a stale vector would recall
 // the memory for what it used to say.
-func (s *Store) UpdateMemory(ctx context.Context, id string, p memory.MemoryPatch) (memory.LearnerMemory, error) {
-	var updated memory.LearnerMemory
+func (s *Store) UpdateMemory(ctx context.Context, id string, p mentor.MemoryPatch) (mentor.LearnerMemory, error) {
+	var updated mentor.LearnerMemory
 	var metadata *string
 	if p.Metadata != nil {
 		encoded, err := json.Marshal(p.Metadata)
@@ -180,7 +180,7 @@ func (s *Store) UpdateMemory(ctx context.Context, id string, p memory.MemoryPatc
 			returning `+memoryColumns,
 			me, id, p.Type, p.Content, p.Importance, p.Confidence, metadata, vector, model))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return memory.Errorf(memory.CodeNotFound, "Memory not found")
+			return mentor.Errorf(mentor.CodeNotFound, "Memory not found")
 		}
 		return err
 	})
@@ -192,7 +192,7 @@ func (s *Store) DeleteMemory(ctx context.Context, id string) error {
 	return s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		tag, err := tx.Exec(ctx, `delete from public.learner_memories where facilitator_id = $1::uuid and id = $2::uuid`, me, id)
 		if err == nil && tag.RowsAffected() == 0 {
-			return memory.Errorf(memory.CodeNotFound, "Memory not found")
+			return mentor.Errorf(mentor.CodeNotFound, "Memory not found")
 		}
 		return err
 	})
@@ -207,14 +207,14 @@ const memoryFilterSQL = `($3 = '' or type = $3)
 	and ($6 = '' or lower(metadata->>'category') = $6)
 	and ($7 = '' or lower(metadata->>'topic') = $7)`
 
-func filterArgs(f memory.MemoryFilter) []any {
+func filterArgs(f mentor.MemoryFilter) []any {
 	return []any{string(f.Type), f.Emotion, f.Valence, f.Category, f.Topic}
 }
 
 // ListMemories returns the caller's memories, newest first: those of one
 // learner, the general ones (learner nil with all false), or every one.
-func (s *Store) ListMemories(ctx context.Context, q memory.ListQuery) ([]memory.LearnerMemory, error) {
-	memories := []memory.LearnerMemory{}
+func (s *Store) ListMemories(ctx context.Context, q mentor.ListQuery) ([]mentor.LearnerMemory, error) {
+	memories := []mentor.LearnerMemory{}
 	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		args := append([]any{me, learnerKey(q.LearnerID)}, filterArgs(q.Filter)...)
 		args = append(args, q.All, q.Limit, q.Offset)
@@ -226,7 +226,7 @@ func (s *Store) ListMemories(ctx context.Context, q memory.ListQuery) ([]memory.
 			limit $9 offset $10`, args...)
 	}, func(br pgx.BatchResults) error {
 		var err error
-		memories, err = collectRows(br, func(row pgx.CollectableRow) (memory.LearnerMemory, error) {
+		memories, err = collectRows(br, func(row pgx.CollectableRow) (mentor.LearnerMemory, error) {
 			return scanMemory(row)
 		})
 		return err

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // The recall score of a memory, all parts in [0, 1]:
@@ -163,14 +163,14 @@ var (
 
 // lightPerType is how many memories of each type light retrieval ranks
 // besides those its words find: enough to fill every group twice over.
-const lightPerType = 2 * memory.RecallAcademic
+const lightPerType = 2 * mentor.RecallAcademic
 
 // Recall returns the memories that matter for the next reply, grouped.
-func (s *Store) Recall(ctx context.Context, q memory.RecallQuery) (memory.Recall, error) {
-	recall := memory.Recall{
-		Academic: []memory.RecalledMemory{}, Personal: []memory.RecalledMemory{},
-		Preferences: []memory.RecalledMemory{}, Context: []memory.RecalledMemory{},
-		EmotionalPatterns: []memory.RecalledMemory{},
+func (s *Store) Recall(ctx context.Context, q mentor.RecallQuery) (mentor.Recall, error) {
+	recall := mentor.Recall{
+		Academic: []mentor.RecalledMemory{}, Personal: []mentor.RecalledMemory{},
+		Preferences: []mentor.RecalledMemory{}, Context: []mentor.RecalledMemory{},
+		EmotionalPatterns: []mentor.RecalledMemory{},
 	}
 	vector, model := vectorText(q.Embedding)
 	emotions := q.Emotions
@@ -191,7 +191,7 @@ func (s *Store) Recall(ctx context.Context, q memory.RecallQuery) (memory.Recall
 	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		args := append([]any{me, keys}, filterArgs(q.Filter)...)
 		args = append(args, q.Message, q.Deep, emotions, vector, model, weights,
-			memory.RecallAcademic, memory.RecallPersonal, memory.RecallEmotional)
+			mentor.RecallAcademic, mentor.RecallPersonal, mentor.RecallEmotional)
 		if !q.Deep {
 			args = append(args, lightPerType)
 		}
@@ -204,7 +204,7 @@ func (s *Store) Recall(ctx context.Context, q memory.RecallQuery) (memory.Recall
 		defer rows.Close()
 		for rows.Next() {
 			var part string
-			var r memory.RecalledMemory
+			var r mentor.RecalledMemory
 			m, err := scanMemory(rows, &r.Score, &part)
 			if err != nil {
 				return err
@@ -216,10 +216,10 @@ func (s *Store) Recall(ctx context.Context, q memory.RecallQuery) (memory.Recall
 		return rows.Err()
 	})
 	if err != nil {
-		return memory.Recall{}, err
+		return mentor.Recall{}, err
 	}
 	// Continuity reads best in order: the latest thread first.
-	slices.SortStableFunc(recall.Context, func(a, b memory.RecalledMemory) int {
+	slices.SortStableFunc(recall.Context, func(a, b mentor.RecalledMemory) int {
 		return b.CreatedAt.Compare(a.CreatedAt)
 	})
 	return recall, nil
@@ -227,19 +227,19 @@ func (s *Store) Recall(ctx context.Context, q memory.RecallQuery) (memory.Recall
 
 // addRecalled files a recalled memory under its group; part is "emotional"
 // for the emotional patterns deep retrieval adds.
-func addRecalled(r *memory.Recall, part string, m memory.RecalledMemory) {
+func addRecalled(r *mentor.Recall, part string, m mentor.RecalledMemory) {
 	if part == "emotional" {
 		r.EmotionalPatterns = append(r.EmotionalPatterns, m)
 		return
 	}
 	switch m.Type {
-	case memory.Academic:
+	case mentor.Academic:
 		r.Academic = append(r.Academic, m)
-	case memory.Personal:
+	case mentor.Personal:
 		r.Personal = append(r.Personal, m)
-	case memory.Preference:
+	case mentor.Preference:
 		r.Preferences = append(r.Preferences, m)
-	case memory.Context:
+	case mentor.Context:
 		r.Context = append(r.Context, m)
 	}
 }

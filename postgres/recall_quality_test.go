@@ -39,7 +39,7 @@ import (
 
 	"mentormemory/embedder"
 	"mentormemory/llm"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
 	"mentormemory/summarizer"
@@ -63,7 +63,7 @@ type labelledSet struct {
 
 type labelledMemory struct {
 	Key        string             `json:"key"`
-	Type       memory.MemoryType  `json:"type"`
+	Type       mentor.MemoryType  `json:"type"`
 	Content    string             `json:"content"`
 	Importance float64            `json:"importance"`
 	Topic      string             `json:"topic"`
@@ -101,12 +101,12 @@ func loadLabelledSet(t *testing.T) labelledSet {
 	}
 	for _, q := range set.Queries {
 		m, ok := memories[q.Relevant]
-		if !ok || m.Type == memory.Context {
+		if !ok || m.Type == mentor.Context {
 			t.Fatalf("%q is labelled with %q, which is no academic, personal or preference memory", q.Message, q.Relevant)
 		}
 		// A feeling in the message would add emotional patterns and
 		// measure something else.
-		if emotions := memory.EmotionsIn(q.Message); len(emotions) > 0 {
+		if emotions := mentor.EmotionsIn(q.Message); len(emotions) > 0 {
 			t.Fatalf("%q shows a feeling (%v); the set measures ranking alone", q.Message, emotions)
 		}
 	}
@@ -191,8 +191,8 @@ type recallFixture struct {
 	keyOf      map[string]string // memory id → key
 	idOf       map[string]string // key → memory id
 	embeddings *fakeEmbeddings
-	words      *memory.Service
-	hybrid     *memory.Service
+	words      *mentor.Service
+	hybrid     *mentor.Service
 }
 
 func newRecallFixture(t *testing.T) *recallFixture {
@@ -214,9 +214,9 @@ func newRecallFixture(t *testing.T) *recallFixture {
 	// Both services read the same memories: a message recalled without an
 	// embedding is ranked by words alone, as in a deployment with no
 	// embedding model, whatever vectors the memories carry.
-	f.words = memory.NewService(store, summarizer.NewOffline(), log)
+	f.words = mentor.NewService(store, summarizer.NewOffline(), log)
 	emb := embedder.NewOpenAI(llm.Config{APIKey: "test-key", BaseURL: f.embeddings.url, Model: "fake-concepts", Timeout: 2 * time.Second})
-	f.hybrid = memory.NewService(store, summarizer.NewOffline(), log).WithEmbedder(emb)
+	f.hybrid = mentor.NewService(store, summarizer.NewOffline(), log).WithEmbedder(emb)
 
 	id := uuid.NewString()
 	if _, err := f.pool.Exec(t.Context(), `insert into auth.users (id) values ($1::uuid)`, id); err != nil {
@@ -230,9 +230,9 @@ func newRecallFixture(t *testing.T) *recallFixture {
 	f.learner = &learner.ID
 
 	for _, m := range set.Memories {
-		saved, err := f.hybrid.AddMemory(f.ctx, memory.NewMemory{
+		saved, err := f.hybrid.AddMemory(f.ctx, mentor.NewMemory{
 			LearnerID: f.learner, Type: m.Type, Content: m.Content, Importance: m.Importance, Confidence: 1,
-			Metadata: memory.Metadata{memory.MetaTopic: m.Topic, memory.MetaNextTopic: m.NextTopic, memory.MetaEmotion: m.Emotion},
+			Metadata: mentor.Metadata{mentor.MetaTopic: m.Topic, mentor.MetaNextTopic: m.NextTopic, mentor.MetaEmotion: m.Emotion},
 		})
 		if err != nil {
 			t.Fatalf("add %s: %v", m.Key, err)
@@ -268,22 +268,22 @@ type recalled struct {
 	margin float64
 }
 
-func (f *recallFixture) recall(t *testing.T, svc *memory.Service, q labelledQuery, semantic bool) recalled {
+func (f *recallFixture) recall(t *testing.T, svc *mentor.Service, q labelledQuery, semantic bool) recalled {
 	t.Helper()
-	r, err := svc.RecallContext(f.ctx, f.learner, q.Message, memory.MemoryFilter{})
+	r, err := svc.RecallContext(f.ctx, f.learner, q.Message, mentor.MemoryFilter{})
 	if err != nil {
 		t.Fatalf("recall %q: %v", q.Message, err)
 	}
 	if r.Retrieval.Semantic != semantic {
 		t.Errorf("recall %q: Retrieval.Semantic = %v, want %v", q.Message, r.Retrieval.Semantic, semantic)
 	}
-	var group []memory.RecalledMemory
+	var group []mentor.RecalledMemory
 	switch f.set.memory(q.Relevant).Type {
-	case memory.Academic:
+	case mentor.Academic:
 		group = r.Academic
-	case memory.Personal:
+	case mentor.Personal:
 		group = r.Personal
-	case memory.Preference:
+	case mentor.Preference:
 		group = r.Preferences
 	}
 	var got recalled

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
 )
@@ -50,11 +50,11 @@ func TestPostMakesSixRoundTrips(t *testing.T) {
 	facilitator, learner := seedLearner(t, pool)
 	ctx = asFacilitator(ctx, facilitator)
 	store := postgres.NewStore(pool, 50)
-	post := func(n string) memory.Appended {
+	post := func(n string) mentor.Appended {
 		t.Helper()
-		out, err := store.AppendTurns(ctx, memory.AppendRequest{LearnerID: new(string(learner)), Turns: []memory.Turn{
-			{Role: memory.RoleUser, Content: "How is the reading going? " + n, ID: "u" + n},
-			{Role: memory.RoleAssistant, Content: "Ada read two chapters. " + n, ID: "a" + n},
+		out, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: []mentor.Turn{
+			{Role: mentor.RoleUser, Content: "How is the reading going? " + n, ID: "u" + n},
+			{Role: mentor.RoleAssistant, Content: "Ada read two chapters. " + n, ID: "a" + n},
 		}})
 		if err != nil {
 			t.Fatal(err)

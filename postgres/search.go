@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Ranking: Okapi BM25 over each conversation's search vector (summary and
@@ -176,15 +176,15 @@ left join lateral (
 ) m on true
 order by r.score desc, r.date desc, r.id`
 
-func (s *Store) Search(ctx context.Context, q memory.SearchQuery) ([]memory.SearchResult, error) {
-	results := []memory.SearchResult{}
+func (s *Store) Search(ctx context.Context, q mentor.SearchQuery) ([]mentor.SearchResult, error) {
+	results := []mentor.SearchResult{}
 	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		b.Queue(searchSQL, me, q.Text, correctionWeight, q.LearnerID, q.IncludeArchive, q.Limit,
 			summaryWeight, bm25K1, bm25B, maxQueryTerms)
 	}, func(br pgx.BatchResults) error {
 		var err error
-		results, err = collectRows(br, func(row pgx.CollectableRow) (memory.SearchResult, error) {
-			var r memory.SearchResult
+		results, err = collectRows(br, func(row pgx.CollectableRow) (mentor.SearchResult, error) {
+			var r mentor.SearchResult
 			var snippet string
 			var matches []byte
 			err := row.Scan(&r.ID, &r.LearnerID, &r.Summary, &r.TurnCount, &r.Date, &r.Archived,
@@ -195,7 +195,7 @@ func (s *Store) Search(ctx context.Context, q memory.SearchQuery) ([]memory.Sear
 				r.LearnerContext = "Learner-specific"
 			}
 			r.Snippet = highlight(snippet)
-			r.Matches = memory.TurnsJSON(matches)
+			r.Matches = mentor.TurnsJSON(matches)
 			return r, err
 		})
 		return err

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // liveSessionSQL finds the conversation's live session: not ended, and
@@ -17,10 +17,10 @@ const liveSessionSQL = `select id::text, exchanges, last_message from public.men
 	where ` + sameConversation + ` and ended_at is null
 		and last_activity_at > now() - make_interval(secs => $3)`
 
-func (s *Store) LiveSession(ctx context.Context, learnerID *string) (memory.SessionState, error) {
-	var state memory.SessionState
+func (s *Store) LiveSession(ctx context.Context, learnerID *string) (mentor.SessionState, error) {
+	var state mentor.SessionState
 	err := s.read(ctx, learnerID, func(b *pgx.Batch, me string) {
-		b.Queue(liveSessionSQL, me, learnerKey(learnerID), memory.SessionIdleLimit.Seconds())
+		b.Queue(liveSessionSQL, me, learnerKey(learnerID), mentor.SessionIdleLimit.Seconds())
 	}, func(br pgx.BatchResults) error {
 		var id string
 		err := br.QueryRow().Scan(&id, &state.Exchanges, &state.PreviousMessage)
@@ -39,11 +39,11 @@ const lockLiveSessionSQL = `select id::text, closing, last_activity_at <= now() 
 	from public.mentor_sessions where ` + sameConversation + ` and ended_at is null for update`
 
 // scanLiveSession reads the result of lockLiveSessionSQL.
-func scanLiveSession(row pgx.Row) (memory.CurrentSession, error) {
-	var s memory.CurrentSession
+func scanLiveSession(row pgx.Row) (mentor.CurrentSession, error) {
+	var s mentor.CurrentSession
 	err := row.Scan(&s.ID, &s.Closing, &s.Idle)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return memory.CurrentSession{}, nil
+		return mentor.CurrentSession{}, nil
 	}
 	return s, err
 }
@@ -51,7 +51,7 @@ func scanLiveSession(row pgx.Row) (memory.CurrentSession, error) {
 // queueSessionWrite queues the writing of the conversation's live session
 // after a post: the session is written with its closing state in one
 // statement, inserted when the post starts it.
-func queueSessionWrite(b *pgx.Batch, me string, learnerID *string, w memory.SessionWrite) error {
+func queueSessionWrite(b *pgx.Batch, me string, learnerID *string, w mentor.SessionWrite) error {
 	closing, err := json.Marshal(w.Closing)
 	if err != nil {
 		return err
@@ -72,8 +72,8 @@ func queueSessionWrite(b *pgx.Batch, me string, learnerID *string, w memory.Sess
 
 // EndSession ends the conversation's live session and answers from its
 // closing state; the next session's opening is stored before it returns.
-func (s *Store) EndSession(ctx context.Context, learnerID *string, reason string) (memory.Ended, error) {
-	var ended memory.Ended
+func (s *Store) EndSession(ctx context.Context, learnerID *string, reason string) (mentor.Ended, error) {
+	var ended mentor.Ended
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		learnerName, err := requireLearner(ctx, tx, me, learnerID)
 		if err != nil {
@@ -83,7 +83,7 @@ func (s *Store) EndSession(ctx context.Context, learnerID *string, reason string
 		err = tx.QueryRow(ctx, `select id::text from public.mentor_sessions
 			where `+sameConversation+` and ended_at is null for update`, me, learnerKey(learnerID)).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return memory.Errorf(memory.CodeNotFound, "No live session to end")
+			return mentor.Errorf(mentor.CodeNotFound, "No live session to end")
 		}
 		if err != nil {
 			return err
@@ -94,8 +94,8 @@ func (s *Store) EndSession(ctx context.Context, learnerID *string, reason string
 	return ended, err
 }
 
-func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName, id, reason string) (memory.Ended, error) {
-	ended := memory.Ended{SessionID: id, Reason: reason}
+func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName, id, reason string) (mentor.Ended, error) {
+	ended := mentor.Ended{SessionID: id, Reason: reason}
 	var closingJSON []byte
 	if err := tx.QueryRow(ctx, `update public.mentor_sessions set ended_at = now(), end_reason = $3
 		where facilitator_id = $1::uuid and id = $2::uuid returning closing, ended_at`,
@@ -131,24 +131,24 @@ const openingMemoriesSQL = `select * from (
 // storeOpening builds the next session's opening from a closed session and
 // stores it, replacing the previous one.
 func storeOpening(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName string,
-	closing memory.ClosingState, now time.Time) (memory.Opening, error) {
+	closing mentor.ClosingState, now time.Time) (mentor.Opening, error) {
 	var summary string
 	err := tx.QueryRow(ctx, `select coalesce(summary, '') from public.conversation_updates where `+sameConversation,
 		me, learnerKey(learnerID)).Scan(&summary)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return memory.Opening{}, err
+		return mentor.Opening{}, err
 	}
 	rows, err := tx.Query(ctx, openingMemoriesSQL, me, learnerKey(learnerID), openingMemories)
 	if err != nil {
-		return memory.Opening{}, err
+		return mentor.Opening{}, err
 	}
-	known, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.LearnerMemory, error) {
+	known, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (mentor.LearnerMemory, error) {
 		return scanMemory(row)
 	})
 	if err != nil {
-		return memory.Opening{}, err
+		return mentor.Opening{}, err
 	}
-	opening := memory.BuildOpening(closing, summary, known, learnerName, now)
+	opening := mentor.BuildOpening(closing, summary, known, learnerName, now)
 	opening.LearnerID = learnerID
 	encoded, err := json.Marshal(opening)
 	if err != nil {
@@ -163,8 +163,8 @@ func storeOpening(ctx context.Context, tx pgx.Tx, me string, learnerID *string, 
 }
 
 // Opening returns the stored opening of the next session, or nil.
-func (s *Store) Opening(ctx context.Context, learnerID *string) (*memory.Opening, error) {
-	var opening *memory.Opening
+func (s *Store) Opening(ctx context.Context, learnerID *string) (*mentor.Opening, error) {
+	var opening *mentor.Opening
 	err := s.read(ctx, learnerID, func(b *pgx.Batch, me string) {
 		b.Queue(`select opening from public.session_openings where `+sameConversation, me, learnerKey(learnerID))
 	}, func(br pgx.BatchResults) error {
@@ -176,7 +176,7 @@ func (s *Store) Opening(ctx context.Context, learnerID *string) (*memory.Opening
 		if err != nil {
 			return err
 		}
-		opening = &memory.Opening{}
+		opening = &mentor.Opening{}
 		return json.Unmarshal(raw, opening)
 	})
 	return opening, err

@@ -17,7 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Open connects a pool. Statements are prepared once per connection and
@@ -56,7 +56,7 @@ const (
 	DefaultTxTimeout = 15 * time.Second
 )
 
-// Store implements memory.Store.
+// Store implements mentor.Store.
 type Store struct {
 	pool         *pgxpool.Pool
 	archiveTurns string
@@ -68,10 +68,10 @@ type Store struct {
 	extraction bool
 	// inlineSummarizer, when set, writes the summary in a post's own
 	// transaction.
-	inlineSummarizer memory.Summarizer
+	inlineSummarizer mentor.Summarizer
 }
 
-var _ memory.Store = (*Store)(nil)
+var _ mentor.Store = (*Store)(nil)
 
 // NewStore returns a store whose conversations archive a segment every
 // archiveTurns turns.
@@ -96,9 +96,9 @@ func (s *Store) WithExtraction() *Store {
 // own transaction, with a summarizer that needs no network and answers in
 // about a millisecond (the offline one): one transaction and one commit per
 // post instead of two. Without it a post leaves the summary to the service
-// (memory.Appended.Job), which asks the summarizer once the turns are
+// (mentor.Appended.Job), which asks the summarizer once the turns are
 // committed.
-func (s *Store) WithInlineSummarizer(summarizer memory.Summarizer) *Store {
+func (s *Store) WithInlineSummarizer(summarizer mentor.Summarizer) *Store {
 	s.inlineSummarizer = summarizer
 	return s
 }
@@ -118,9 +118,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // does. The settings are transaction-local, so nothing leaks to the next
 // user of the connection.
 func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) error {
-	caller, ok := memory.CallerFrom(ctx)
+	caller, ok := mentor.CallerFrom(ctx)
 	if !ok {
-		return memory.Errorf(memory.CodeUnauthenticated, "Authentication required")
+		return mentor.Errorf(mentor.CodeUnauthenticated, "Authentication required")
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
 	defer cancel()
@@ -153,9 +153,9 @@ const actAsCaller = `select
 // learner is named, the batch first checks that it is one of the caller's,
 // and the read fails with not-found otherwise.
 func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.Batch, me string), collect func(br pgx.BatchResults) error) error {
-	caller, ok := memory.CallerFrom(ctx)
+	caller, ok := mentor.CallerFrom(ctx)
 	if !ok {
-		return memory.Errorf(memory.CodeUnauthenticated, "Authentication required")
+		return mentor.Errorf(mentor.CodeUnauthenticated, "Authentication required")
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
 	defer cancel()
@@ -212,12 +212,12 @@ func dbError(err error) error {
 	if err == nil {
 		return nil
 	}
-	var memErr *memory.Error
+	var memErr *mentor.Error
 	if errors.As(err, &memErr) {
 		return err
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return &memory.Error{Code: memory.CodeUnavailable, Message: "Request cancelled or timed out", Cause: err}
+		return &mentor.Error{Code: mentor.CodeUnavailable, Message: "Request cancelled or timed out", Cause: err}
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
@@ -227,9 +227,9 @@ func dbError(err error) error {
 			pgErr.Code == "53300": // too many connections
 			return unavailable(err)
 		case pgErr.Code == "40001", pgErr.Code == "40P01": // serialization failure, deadlock
-			return &memory.Error{Code: memory.CodeUnavailable, Message: "Busy, please retry", Cause: err}
+			return &mentor.Error{Code: mentor.CodeUnavailable, Message: "Busy, please retry", Cause: err}
 		}
-		return memory.Internal(err)
+		return mentor.Internal(err)
 	}
 	var netErr net.Error
 	var connectErr *pgconn.ConnectError
@@ -237,11 +237,11 @@ func dbError(err error) error {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err) {
 		return unavailable(err)
 	}
-	return memory.Internal(err)
+	return mentor.Internal(err)
 }
 
 func unavailable(cause error) error {
-	return &memory.Error{Code: memory.CodeUnavailable, Message: "Database unavailable, please retry", Cause: cause}
+	return &mentor.Error{Code: mentor.CodeUnavailable, Message: "Database unavailable, please retry", Cause: cause}
 }
 
 // nilLearner stands for "no learner" in the per-conversation lookups, which
@@ -270,7 +270,7 @@ func learnerName(row pgx.Row) (string, error) {
 	var name string
 	err := row.Scan(&name)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", memory.Errorf(memory.CodeNotFound, "Learner not found")
+		return "", mentor.Errorf(mentor.CodeNotFound, "Learner not found")
 	}
 	return name, err
 }

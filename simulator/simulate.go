@@ -15,7 +15,7 @@ import (
 	"mentormemory/app"
 	"mentormemory/config"
 	"mentormemory/extractor"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // SessionGap is the simulated time between sessions: from a Thursday, the
@@ -82,7 +82,7 @@ func Simulate(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, dir st
 		return fmt.Errorf("create the simulation's facilitator: %w", err)
 	}
 	claims, _ := json.Marshal(map[string]string{"sub": facilitator, "role": "authenticated", "aud": "authenticated"})
-	ctx = memory.WithCaller(ctx, memory.Caller{UserID: facilitator, Claims: claims})
+	ctx = mentor.WithCaller(ctx, mentor.Caller{UserID: facilitator, Claims: claims})
 
 	runJobs := func(ctx context.Context) error {
 		for {

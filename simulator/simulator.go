@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"mentormemory/extractor"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // RecordedFixture is the extraction fixture for simulator/samples/
@@ -35,7 +35,7 @@ const RecordedFixtureName = "simulator/fixtures/student-alex.json"
 
 // Pipeline is the service under simulation.
 type Pipeline struct {
-	Service *memory.Service
+	Service *mentor.Service
 	// RunJobs runs the queued background jobs to completion, so that each
 	// exchange's memories are learnt before the next message.
 	RunJobs func(ctx context.Context) error
@@ -62,7 +62,7 @@ func (c *Clock) Now() time.Time { return c.now }
 // about ("" for the general conversation).
 type Session struct {
 	Name  string
-	Turns []memory.Turn
+	Turns []mentor.Turn
 	// Learners holds, for each turn, the learner's name or "".
 	Learners []string
 }
@@ -112,19 +112,19 @@ func LoadDir(dir string) ([]Session, error) {
 		}
 		s := Session{Name: f.name}
 		for i, l := range lines {
-			t := memory.Turn{Role: l.Role, Content: l.Content}
+			t := mentor.Turn{Role: l.Role, Content: l.Content}
 			learner := ""
 			if l.Learner != nil {
 				learner = *l.Learner
 			}
 			if l.Speaker != "" {
-				t = memory.Turn{Role: memory.RoleAssistant, Content: l.Text}
+				t = mentor.Turn{Role: mentor.RoleAssistant, Content: l.Text}
 				if l.Speaker != "AI" {
-					t.Role = memory.RoleUser
+					t.Role = mentor.RoleUser
 				}
 				learner = student
 			}
-			if t.Role != memory.RoleUser && t.Role != memory.RoleAssistant || strings.TrimSpace(t.Content) == "" {
+			if t.Role != mentor.RoleUser && t.Role != mentor.RoleAssistant || strings.TrimSpace(t.Content) == "" {
 				return nil, fmt.Errorf("%s: line %d is neither a speaker/text nor a role/content turn", f.name, i+1)
 			}
 			s.Turns = append(s.Turns, t)
@@ -190,7 +190,7 @@ func (r *run) session(ctx context.Context, n int, s Session) error {
 	for i := 0; i < len(s.Turns); {
 		// An exchange is the person's message and the mentor's replies.
 		j := i + 1
-		for j < len(s.Turns) && s.Turns[j].Role == memory.RoleAssistant && s.Learners[j] == s.Learners[i] {
+		for j < len(s.Turns) && s.Turns[j].Role == mentor.RoleAssistant && s.Learners[j] == s.Learners[i] {
 			j++
 		}
 		name := s.Learners[i]
@@ -204,7 +204,7 @@ func (r *run) session(ctx context.Context, n int, s Session) error {
 				return err
 			}
 		}
-		if s.Turns[i].Role == memory.RoleUser {
+		if s.Turns[i].Role == mentor.RoleUser {
 			if err := r.retrieve(ctx, s.Turns[i].Content, learnerID); err != nil {
 				return err
 			}
@@ -259,7 +259,7 @@ func (r *run) opening(ctx context.Context, name string, learnerID *string) error
 }
 
 func (r *run) retrieve(ctx context.Context, message string, learnerID *string) error {
-	recall, err := r.p.Service.RecallContext(ctx, learnerID, message, memory.MemoryFilter{})
+	recall, err := r.p.Service.RecallContext(ctx, learnerID, message, mentor.MemoryFilter{})
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func (r *run) retrieve(ctx context.Context, message string, learnerID *string) e
 	r.logf("RETRIEVAL", "Mode: %s (%s)", recall.Retrieval.Mode, strings.Join(recall.Retrieval.Reasons, "; "))
 	groups := []struct {
 		label string
-		ms    []memory.RecalledMemory
+		ms    []mentor.RecalledMemory
 	}{
 		{"academic", recall.Academic}, {"personal", recall.Personal}, {"preferences", recall.Preferences},
 		{"context", recall.Context}, {"emotional patterns", recall.EmotionalPatterns},
@@ -316,14 +316,14 @@ func orNone(s string) string {
 // LoggingExtractor logs every memory an extractor returns, so the log shows
 // what each exchange taught.
 type LoggingExtractor struct {
-	Inner memory.Extractor
+	Inner mentor.Extractor
 	Out   io.Writer
 	Clock *Clock
 }
 
 func (l LoggingExtractor) Name() string { return l.Inner.Name() }
 
-func (l LoggingExtractor) Extract(ctx context.Context, req memory.ExtractionRequest) ([]memory.NewMemory, error) {
+func (l LoggingExtractor) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]mentor.NewMemory, error) {
 	found, err := l.Inner.Extract(ctx, req)
 	stamp := l.Clock.Now().Format("2006-01-02 15:04")
 	if err != nil {

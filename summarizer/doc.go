@@ -1,4 +1,4 @@
-// Package summarizer holds the two implementations of memory.Summarizer.
+// Package summarizer holds the two implementations of mentor.Summarizer.
 //
 // OpenAI asks a chat-completions model (OpenAI or any compatible server) to
 // write or update the rolling summary. Offline is the fallback used when no
@@ -6,6 +6,6 @@
 // the turns, deterministically and without touching the network, so the
 // service still keeps a useful memory on a machine with no model access.
 //
-// Both keep every summary within memory.SummaryMaxWords words, counted with
+// Both keep every summary within mentor.SummaryMaxWords words, counted with
 // strings.Fields exactly as the memory service counts them.
 package summarizer

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Offline is the built-in summarizer used when no model key is configured:
@@ -17,15 +17,15 @@ type Offline struct{}
 // NewOffline returns the offline summarizer.
 func NewOffline() *Offline { return &Offline{} }
 
-var _ memory.Summarizer = (*Offline)(nil)
+var _ mentor.Summarizer = (*Offline)(nil)
 
-// Name implements memory.Summarizer.
+// Name implements mentor.Summarizer.
 func (*Offline) Name() string { return "offline" }
 
-// Summarize implements memory.Summarizer. It never fails: the work is a few
+// Summarize implements mentor.Summarizer. It never fails: the work is a few
 // passes over text already in memory, so the context is not consulted
 // either; there is nothing to cancel.
-func (*Offline) Summarize(_ context.Context, req memory.SummaryRequest) (string, error) {
+func (*Offline) Summarize(_ context.Context, req mentor.SummaryRequest) (string, error) {
 	prev := strings.TrimSpace(req.Previous)
 	if len(req.Turns) == 0 {
 		if countWords(prev) <= wordBudget {
@@ -65,7 +65,7 @@ type sentence struct {
 
 // extract picks the most informative sentences of the turns and sorts them
 // into the parts of the summary.
-func extract(turns []memory.Turn, learnerName, prev string) summary {
+func extract(turns []mentor.Turn, learnerName, prev string) summary {
 	c := newCorpus(learnerName)
 	type raw struct {
 		text  string
@@ -75,7 +75,7 @@ func extract(turns []memory.Turn, learnerName, prev string) summary {
 	}
 	var raws []raw
 	for _, t := range turns {
-		user := t.Role != memory.RoleAssistant
+		user := t.Role != mentor.RoleAssistant
 		for _, text := range splitSentences(t.Content) {
 			words := tokens(text)
 			stems := c.addSentence(words)
@@ -201,11 +201,11 @@ func pick(cands []sentence, sec section, n int) []point {
 // first. Only facilitator turns count: the mentor's empathy ("it's natural
 // to feel worried") and pleasantries ("happy to help") would otherwise
 // colour every conversation.
-func tones(turns []memory.Turn) []string {
+func tones(turns []mentor.Turn) []string {
 	count := map[string]int{}
 	var order []string // labels by first appearance
 	for _, t := range turns {
-		if t.Role == memory.RoleAssistant {
+		if t.Role == mentor.RoleAssistant {
 			continue
 		}
 		words := tokens(t.Content)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // BenchmarkOfflineUpdate measures the update every post makes with the
@@ -19,7 +19,7 @@ func BenchmarkOfflineUpdate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var turns []memory.Turn
+	var turns []mentor.Turn
 	if err := json.Unmarshal(raw, &turns); err != nil {
 		b.Fatal(err)
 	}
@@ -31,11 +31,11 @@ func BenchmarkOfflineUpdate(b *testing.B) {
 	// The summary as the service holds it before the last exchange.
 	var previous string
 	for i := 0; i+2 <= len(turns)-2; i += 2 {
-		if previous, err = s.Summarize(ctx, memory.SummaryRequest{Previous: previous, Turns: turns[i : i+2], LearnerName: "Emma"}); err != nil {
+		if previous, err = s.Summarize(ctx, mentor.SummaryRequest{Previous: previous, Turns: turns[i : i+2], LearnerName: "Emma"}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	next := memory.SummaryRequest{Previous: previous, Turns: turns[len(turns)-2:], LearnerName: "Emma"}
+	next := mentor.SummaryRequest{Previous: previous, Turns: turns[len(turns)-2:], LearnerName: "Emma"}
 
 	took := make([]time.Duration, 0, b.N)
 	b.ResetTimer()

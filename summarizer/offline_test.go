@@ -6,15 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
-func user(s string) memory.Turn      { return memory.Turn{Role: memory.RoleUser, Content: s} }
-func assistant(s string) memory.Turn { return memory.Turn{Role: memory.RoleAssistant, Content: s} }
+func user(s string) mentor.Turn      { return mentor.Turn{Role: mentor.RoleUser, Content: s} }
+func assistant(s string) mentor.Turn { return mentor.Turn{Role: mentor.RoleAssistant, Content: s} }
 
 // mathsConversation is a realistic exchange about one learner.
-func mathsConversation() []memory.Turn {
-	return []memory.Turn{
+func mathsConversation() []mentor.Turn {
+	return []mentor.Turn{
 		user("Hi Mr. Mentor! My daughter Maya is 9 and in fourth grade."),
 		assistant("Hello! I'd love to hear about Maya. What is on your mind?"),
 		user("She gets so frustrated with long division that she cries during homework."),
@@ -24,14 +24,14 @@ func mathsConversation() []memory.Turn {
 	}
 }
 
-func summarize(t *testing.T, req memory.SummaryRequest) string {
+func summarize(t *testing.T, req mentor.SummaryRequest) string {
 	t.Helper()
 	got, err := NewOffline().Summarize(context.Background(), req)
 	if err != nil {
 		t.Fatalf("Summarize: %v", err)
 	}
-	if n := countWords(got); n > memory.SummaryMaxWords {
-		t.Fatalf("summary has %d words, more than %d:\n%s", n, memory.SummaryMaxWords, got)
+	if n := countWords(got); n > mentor.SummaryMaxWords {
+		t.Fatalf("summary has %d words, more than %d:\n%s", n, mentor.SummaryMaxWords, got)
 	}
 	return got
 }
@@ -64,23 +64,23 @@ func TestOfflineName(t *testing.T) {
 }
 
 func TestOfflineEmpty(t *testing.T) {
-	if got := summarize(t, memory.SummaryRequest{}); got != "" {
+	if got := summarize(t, mentor.SummaryRequest{}); got != "" {
 		t.Errorf("no turns, no previous: got %q, want empty", got)
 	}
-	if got := summarize(t, memory.SummaryRequest{Previous: "Maya likes maps.\n"}); got != "Maya likes maps." {
+	if got := summarize(t, mentor.SummaryRequest{Previous: "Maya likes maps.\n"}); got != "Maya likes maps." {
 		t.Errorf("no turns: got %q, want the previous summary unchanged", got)
 	}
 }
 
 func TestOfflineNonEmptyForTrivialTurns(t *testing.T) {
-	got := summarize(t, memory.SummaryRequest{Turns: []memory.Turn{user("ok"), assistant("Thanks!")}})
+	got := summarize(t, mentor.SummaryRequest{Turns: []mentor.Turn{user("ok"), assistant("Thanks!")}})
 	if strings.TrimSpace(got) == "" {
 		t.Fatal("summary of non-empty turns is empty")
 	}
 }
 
 func TestOfflineFullSummaryParts(t *testing.T) {
-	got := summarize(t, memory.SummaryRequest{Turns: mathsConversation(), LearnerName: "Maya"})
+	got := summarize(t, mentor.SummaryRequest{Turns: mathsConversation(), LearnerName: "Maya"})
 	checks := []struct{ label, want string }{
 		{labelLearner, "Maya"},
 		{labelTopics, "long division"},
@@ -98,7 +98,7 @@ func TestOfflineFullSummaryParts(t *testing.T) {
 	if strings.Contains(got, "I'd love to hear") {
 		t.Errorf("summary keeps an empty pleasantry:\n%s", got)
 	}
-	general := summarize(t, memory.SummaryRequest{Turns: mathsConversation()})
+	general := summarize(t, mentor.SummaryRequest{Turns: mathsConversation()})
 	if !strings.Contains(part(general, labelLearner), "general conversation") {
 		t.Errorf("summary without a learner does not say general conversation:\n%s", general)
 	}
@@ -108,7 +108,7 @@ func TestOfflineFullSummaryParts(t *testing.T) {
 // there are concern slots compete with it: recurring words and strong cues
 // must rank it first.
 func TestOfflineKeepsDistinctConcern(t *testing.T) {
-	var turns []memory.Turn
+	var turns []mentor.Turn
 	fillers := []string{
 		"We went to the park on Saturday with her cousins.",
 		"Her favourite colour is green and she likes painting.",
@@ -129,7 +129,7 @@ func TestOfflineKeepsDistinctConcern(t *testing.T) {
 				assistant("Division worksheets can feel endless; short division sessions with breaks help."))
 		}
 	}
-	got := summarize(t, memory.SummaryRequest{Turns: turns, LearnerName: "Maya"})
+	got := summarize(t, mentor.SummaryRequest{Turns: turns, LearnerName: "Maya"})
 	if !strings.Contains(part(got, sectionLabels[secConcerns]), "frustrated with long division") {
 		t.Errorf("the concern about long division is not among the concerns:\n%s", got)
 	}
@@ -138,28 +138,28 @@ func TestOfflineKeepsDistinctConcern(t *testing.T) {
 func TestOfflineDeterministic(t *testing.T) {
 	// Many words with equal counts, so any dependence on map order would
 	// show up as a different choice of topics or sentences.
-	var turns []memory.Turn
+	var turns []mentor.Turn
 	for i := 0; i < 30; i++ {
 		turns = append(turns,
 			user(fmt.Sprintf("Alpha%d beta%d gamma%d worries about delta%d and epsilon%d.", i, i, i, i, i)),
 			assistant(fmt.Sprintf("Try zeta%d with eta%d, and praise theta%d.", i%5, i%7, i%3)))
 	}
 	turns = append(turns, mathsConversation()...)
-	req := memory.SummaryRequest{Turns: turns, LearnerName: "Maya"}
+	req := mentor.SummaryRequest{Turns: turns, LearnerName: "Maya"}
 	first := summarize(t, req)
-	incr := summarize(t, memory.SummaryRequest{Previous: first, Turns: mathsConversation()[:2], LearnerName: "Maya"})
+	incr := summarize(t, mentor.SummaryRequest{Previous: first, Turns: mathsConversation()[:2], LearnerName: "Maya"})
 	for i := 0; i < 20; i++ {
 		if got := summarize(t, req); got != first {
 			t.Fatalf("run %d differs:\n%s\n--- first ---\n%s", i, got, first)
 		}
-		if got := summarize(t, memory.SummaryRequest{Previous: first, Turns: mathsConversation()[:2], LearnerName: "Maya"}); got != incr {
+		if got := summarize(t, mentor.SummaryRequest{Previous: first, Turns: mathsConversation()[:2], LearnerName: "Maya"}); got != incr {
 			t.Fatalf("incremental run %d differs:\n%s\n--- first ---\n%s", i, got, incr)
 		}
 	}
 }
 
 func TestOfflineLongInputWithinLimit(t *testing.T) {
-	var turns []memory.Turn
+	var turns []mentor.Turn
 	for i := 0; i < 200; i++ {
 		if i%2 == 0 {
 			turns = append(turns, user(fmt.Sprintf(
@@ -173,18 +173,18 @@ func TestOfflineLongInputWithinLimit(t *testing.T) {
 	}
 	// One turn pasted as a single 3000-word run with no punctuation.
 	turns = append(turns, user(strings.Repeat("homework worries keep growing ", 750)))
-	got := summarize(t, memory.SummaryRequest{Turns: turns, LearnerName: "Sam"})
+	got := summarize(t, mentor.SummaryRequest{Turns: turns, LearnerName: "Sam"})
 	if countWords(got) < 50 {
 		t.Errorf("long input produced a near-empty summary:\n%s", got)
 	}
 }
 
 func TestOfflineIncrementalFoldsInNewTurns(t *testing.T) {
-	prev := summarize(t, memory.SummaryRequest{Turns: mathsConversation(), LearnerName: "Maya"})
-	got := summarize(t, memory.SummaryRequest{
+	prev := summarize(t, mentor.SummaryRequest{Turns: mathsConversation(), LearnerName: "Maya"})
+	got := summarize(t, mentor.SummaryRequest{
 		Previous:    prev,
 		LearnerName: "Maya",
-		Turns: []memory.Turn{
+		Turns: []mentor.Turn{
 			user("Now she also refuses to read at bedtime and gets upset about her reading log."),
 			assistant("Consider letting her choose the bedtime books and reading the first page together."),
 		},
@@ -208,7 +208,7 @@ func TestOfflineIncrementalFoldsInNewTurns(t *testing.T) {
 // A previous summary written by the model (free prose) is kept as notes.
 func TestOfflineIncrementalKeepsForeignPrevious(t *testing.T) {
 	prev := "Maya loves dinosaurs and volcanoes. She is in second grade and reads well above her level."
-	got := summarize(t, memory.SummaryRequest{Previous: prev, LearnerName: "Maya", Turns: []memory.Turn{
+	got := summarize(t, mentor.SummaryRequest{Previous: prev, LearnerName: "Maya", Turns: []mentor.Turn{
 		user("She is anxious about the swimming lessons starting next month."),
 	}})
 	for _, want := range []string{"dinosaurs and volcanoes", "swimming lessons"} {
@@ -233,10 +233,10 @@ func TestOfflineIncrementalDropsOldestFirst(t *testing.T) {
 	}
 	b.WriteString("Tone: worried")
 	prev := b.String()
-	if countWords(prev) <= memory.SummaryMaxWords {
+	if countWords(prev) <= mentor.SummaryMaxWords {
 		t.Fatalf("test setup: previous summary has only %d words", countWords(prev))
 	}
-	got := summarize(t, memory.SummaryRequest{Previous: prev, LearnerName: "Maya", Turns: []memory.Turn{
+	got := summarize(t, mentor.SummaryRequest{Previous: prev, LearnerName: "Maya", Turns: []mentor.Turn{
 		user("She is scared of the spelling bee on Friday."),
 	}})
 	if !strings.Contains(got, "scared of the spelling bee") {
@@ -267,7 +267,7 @@ func TestOfflineRollingUpdates(t *testing.T) {
 	summary := ""
 	for i := 0; i < 40; i++ {
 		marker := fmt.Sprintf("topic%02d", i)
-		summary = summarize(t, memory.SummaryRequest{Previous: summary, LearnerName: "Ada", Turns: []memory.Turn{
+		summary = summarize(t, mentor.SummaryRequest{Previous: summary, LearnerName: "Ada", Turns: []mentor.Turn{
 			user(fmt.Sprintf("This week she struggled with %s in her science homework and felt stuck.", marker)),
 			assistant(fmt.Sprintf("Try a short daily practice on %s and review it together on Sunday.", marker)),
 		}})
@@ -286,18 +286,18 @@ func TestOfflineRollingUpdates(t *testing.T) {
 func TestOfflineTone(t *testing.T) {
 	cases := []struct {
 		name  string
-		turns []memory.Turn
+		turns []mentor.Turn
 		want  []string
 	}{
-		{"feelings", []memory.Turn{user("I'm so worried and honestly overwhelmed by her reading."), assistant("Let's take it one step at a time.")}, []string{"worried", "overwhelmed"}},
-		{"none", []memory.Turn{user("She reads two chapters every evening before bed."), assistant("Reading every evening builds fluency.")}, []string{toneNeutral}},
-		{"negated", []memory.Turn{user("I am not worried about her maths grades at all.")}, []string{toneNeutral}},
-		{"mentor pleasantries", []memory.Turn{user("She finished the science project on volcanoes."), assistant("I'm so happy to help and glad to hear it!")}, []string{toneNeutral}},
-		{"most frequent first", []memory.Turn{user("She was excited about the trip. Then anxious on the bus, anxious at the museum, anxious at lunch.")}, []string{"anxious, excited"}},
+		{"feelings", []mentor.Turn{user("I'm so worried and honestly overwhelmed by her reading."), assistant("Let's take it one step at a time.")}, []string{"worried", "overwhelmed"}},
+		{"none", []mentor.Turn{user("She reads two chapters every evening before bed."), assistant("Reading every evening builds fluency.")}, []string{toneNeutral}},
+		{"negated", []mentor.Turn{user("I am not worried about her maths grades at all.")}, []string{toneNeutral}},
+		{"mentor pleasantries", []mentor.Turn{user("She finished the science project on volcanoes."), assistant("I'm so happy to help and glad to hear it!")}, []string{toneNeutral}},
+		{"most frequent first", []mentor.Turn{user("She was excited about the trip. Then anxious on the bus, anxious at the museum, anxious at lunch.")}, []string{"anxious, excited"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := summarize(t, memory.SummaryRequest{Turns: c.turns})
+			got := summarize(t, mentor.SummaryRequest{Turns: c.turns})
 			tone := part(got, labelTone)
 			for _, w := range c.want {
 				if !strings.Contains(tone, w) {
@@ -314,7 +314,7 @@ func TestOfflineTone(t *testing.T) {
 // Words that recur across turns weigh more: of several equally worded
 // worries, the one about what the whole conversation returns to is kept.
 func TestOfflineFavoursRecurringWords(t *testing.T) {
-	turns := []memory.Turn{
+	turns := []mentor.Turn{
 		user("She is worried about swimming lessons."),
 		user("She is worried about piano recitals."),
 		user("She is worried about football trials."),
@@ -325,7 +325,7 @@ func TestOfflineFavoursRecurringWords(t *testing.T) {
 		assistant("Fractions homework goes better with pizza slices."),
 		assistant("Short fractions homework sessions keep it light."),
 	}
-	got := summarize(t, memory.SummaryRequest{Turns: turns})
+	got := summarize(t, mentor.SummaryRequest{Turns: turns})
 	if !strings.Contains(part(got, sectionLabels[secConcerns]), "fractions homework") {
 		t.Errorf("the worry the conversation keeps returning to is not among the concerns:\n%s", got)
 	}
@@ -333,12 +333,12 @@ func TestOfflineFavoursRecurringWords(t *testing.T) {
 
 // A worry repeated in many turns takes one slot, leaving room for others.
 func TestOfflineSkipsNearDuplicates(t *testing.T) {
-	var turns []memory.Turn
+	var turns []mentor.Turn
 	for i := 1; i <= 6; i++ {
 		turns = append(turns, user(fmt.Sprintf("She cried over her maths homework again on day %d.", i)))
 	}
 	turns = append(turns, user("She is scared of the dark."))
-	got := summarize(t, memory.SummaryRequest{Turns: turns})
+	got := summarize(t, mentor.SummaryRequest{Turns: turns})
 	concerns := part(got, sectionLabels[secConcerns])
 	if n := strings.Count(concerns, "cried over her maths homework"); n != 1 {
 		t.Errorf("the repeated worry appears %d times, want once:\n%s", n, got)
@@ -353,8 +353,8 @@ func TestOfflineSkipsNearDuplicates(t *testing.T) {
 func TestOfflineOversizedPrevious(t *testing.T) {
 	prev := "Topics: " + strings.Repeat("endless topic words ", 200) + "\n" +
 		strings.Repeat("A long paragraph about reading and maths progress. ", 80)
-	for _, turns := range [][]memory.Turn{nil, {user("She is anxious about the class play.")}} {
-		got := summarize(t, memory.SummaryRequest{Previous: prev, Turns: turns})
+	for _, turns := range [][]mentor.Turn{nil, {user("She is anxious about the class play.")}} {
+		got := summarize(t, mentor.SummaryRequest{Previous: prev, Turns: turns})
 		if !strings.HasPrefix(got, labelLearner) || !strings.Contains(got, "\n"+labelTone) {
 			t.Errorf("summary lost its labelled lines (%d turns):\n%s", len(turns), got)
 		}

@@ -7,14 +7,14 @@ import (
 	"strings"
 
 	"mentormemory/llm"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Errors a model reply can fail with, besides llm.ErrTruncated and
 // transport and API errors. They are wrapped, so test with errors.Is.
 var (
 	ErrEmptyReply = errors.New("model returned no summary")
-	ErrTooLong    = fmt.Errorf("summary exceeds %d words", memory.SummaryMaxWords)
+	ErrTooLong    = fmt.Errorf("summary exceeds %d words", mentor.SummaryMaxWords)
 )
 
 // OpenAI is the model-backed summarizer. It is safe for concurrent use.
@@ -24,14 +24,14 @@ type OpenAI struct{ chat llm.Chat }
 // llm.DefaultChatModel. Name() returns "openai".
 func NewOpenAI(cfg llm.Config) *OpenAI { return &OpenAI{chat: llm.NewBackgroundChat(cfg)} }
 
-var _ memory.Summarizer = (*OpenAI)(nil)
+var _ mentor.Summarizer = (*OpenAI)(nil)
 
-// Name implements memory.Summarizer.
+// Name implements mentor.Summarizer.
 func (*OpenAI) Name() string { return "openai" }
 
-// Summarize implements memory.Summarizer. Every failure is a *memory.Error
+// Summarize implements mentor.Summarizer. Every failure is a *mentor.Error
 // with code CodeUpstream that wraps the cause.
-func (s *OpenAI) Summarize(ctx context.Context, req memory.SummaryRequest) (string, error) {
+func (s *OpenAI) Summarize(ctx context.Context, req mentor.SummaryRequest) (string, error) {
 	if len(req.Turns) == 0 {
 		// Nothing to fold in: no reason to pay for a model call.
 		return checkSummary(strings.TrimSpace(req.Previous))
@@ -61,7 +61,7 @@ func (s *OpenAI) Summarize(ctx context.Context, req memory.SummaryRequest) (stri
 
 // checkSummary enforces the service's word limit.
 func checkSummary(text string) (string, error) {
-	if n := countWords(text); n > memory.SummaryMaxWords {
+	if n := countWords(text); n > mentor.SummaryMaxWords {
 		return "", upstream(fmt.Errorf("%w: %d words", ErrTooLong, n))
 	}
 	return text, nil

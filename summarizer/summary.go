@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // The offline summary is plain text in labelled parts, one point per line,
@@ -258,4 +258,4 @@ func (s *summary) sectionToTrim() (section, bool) {
 }
 
 // wordBudget is the hard limit every offline summary is fitted to.
-const wordBudget = memory.SummaryMaxWords
+const wordBudget = mentor.SummaryMaxWords

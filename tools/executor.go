@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // searchResultsForModel bounds how many conversations a search returns to
@@ -21,10 +21,10 @@ const recentContextTurns = 6
 
 // Executor runs tool calls as the caller found in the context.
 type Executor struct {
-	svc *memory.Service
+	svc *mentor.Service
 }
 
-func NewExecutor(svc *memory.Service) *Executor {
+func NewExecutor(svc *mentor.Service) *Executor {
 	return &Executor{svc: svc}
 }
 
@@ -70,10 +70,10 @@ func (x *Executor) Call(ctx context.Context, name, arguments string) (any, error
 		if err != nil {
 			return nil, err
 		}
-		filter := memory.MemoryFilter{Type: memory.MemoryType(deref(args.Type)), Emotion: deref(args.Emotion)}
+		filter := mentor.MemoryFilter{Type: mentor.MemoryType(deref(args.Type)), Emotion: deref(args.Emotion)}
 		return x.recall(ctx, learnerID, args.About, filter)
 	default:
-		return nil, memory.Errorf(memory.CodeInvalid, "Unknown tool %q: available tools are %s, %s and %s",
+		return nil, mentor.Errorf(mentor.CodeInvalid, "Unknown tool %q: available tools are %s, %s and %s",
 			name, GetConversationMemory, SearchConversationHistory, RecallLearnerMemories)
 	}
 }
@@ -83,24 +83,24 @@ func (x *Executor) Call(ctx context.Context, name, arguments string) (any, error
 func parseArguments(arguments string, properties []string, dst any) error {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(arguments), &fields); err != nil || fields == nil {
-		return memory.Errorf(memory.CodeInvalid, "Tool arguments must be a JSON object")
+		return mentor.Errorf(mentor.CodeInvalid, "Tool arguments must be a JSON object")
 	}
 	for key := range fields {
 		if !slices.Contains(properties, key) {
-			return memory.Errorf(memory.CodeInvalid, "Unknown argument %q: expected %s", key, strings.Join(properties, ", "))
+			return mentor.Errorf(mentor.CodeInvalid, "Unknown argument %q: expected %s", key, strings.Join(properties, ", "))
 		}
 	}
 	for _, key := range properties {
 		if _, ok := fields[key]; !ok {
-			return memory.Errorf(memory.CodeInvalid, "Missing argument %q (use null when it does not apply)", key)
+			return mentor.Errorf(mentor.CodeInvalid, "Missing argument %q (use null when it does not apply)", key)
 		}
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(arguments)))
 	if err := dec.Decode(dst); err != nil {
 		if typeErr, ok := err.(*json.UnmarshalTypeError); ok {
-			return memory.Errorf(memory.CodeInvalid, "Argument %q has the wrong type: want %s", typeErr.Field, typeErr.Type)
+			return mentor.Errorf(mentor.CodeInvalid, "Argument %q has the wrong type: want %s", typeErr.Field, typeErr.Type)
 		}
-		return memory.Errorf(memory.CodeInvalid, "Tool arguments must be a JSON object")
+		return mentor.Errorf(mentor.CodeInvalid, "Tool arguments must be a JSON object")
 	}
 	return nil
 }
@@ -109,7 +109,7 @@ func optionalUUID(s *string) (*string, error) {
 	if s == nil {
 		return nil, nil
 	}
-	return memory.ParseLearnerID(*s)
+	return mentor.ParseLearnerID(*s)
 }
 
 type memoryResult struct {
@@ -165,7 +165,7 @@ type foundItem struct {
 }
 
 func (x *Executor) search(ctx context.Context, text string, includeArchive bool) (searchResult, error) {
-	found, err := x.svc.Search(ctx, memory.SearchQuery{Text: text, IncludeArchive: includeArchive, Limit: searchResultsForModel})
+	found, err := x.svc.Search(ctx, mentor.SearchQuery{Text: text, IncludeArchive: includeArchive, Limit: searchResultsForModel})
 	if err != nil {
 		return searchResult{}, err
 	}
@@ -221,12 +221,12 @@ type recalledFact struct {
 	Learnt string `json:"learnt"`
 }
 
-func (x *Executor) recall(ctx context.Context, learnerID *string, about string, filter memory.MemoryFilter) (recallResult, error) {
+func (x *Executor) recall(ctx context.Context, learnerID *string, about string, filter mentor.MemoryFilter) (recallResult, error) {
 	r, err := x.svc.RecallContext(ctx, learnerID, about, filter)
 	if err != nil {
 		return recallResult{}, err
 	}
-	facts := func(ms []memory.RecalledMemory) []recalledFact {
+	facts := func(ms []mentor.RecalledMemory) []recalledFact {
 		out := make([]recalledFact, len(ms))
 		for i, m := range ms {
 			out[i] = recalledFact{Fact: m.Content, Emotion: m.Metadata.Emotion(), Learnt: m.LastSeenAt.Format(time.DateOnly)}

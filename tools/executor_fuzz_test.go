@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/tools"
 )
 
@@ -20,35 +20,35 @@ import (
 // what reached it. Any other method panics on the nil Store, which the fuzz
 // test reports: a tool call must not write.
 type recordingStore struct {
-	memory.Store
+	mentor.Store
 	calls    []string
 	learners []*string
-	search   memory.SearchQuery
-	recall   memory.RecallQuery
+	search   mentor.SearchQuery
+	recall   mentor.RecallQuery
 }
 
-func (s *recordingStore) GetConversation(_ context.Context, learnerID *string) (*memory.ConversationRecord, error) {
+func (s *recordingStore) GetConversation(_ context.Context, learnerID *string) (*mentor.ConversationRecord, error) {
 	s.calls = append(s.calls, "GetConversation")
 	s.learners = append(s.learners, learnerID)
 	return nil, nil
 }
 
-func (s *recordingStore) Search(_ context.Context, q memory.SearchQuery) ([]memory.SearchResult, error) {
+func (s *recordingStore) Search(_ context.Context, q mentor.SearchQuery) ([]mentor.SearchResult, error) {
 	s.calls = append(s.calls, "Search")
 	s.search = q
 	return nil, nil
 }
 
-func (s *recordingStore) LiveSession(_ context.Context, learnerID *string) (memory.SessionState, error) {
+func (s *recordingStore) LiveSession(_ context.Context, learnerID *string) (mentor.SessionState, error) {
 	s.calls = append(s.calls, "LiveSession")
 	s.learners = append(s.learners, learnerID)
-	return memory.SessionState{}, nil
+	return mentor.SessionState{}, nil
 }
 
-func (s *recordingStore) Recall(_ context.Context, q memory.RecallQuery) (memory.Recall, error) {
+func (s *recordingStore) Recall(_ context.Context, q mentor.RecallQuery) (mentor.Recall, error) {
 	s.calls = append(s.calls, "Recall")
 	s.recall = q
-	return memory.Recall{}, nil
+	return mentor.Recall{}, nil
 }
 
 // toolSchema is the part of a tool's JSON schema the arguments are checked
@@ -95,14 +95,14 @@ func FuzzToolArguments(f *testing.F) {
 	log := slog.New(slog.DiscardHandler)
 	f.Fuzz(func(t *testing.T, name, arguments string) {
 		store := &recordingStore{}
-		result, err := tools.NewExecutor(memory.NewService(store, nil, log)).Call(context.Background(), name, arguments)
+		result, err := tools.NewExecutor(mentor.NewService(store, nil, log)).Call(context.Background(), name, arguments)
 		schema, known := byName[name]
 		fields, schemaErr := checkSchema(arguments, schema)
 
 		if err != nil {
-			e, ok := err.(*memory.Error)
-			if !ok || e.Code != memory.CodeInvalid || e.Message == "" || !utf8.ValidString(e.Message) {
-				t.Fatalf("want a CodeInvalid *memory.Error with a message, got %T %v", err, err)
+			e, ok := err.(*mentor.Error)
+			if !ok || e.Code != mentor.CodeInvalid || e.Message == "" || !utf8.ValidString(e.Message) {
+				t.Fatalf("want a CodeInvalid *mentor.Error with a message, got %T %v", err, err)
 			}
 			if len(store.calls) > 0 {
 				t.Fatalf("refused (%v) after calling the store: %v", err, store.calls)
@@ -207,19 +207,19 @@ func withinLimits(fields map[string]any) bool {
 		return false
 	}
 	if _, ok := fields["search"]; ok {
-		if s := strings.TrimSpace(text("search")); s == "" || !fits(s, memory.MaxSearchChars) {
+		if s := strings.TrimSpace(text("search")); s == "" || !fits(s, mentor.MaxSearchChars) {
 			return false
 		}
 	}
-	return fits(strings.TrimSpace(text("about")), memory.MaxRecallMessageChar) &&
-		fits(strings.TrimSpace(text("emotion")), memory.MaxMetadataValueChar)
+	return fits(strings.TrimSpace(text("about")), mentor.MaxRecallMessageChar) &&
+		fits(strings.TrimSpace(text("emotion")), mentor.MaxMetadataValueChar)
 }
 
 // inEnum tells whether the type is one the schema lists. The executor is
 // more lenient: it also takes "" for null and any case and spacing.
 func inEnum(fields map[string]any) bool {
 	typ, ok := fields["type"].(string)
-	return !ok || slices.Contains(memory.MemoryTypes, memory.MemoryType(typ))
+	return !ok || slices.Contains(mentor.MemoryTypes, mentor.MemoryType(typ))
 }
 
 // learnerIDOK: a uuid in its 36-character form, or "" or "null" for the
@@ -237,7 +237,7 @@ func requireStoreCalls(t *testing.T, name string, fields map[string]any, store *
 	text := func(key string) string { s, _ := fields[key].(string); return s }
 	var learner *string
 	if raw, ok := fields["learner_id"].(string); ok {
-		learner, _ = memory.ParseLearnerID(raw)
+		learner, _ = mentor.ParseLearnerID(raw)
 		if learner != nil && uuid.MustParse(*learner).String() != *learner {
 			t.Fatalf("learner_id %q is not in canonical form", *learner)
 		}
@@ -255,18 +255,18 @@ func requireStoreCalls(t *testing.T, name string, fields map[string]any, store *
 		q := store.search
 		if !slices.Equal(store.calls, []string{"Search"}) || q.LearnerID != nil ||
 			q.Text != strings.TrimSpace(text("search")) || q.Text == "" ||
-			q.IncludeArchive != (fields["include_archive"] != false) || q.Limit < 1 || q.Limit > memory.MaxSearchLimit {
+			q.IncludeArchive != (fields["include_archive"] != false) || q.Limit < 1 || q.Limit > mentor.MaxSearchLimit {
 			t.Fatalf("store calls %v, search %+v, arguments %v", store.calls, q, fields)
 		}
 	case tools.RecallLearnerMemories:
 		q := store.recall
-		wantType := memory.MemoryType(strings.ToLower(strings.TrimSpace(text("type"))))
+		wantType := mentor.MemoryType(strings.ToLower(strings.TrimSpace(text("type"))))
 		if !slices.Equal(store.calls, []string{"LiveSession", "Recall"}) ||
 			!sameLearner(store.learners[0]) || !sameLearner(q.LearnerID) ||
 			q.Message != strings.TrimSpace(text("about")) ||
-			q.Filter.Type != wantType || (wantType != "" && !slices.Contains(memory.MemoryTypes, wantType)) ||
+			q.Filter.Type != wantType || (wantType != "" && !slices.Contains(mentor.MemoryTypes, wantType)) ||
 			q.Filter.Emotion != strings.ToLower(strings.TrimSpace(text("emotion"))) ||
-			!slices.Equal(q.Emotions, memory.EmotionsIn(q.Message)) {
+			!slices.Equal(q.Emotions, mentor.EmotionsIn(q.Message)) {
 			t.Fatalf("store calls %v, recall %+v, arguments %v", store.calls, q, fields)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Defaults for Config.
@@ -30,20 +30,20 @@ const (
 
 // Store is what the worker needs of the database.
 type Store interface {
-	ClaimJob(ctx context.Context) (*memory.ExtractionJob, error)
-	ExtractionInput(ctx context.Context, job memory.ExtractionJob) (memory.ExtractionRequest, error)
-	CompleteExtraction(ctx context.Context, job memory.ExtractionJob, learnt []memory.NewMemory) ([]memory.Saved, error)
-	FailJob(ctx context.Context, job memory.ExtractionJob, cause error, retryAt *time.Time) error
-	IdleSessions(ctx context.Context, limit int) ([]memory.IdleSession, error)
-	EndSession(ctx context.Context, learnerID *string, reason string) (memory.Ended, error)
+	ClaimJob(ctx context.Context) (*mentor.ExtractionJob, error)
+	ExtractionInput(ctx context.Context, job mentor.ExtractionJob) (mentor.ExtractionRequest, error)
+	CompleteExtraction(ctx context.Context, job mentor.ExtractionJob, learnt []mentor.NewMemory) ([]mentor.Saved, error)
+	FailJob(ctx context.Context, job mentor.ExtractionJob, cause error, retryAt *time.Time) error
+	IdleSessions(ctx context.Context, limit int) ([]mentor.IdleSession, error)
+	EndSession(ctx context.Context, learnerID *string, reason string) (mentor.Ended, error)
 }
 
 type Config struct {
 	// Extractor finds memories in exchanges; nil leaves jobs queued (the
 	// store then queues none).
-	Extractor memory.Extractor
+	Extractor mentor.Extractor
 	// Embedder embeds extracted memories; nil stores them without.
-	Embedder    memory.Embedder
+	Embedder    mentor.Embedder
 	Poll        time.Duration // how often to look for due jobs when not woken
 	IdleSweep   time.Duration // how often to end idle sessions
 	MaxAttempts int           // attempts before a job is marked failed
@@ -151,9 +151,9 @@ func (w *Worker) RunOnce(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	w.Wake()
-	ctx = memory.WithCaller(ctx, caller(job.FacilitatorID))
+	ctx = mentor.WithCaller(ctx, caller(job.FacilitatorID))
 	if err := w.extract(ctx, *job); err != nil {
-		if errors.Is(err, memory.ErrLeaseLost) {
+		if errors.Is(err, mentor.ErrLeaseLost) {
 			w.log.Warn("memory job taken over by another worker", "job", job.ID)
 			return true, nil
 		}
@@ -164,14 +164,14 @@ func (w *Worker) RunOnce(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-func (w *Worker) extract(ctx context.Context, job memory.ExtractionJob) error {
+func (w *Worker) extract(ctx context.Context, job mentor.ExtractionJob) error {
 	ctx, cancel := context.WithTimeout(ctx, w.cfg.JobTimeout)
 	defer cancel()
 	req, err := w.store.ExtractionInput(ctx, job)
 	if err != nil {
 		return err
 	}
-	var learnt []memory.NewMemory
+	var learnt []mentor.NewMemory
 	if len(req.Turns) > 0 {
 		found, err := w.cfg.Extractor.Extract(ctx, req)
 		if err != nil {
@@ -191,10 +191,10 @@ func (w *Worker) extract(ctx context.Context, job memory.ExtractionJob) error {
 
 // clean keeps the memories that pass validation and embeds them; an
 // embedding failure only costs recall by meaning.
-func (w *Worker) clean(ctx context.Context, found []memory.NewMemory) []memory.NewMemory {
-	var valid []memory.NewMemory
+func (w *Worker) clean(ctx context.Context, found []mentor.NewMemory) []mentor.NewMemory {
+	var valid []mentor.NewMemory
 	for _, m := range found {
-		if v, err := memory.ValidateNewMemory(m); err == nil {
+		if v, err := mentor.ValidateNewMemory(m); err == nil {
 			valid = append(valid, v)
 		}
 	}
@@ -211,7 +211,7 @@ func (w *Worker) clean(ctx context.Context, found []memory.NewMemory) []memory.N
 		return valid
 	}
 	for i := range valid {
-		valid[i].Embedding = &memory.Embedding{Model: w.cfg.Embedder.Model(), Vector: vectors[i]}
+		valid[i].Embedding = &mentor.Embedding{Model: w.cfg.Embedder.Model(), Vector: vectors[i]}
 	}
 	return valid
 }
@@ -240,11 +240,11 @@ func (w *Worker) EndIdleSessions(ctx context.Context) (int, error) {
 	}
 	ended := 0
 	for _, s := range idle {
-		_, err := w.store.EndSession(memory.WithCaller(ctx, caller(s.FacilitatorID)), s.LearnerID, memory.EndedIdle)
+		_, err := w.store.EndSession(mentor.WithCaller(ctx, caller(s.FacilitatorID)), s.LearnerID, mentor.EndedIdle)
 		switch {
 		case err == nil:
 			ended++
-		case memory.ErrorCode(err) == memory.CodeNotFound:
+		case mentor.ErrorCode(err) == mentor.CodeNotFound:
 			// Ended or resumed meanwhile.
 		default:
 			return ended, err
@@ -255,7 +255,7 @@ func (w *Worker) EndIdleSessions(ctx context.Context) (int, error) {
 
 // caller is the identity the worker acts as for a facilitator's data, so
 // row-level security applies to background work as to requests.
-func caller(facilitatorID string) memory.Caller {
+func caller(facilitatorID string) mentor.Caller {
 	claims, _ := json.Marshal(map[string]string{"sub": facilitatorID, "role": "authenticated", "aud": "authenticated"})
-	return memory.Caller{UserID: facilitatorID, Claims: claims}
+	return mentor.Caller{UserID: facilitatorID, Claims: claims}
 }

@@ -17,7 +17,7 @@ import (
 	"mentormemory/extractor"
 	"mentormemory/llm"
 	"mentormemory/llm/llmtest"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
 	"mentormemory/summarizer"
@@ -42,7 +42,7 @@ type env struct {
 	t      *testing.T
 	pool   *pgxpool.Pool
 	store  *postgres.Store
-	svc    *memory.Service
+	svc    *mentor.Service
 	model  *llmtest.Server[llmtest.ChatRequest]
 	worker *worker.Worker
 	ctx    context.Context // as the facilitator
@@ -66,12 +66,12 @@ func newEnv(t *testing.T, cfg worker.Config) *env {
 		return llmtest.ReplyContent(content, "stop")
 	})
 	e.store = postgres.NewStore(pool, 50).WithExtraction()
-	e.svc = memory.NewService(e.store, summarizer.NewOffline(), log)
+	e.svc = mentor.NewService(e.store, summarizer.NewOffline(), log)
 	cfg.Extractor = extractor.NewOpenAI(extractor.Config{Config: llm.Config{APIKey: "test", BaseURL: e.model.URL, Timeout: 5 * time.Second}})
 	e.worker = worker.New(e.store, cfg, log)
 
 	facilitator := apptest.NewUser(t, pool)
-	e.ctx = memory.WithCaller(context.Background(), facilitator.Caller())
+	e.ctx = mentor.WithCaller(context.Background(), facilitator.Caller())
 	alex := apptest.NewLearner(t, pool, facilitator, "Alex")
 	e.alex = &alex
 	return e
@@ -122,7 +122,7 @@ func TestExtractionLearnsOnceFromEachExchange(t *testing.T) {
 	if len(e.model.Calls()) != 1 {
 		t.Fatalf("model called %d times, want 1", len(e.model.Calls()))
 	}
-	list, err := e.svc.ListMemories(e.ctx, memory.ListQuery{LearnerID: e.alex})
+	list, err := e.svc.ListMemories(e.ctx, mentor.ListQuery{LearnerID: e.alex})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestExtractionLearnsOnceFromEachExchange(t *testing.T) {
 		t.Fatalf("want 1 memory, got %+v", list)
 	}
 	m := list[0]
-	if m.Content != "Alex has a dog named Max" || m.Source != memory.SourceExtracted || m.SessionID == nil ||
+	if m.Content != "Alex has a dog named Max" || m.Source != mentor.SourceExtracted || m.SessionID == nil ||
 		len(m.SourceTurnIDs) != 2 || m.Metadata["topic"] != "pets" {
 		t.Fatalf("memory %+v", m)
 	}
@@ -149,7 +149,7 @@ func TestExtractionLearnsOnceFromEachExchange(t *testing.T) {
 	// The same fact learnt again in another exchange reinforces the memory.
 	e.post("Max the dog chewed my homework", "Oh no, Max!")
 	e.runOnce()
-	list, _ = e.svc.ListMemories(e.ctx, memory.ListQuery{LearnerID: e.alex})
+	list, _ = e.svc.ListMemories(e.ctx, mentor.ListQuery{LearnerID: e.alex})
 	if len(list) != 1 || list[0].Mentions != 2 || list[0].Confidence <= 0.7 || len(list[0].SourceTurnIDs) != 4 {
 		t.Fatalf("the repeat should merge: %+v", list)
 	}
@@ -226,8 +226,8 @@ func TestLostLeaseTakesNoEffect(t *testing.T) {
 	if !e.runOnce() {
 		t.Fatal("an expired lease should make the job due again")
 	}
-	_, err = e.store.CompleteExtraction(e.ctxFor(), *slow, []memory.NewMemory{{Type: memory.Personal, Content: "Alex's dog Max is sick", Importance: 0.5, Confidence: 0.5}})
-	if !errors.Is(err, memory.ErrLeaseLost) {
+	_, err = e.store.CompleteExtraction(e.ctxFor(), *slow, []mentor.NewMemory{{Type: mentor.Personal, Content: "Alex's dog Max is sick", Importance: 0.5, Confidence: 0.5}})
+	if !errors.Is(err, mentor.ErrLeaseLost) {
 		t.Fatalf("the stalled worker should lose its lease, got %v", err)
 	}
 	if n := e.count(`select count(*) from learner_memories where mentions = 1`); n != 1 {

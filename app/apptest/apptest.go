@@ -16,7 +16,7 @@ import (
 	"mentormemory/app"
 	"mentormemory/config"
 	"mentormemory/llm"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
 	"mentormemory/summarizer"
@@ -37,7 +37,7 @@ type Options struct {
 	// memory extraction. Summaries stay Summarizer's.
 	ModelURL      string
 	MaxToolRounds int
-	Summarizer    memory.Summarizer // default: the offline one
+	Summarizer    mentor.Summarizer // default: the offline one
 	// DatabaseURL, when set, is the migrated database the app connects to,
 	// as the server does, instead of a fresh one: a test can put a proxy
 	// that misbehaves between them.

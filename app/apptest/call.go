@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Request is one call to the service's API.
@@ -156,7 +156,7 @@ func (s *Service) NewLearner(tb testing.TB, u User, name string) string {
 
 // PostTurns posts turns to u's conversation about a learner, or to the
 // general one when learnerID is "".
-func (s *Service) PostTurns(tb testing.TB, u User, learnerID string, turns ...memory.Turn) Response {
+func (s *Service) PostTurns(tb testing.TB, u User, learnerID string, turns ...mentor.Turn) Response {
 	tb.Helper()
 	return s.Call(tb, u.Token, http.MethodPost, "/api/conversation-memory", ConversationBody(learnerID, turns))
 }
@@ -164,7 +164,7 @@ func (s *Service) PostTurns(tb testing.TB, u User, learnerID string, turns ...me
 // ConversationBody is the body of POST /api/conversation-memory: turns for
 // the conversation about a learner, or the general one when learnerID is
 // "".
-func ConversationBody(learnerID string, turns []memory.Turn) map[string]any {
+func ConversationBody(learnerID string, turns []mentor.Turn) map[string]any {
 	body := map[string]any{"conversation_turns": turns, "learner_id": nil}
 	if learnerID != "" {
 		body["learner_id"] = learnerID
@@ -173,6 +173,6 @@ func ConversationBody(learnerID string, turns []memory.Turn) map[string]any {
 }
 
 // Exchange is a facilitator's question and the mentor's answer, as turns.
-func Exchange(question, answer string) []memory.Turn {
-	return []memory.Turn{{Role: memory.RoleUser, Content: question}, {Role: memory.RoleAssistant, Content: answer}}
+func Exchange(question, answer string) []mentor.Turn {
+	return []mentor.Turn{{Role: mentor.RoleUser, Content: question}, {Role: mentor.RoleAssistant, Content: answer}}
 }

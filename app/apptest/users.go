@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"mentormemory/auth"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // DB is a superuser's hold on a test database, to set up what the API
@@ -57,8 +57,8 @@ func Claims(userID string) json.RawMessage {
 
 // Caller is u as the service knows a verified caller, for tests that call
 // the memory service without HTTP.
-func (u User) Caller() memory.Caller {
-	return memory.Caller{UserID: u.ID, Email: u.Email, Claims: Claims(u.ID)}
+func (u User) Caller() mentor.Caller {
+	return mentor.Caller{UserID: u.ID, Email: u.Email, Claims: Claims(u.ID)}
 }
 
 // NewLearner adds a learner of u's, as superuser, and returns its id.

@@ -29,7 +29,7 @@ import (
 	"mentormemory/app"
 	"mentormemory/auth"
 	"mentormemory/config"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/simulator"
 )
@@ -162,7 +162,7 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 
 // shutdownGrace is how long SIGTERM waits for requests in flight: the
 // summary budget, plus time for the post's own statements.
-const shutdownGrace = memory.SummaryBudget + 10*time.Second
+const shutdownGrace = mentor.SummaryBudget + 10*time.Second
 
 func mintToken(args []string, getenv func(string) string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("token", flag.ContinueOnError)

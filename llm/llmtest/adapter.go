@@ -13,7 +13,7 @@ import (
 	"github.com/openai/openai-go/v3"
 
 	"mentormemory/llm"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // Adapter is a model adapter as the tests that every adapter must pass see
@@ -192,8 +192,8 @@ func failed(t *testing.T, cfg llm.Config, call CallFunc) error {
 	if elapsed > 3*time.Second {
 		t.Errorf("failure took %v; the caller must not wait long", elapsed)
 	}
-	if code := memory.ErrorCode(err); code != memory.CodeUpstream {
-		t.Errorf("error code = %q, want %q", code, memory.CodeUpstream)
+	if code := mentor.ErrorCode(err); code != mentor.CodeUpstream {
+		t.Errorf("error code = %q, want %q", code, mentor.CodeUpstream)
 	}
 	return err
 }

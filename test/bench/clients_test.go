@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"mentormemory/app"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/summarizer"
 )
 
@@ -101,14 +101,14 @@ func TestFakeModelAnswersTheAppsModelClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	turns := []memory.Turn{{Role: memory.RoleUser, Content: "Emma cried over fractions."}, {Role: memory.RoleAssistant, Content: "Try a timer."}}
+	turns := []mentor.Turn{{Role: mentor.RoleUser, Content: "Emma cried over fractions."}, {Role: mentor.RoleAssistant, Content: "Try a timer."}}
 
 	var wg sync.WaitGroup
 	summaries := make([]string, 3)
 	start := time.Now()
 	for i := range summaries {
 		wg.Go(func() {
-			summary, err := summarizer.NewOpenAI(cfg.Model.Chat).Summarize(ctx, memory.SummaryRequest{Turns: turns, LearnerName: "Emma"})
+			summary, err := summarizer.NewOpenAI(cfg.Model.Chat).Summarize(ctx, mentor.SummaryRequest{Turns: turns, LearnerName: "Emma"})
 			if err != nil {
 				t.Errorf("summary: %v", err)
 			}
@@ -122,7 +122,7 @@ func TestFakeModelAnswersTheAppsModelClients(t *testing.T) {
 	if summaries[0] == "" || summaries[0] == summaries[1] {
 		t.Errorf("summaries %q: want generated text, different each call", summaries[:2])
 	}
-	memories, err := app.NewExtractor(cfg.Model, nil).Extract(ctx, memory.ExtractionRequest{Turns: turns, LearnerName: "Emma"})
+	memories, err := app.NewExtractor(cfg.Model, nil).Extract(ctx, mentor.ExtractionRequest{Turns: turns, LearnerName: "Emma"})
 	if err != nil || len(memories) != 0 {
 		t.Errorf("extraction: %v, %v; want no memories", memories, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"mentormemory/llm/llmtest"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // fakeModel is an OpenAI-compatible chat server in this process standing
@@ -73,5 +73,5 @@ func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (m *fakeModel) summary() string {
 	g := &textGen{r: rand.New(rand.NewPCG(m.seed, m.calls.Add(1)))}
 	t := g.newTopic()
-	return g.turn(memory.RoleAssistant, t, "", 10) + " " + g.turn(memory.RoleAssistant, t, "", 10)
+	return g.turn(mentor.RoleAssistant, t, "", 10) + " " + g.turn(mentor.RoleAssistant, t, "", 10)
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/summarizer"
 )
 
@@ -357,16 +357,16 @@ func (l *loader) generate(ctx context.Context, b *batch, i int) {
 
 // conversation writes n alternating turns, parent first, a reply every
 // half minute to four minutes.
-func (l *loader) conversation(g *textGen, r *rand.Rand, t topic, sc *scope, start time.Time, n int) []memory.Turn {
-	turns := make([]memory.Turn, n)
+func (l *loader) conversation(g *textGen, r *rand.Rand, t topic, sc *scope, start time.Time, n int) []mentor.Turn {
+	turns := make([]mentor.Turn, n)
 	at := start
 	for k := range turns {
-		role := memory.RoleUser
+		role := mentor.RoleUser
 		if k%2 == 1 {
-			role = memory.RoleAssistant
+			role = mentor.RoleAssistant
 		}
 		at = at.Add(time.Duration(20+r.IntN(220)) * time.Second)
-		turns[k] = memory.Turn{ID: randomUUID(r).String(), Role: role, Content: g.turn(role, t, sc.name, sc.age), CreatedAt: at}
+		turns[k] = mentor.Turn{ID: randomUUID(r).String(), Role: role, Content: g.turn(role, t, sc.name, sc.age), CreatedAt: at}
 	}
 	return turns
 }
@@ -374,8 +374,8 @@ func (l *loader) conversation(g *textGen, r *rand.Rand, t topic, sc *scope, star
 // summarize writes the summary the service itself would have written, with
 // its offline summarizer, so summaries (weight A in search) have the real
 // length and wording.
-func (l *loader) summarize(ctx context.Context, turns []memory.Turn, learnerName string) string {
-	summary, err := l.summarizer.Summarize(ctx, memory.SummaryRequest{Turns: turns, LearnerName: learnerName})
+func (l *loader) summarize(ctx context.Context, turns []mentor.Turn, learnerName string) string {
+	summary, err := l.summarizer.Summarize(ctx, mentor.SummaryRequest{Turns: turns, LearnerName: learnerName})
 	if err != nil {
 		panic(err) // the offline summarizer never fails
 	}

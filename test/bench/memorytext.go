@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/test/textgen"
 )
 
@@ -193,10 +193,10 @@ var weekdays = []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", 
 
 // genMemory is one generated row of public.learner_memories.
 type genMemory struct {
-	typ                    memory.MemoryType
+	typ                    mentor.MemoryType
 	content                string
 	importance, confidence float32
-	metadata               memory.Metadata
+	metadata               mentor.Metadata
 	source                 string
 	mentions               int
 	created, lastSeen      time.Time
@@ -271,9 +271,9 @@ func (g *memoryGen) either(percent int, a, b string) string {
 }
 
 // someEmotion gives a memory one of the emotions, percent of the time.
-func (g *memoryGen) someEmotion(metadata memory.Metadata, percent int, emotions []string) {
+func (g *memoryGen) someEmotion(metadata mentor.Metadata, percent int, emotions []string) {
 	if g.chance(percent) {
-		metadata[memory.MetaEmotion] = textgen.PickSkewed(g.r, emotions)
+		metadata[mentor.MetaEmotion] = textgen.PickSkewed(g.r, emotions)
 	}
 }
 
@@ -290,62 +290,62 @@ func (g *memoryGen) memory(now time.Time) genMemory {
 
 func (g *memoryGen) draw(now time.Time) genMemory {
 	r := g.r
-	m := genMemory{metadata: memory.Metadata{}, source: memory.SourceExtracted, mentions: 1,
+	m := genMemory{metadata: mentor.Metadata{}, source: mentor.SourceExtracted, mentions: 1,
 		confidence: g.between(0.6, 1)}
 	if g.chance(8) {
-		m.source, m.confidence = memory.SourceAdded, 1
+		m.source, m.confidence = mentor.SourceAdded, 1
 	}
 	slots := map[string]string{}
 	switch p := r.IntN(100); {
 	case p < 45:
-		m.typ = memory.Academic
+		m.typ = mentor.Academic
 		skill := g.skill()
 		slots["skill"] = skill
-		m.metadata[memory.MetaTopic] = strings.ToLower(skill)
+		m.metadata[mentor.MetaTopic] = strings.ToLower(skill)
 		switch k := r.IntN(10); {
 		case k < 5:
 			m.content, m.importance = textgen.Pick(r, academicStruggles), g.between(0.6, 0.95)
-			m.metadata[memory.MetaValence] = "negative"
-			m.metadata[memory.MetaResolution] = g.either(30, "resolved", "unresolved")
+			m.metadata[mentor.MetaValence] = "negative"
+			m.metadata[mentor.MetaResolution] = g.either(30, "resolved", "unresolved")
 			g.someEmotion(m.metadata, 50, negativeEmotions)
 		case k < 8:
 			m.content, m.importance = textgen.Pick(r, academicBreakthroughs), g.between(0.5, 0.9)
-			m.metadata[memory.MetaValence] = "positive"
+			m.metadata[mentor.MetaValence] = "positive"
 			g.someEmotion(m.metadata, 50, positiveEmotions)
 		default:
 			m.content, m.importance = textgen.Pick(r, academicNotes), g.between(0.3, 0.6)
-			m.metadata[memory.MetaValence] = "neutral"
+			m.metadata[mentor.MetaValence] = "neutral"
 		}
 	case p < 65:
-		m.typ = memory.Personal
+		m.typ = mentor.Personal
 		topic := textgen.PickSkewed(r, personalTopics)
 		m.content, m.importance = textgen.Pick(r, personalTemplates[topic]), g.between(0.2, 0.7)
-		m.metadata[memory.MetaTopic] = topic
-		m.metadata[memory.MetaValence] = g.either(35, "neutral", "positive")
+		m.metadata[mentor.MetaTopic] = topic
+		m.metadata[mentor.MetaValence] = g.either(35, "neutral", "positive")
 		g.someEmotion(m.metadata, 12, personalEmotions)
 	case p < 80:
-		m.typ = memory.Preference
+		m.typ = mentor.Preference
 		category := textgen.PickSkewed(r, preferenceCategories)
 		m.content, m.importance = textgen.Pick(r, preferenceTemplates[category]), g.between(0.5, 0.9)
-		m.metadata[memory.MetaCategory] = category
-		m.metadata[memory.MetaValence] = "neutral"
+		m.metadata[mentor.MetaCategory] = category
+		m.metadata[mentor.MetaValence] = "neutral"
 		if category == "emotional_response" {
 			trigger, response := textgen.PickSkewed(r, responseTriggers), textgen.PickSkewed(r, responses)
 			slots["trigger"], slots["response"] = trigger, response
 			m.importance = g.between(0.7, 0.95)
-			m.metadata[memory.MetaTrigger] = trigger
-			m.metadata[memory.MetaResponse] = response
-			m.metadata[memory.MetaEmotion] = textgen.PickSkewed(r, negativeEmotions)
-			m.metadata[memory.MetaValence] = "negative"
+			m.metadata[mentor.MetaTrigger] = trigger
+			m.metadata[mentor.MetaResponse] = response
+			m.metadata[mentor.MetaEmotion] = textgen.PickSkewed(r, negativeEmotions)
+			m.metadata[mentor.MetaValence] = "negative"
 		}
 	default:
-		m.typ = memory.Context
+		m.typ = mentor.Context
 		skill := g.skill()
 		slots["skill"] = skill
 		m.content, m.importance = textgen.Pick(r, contextTemplates), g.between(0.3, 0.7)
-		m.metadata[memory.MetaTopic] = strings.ToLower(skill)
+		m.metadata[mentor.MetaTopic] = strings.ToLower(skill)
 		if g.chance(70) {
-			m.metadata[memory.MetaNextTopic] = strings.ToLower(skill)
+			m.metadata[mentor.MetaNextTopic] = strings.ToLower(skill)
 		}
 		g.someEmotion(m.metadata, 8, negativeEmotions)
 	}
@@ -443,17 +443,17 @@ var (
 )
 
 // pastSession writes the exchanges of the learner's last session.
-func (g *memoryGen) pastSession(start time.Time, exchanges int) []memory.Turn {
-	turns := make([]memory.Turn, 0, 2*exchanges)
+func (g *memoryGen) pastSession(start time.Time, exchanges int) []mentor.Turn {
+	turns := make([]mentor.Turn, 0, 2*exchanges)
 	at := start
 	for range exchanges {
-		for _, role := range []string{memory.RoleUser, memory.RoleAssistant} {
+		for _, role := range []string{mentor.RoleUser, mentor.RoleAssistant} {
 			lines := pastUserLines
-			if role == memory.RoleAssistant {
+			if role == mentor.RoleAssistant {
 				lines = pastMentorLines
 			}
 			at = at.Add(time.Duration(30+g.r.IntN(180)) * time.Second)
-			turns = append(turns, memory.Turn{Role: role, Content: g.fill(textgen.Pick(g.r, lines), nil), CreatedAt: at})
+			turns = append(turns, mentor.Turn{Role: role, Content: g.fill(textgen.Pick(g.r, lines), nil), CreatedAt: at})
 		}
 	}
 	return turns
@@ -461,7 +461,7 @@ func (g *memoryGen) pastSession(start time.Time, exchanges int) []memory.Turn {
 
 // Messages for recall. Light ones show no feeling, do not refer back and
 // share the learner's topic with the live session's message, so
-// memory.PlanRetrieval keeps them light on the session's second exchange;
+// mentor.PlanRetrieval keeps them light on the session's second exchange;
 // deep ones show a feeling. Light ones name only the learner and the topic,
 // so the run can check every one a learner may be sent against
 // PlanRetrieval before measuring.
@@ -498,13 +498,13 @@ const memoryStream = 1 << 40
 func (l *memoryLoader) generate(b *memoryBatch, i int, learner benchLearner) {
 	r := rand.New(rand.NewPCG(l.shape.conversations.Seed, memoryStream+uint64(i)))
 	g := newMemoryGen(r, learner.name)
-	known := make([]memory.LearnerMemory, 0, l.shape.PerLearner)
+	known := make([]mentor.LearnerMemory, 0, l.shape.PerLearner)
 	for range l.shape.PerLearner {
 		m := g.memory(l.now)
 		id := randomUUID(r)
 		b.memories = append(b.memories, memoryRow{id, learner.facilitator, learner.id, m})
-		if m.typ == memory.Personal || m.typ == memory.Context {
-			known = append(known, memory.LearnerMemory{ID: id.String(), Type: m.typ, Content: m.content,
+		if m.typ == mentor.Personal || m.typ == mentor.Context {
+			known = append(known, mentor.LearnerMemory{ID: id.String(), Type: m.typ, Content: m.content,
 				Importance: float64(m.importance), Metadata: m.metadata, LastSeenAt: m.lastSeen})
 		}
 	}
@@ -516,29 +516,29 @@ func (l *memoryLoader) generate(b *memoryBatch, i int, learner benchLearner) {
 	pastStart := l.now.Add(-time.Duration(1+r.IntN(10))*day - time.Duration(r.IntN(12))*time.Hour)
 	past := g.pastSession(pastStart, 3+r.IntN(6))
 	pastID := randomUUID(r)
-	closing := memory.AdvanceClosing(memory.ClosingState{SessionID: pastID.String()}, past, learner.name)
-	ended := past[len(past)-1].CreatedAt.Add(memory.SessionIdleLimit)
-	slices.SortStableFunc(known, func(x, y memory.LearnerMemory) int {
+	closing := mentor.AdvanceClosing(mentor.ClosingState{SessionID: pastID.String()}, past, learner.name)
+	ended := past[len(past)-1].CreatedAt.Add(mentor.SessionIdleLimit)
+	slices.SortStableFunc(known, func(x, y mentor.LearnerMemory) int {
 		if c := cmp.Compare(y.Importance, x.Importance); c != 0 {
 			return c
 		}
 		return y.LastSeenAt.Compare(x.LastSeenAt)
 	})
-	opening := memory.BuildOpening(closing, learner.summary, known[:min(len(known), openingMemories)], learner.name, ended)
+	opening := mentor.BuildOpening(closing, learner.summary, known[:min(len(known), openingMemories)], learner.name, ended)
 	learnerText := learner.id.String()
 	opening.LearnerID = &learnerText
 
 	message := g.liveMessage()
 	liveStart := l.now.Add(-time.Duration(1+r.IntN(10)) * time.Minute)
-	live := []memory.Turn{
-		{Role: memory.RoleUser, Content: message, CreatedAt: liveStart},
-		{Role: memory.RoleAssistant, Content: g.fill(textgen.Pick(r, pastMentorLines), nil), CreatedAt: liveStart.Add(time.Minute)},
+	live := []mentor.Turn{
+		{Role: mentor.RoleUser, Content: message, CreatedAt: liveStart},
+		{Role: mentor.RoleAssistant, Content: g.fill(textgen.Pick(r, pastMentorLines), nil), CreatedAt: liveStart.Add(time.Minute)},
 	}
 	liveID := randomUUID(r)
-	liveClosing := memory.AdvanceClosing(memory.ClosingState{SessionID: liveID.String()}, live, learner.name)
+	liveClosing := mentor.AdvanceClosing(mentor.ClosingState{SessionID: liveID.String()}, live, learner.name)
 
 	b.sessions = append(b.sessions,
-		[]any{pastID, learner.facilitator, learner.id, pastStart, past[len(past)-1].CreatedAt, ended, memory.EndedIdle,
+		[]any{pastID, learner.facilitator, learner.id, pastStart, past[len(past)-1].CreatedAt, ended, mentor.EndedIdle,
 			closing.Exchanges, past[len(past)-2].Content, mustJSON(closing)},
 		[]any{liveID, learner.facilitator, learner.id, liveStart, liveStart.Add(time.Minute), nil, nil,
 			liveClosing.Exchanges, message, mustJSON(liveClosing)})

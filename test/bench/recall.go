@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/test/textgen"
 )
 
@@ -131,9 +131,9 @@ func memoryRoutes(ctx context.Context, admin *pgxpool.Pool, base string, learner
 		}}
 	}
 	return []*route{
-		recall("recall-light", "GET recall (light)", memory.RetrievalLight, recallLightTarget,
+		recall("recall-light", "GET recall (light)", mentor.RetrievalLight, recallLightTarget,
 			"the second message of a live session, on its topic, with no feeling shown", lightMessages),
-		recall("recall-deep", "GET recall (deep)", memory.RetrievalDeep, recallDeepTarget,
+		recall("recall-deep", "GET recall (deep)", mentor.RetrievalDeep, recallDeepTarget,
 			"a message with an emotional cue: adds topic boosts and emotional patterns", deepMessages),
 		{key: "opening", name: "GET opening context", prepare: func() (*route, error) {
 			if len(learners) == 0 {
@@ -172,17 +172,17 @@ func recallMessage(tmpl string, l *memoryLearner, r *rand.Rand) string {
 
 // checkPlans makes sure, before anything is measured, that the app will
 // plan each message a learner may be sent at the intended depth (see
-// memory.PlanRetrieval), so a wrong answer in the run means a wrong app.
+// mentor.PlanRetrieval), so a wrong answer in the run means a wrong app.
 // Light messages depend only on the learner's name and topic, so this
 // covers every one.
 func checkPlans(learners []memoryLearner, messages []string, mode string) error {
 	r := rand.New(rand.NewPCG(1, 1))
 	for i := range learners {
 		l := &learners[i]
-		session := memory.SessionState{Exchanges: 1, PreviousMessage: l.lastMessage}
+		session := mentor.SessionState{Exchanges: 1, PreviousMessage: l.lastMessage}
 		for _, tmpl := range messages {
 			message := recallMessage(tmpl, l, r)
-			if plan := memory.PlanRetrieval(message, session); plan.Deep != (mode == memory.RetrievalDeep) {
+			if plan := mentor.PlanRetrieval(message, session); plan.Deep != (mode == mentor.RetrievalDeep) {
 				return fmt.Errorf("the bench's %s message %q after %q plans %v (%v): fix the message pool",
 					mode, message, l.lastMessage, plan.Deep, plan.Reasons)
 			}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/test/textgen"
 
 	"github.com/google/uuid"
@@ -202,19 +202,19 @@ func jsonInt(body []byte, key string) (int, bool) {
 
 // newExchange writes a parent's message and the mentor's reply, with client
 // ids as the web client sends them.
-func newExchange(r *rand.Rand, learnerName string) []memory.Turn {
+func newExchange(r *rand.Rand, learnerName string) []mentor.Turn {
 	g := &textGen{r: r}
 	t := g.newTopic()
 	age := 5 + r.IntN(11)
 	// The ids are random, not from r: the same run repeated must post new
 	// turns, not resends the service would skip.
-	return []memory.Turn{
-		{ID: uuid.NewString(), Role: memory.RoleUser, Content: g.turn(memory.RoleUser, t, learnerName, age)},
-		{ID: uuid.NewString(), Role: memory.RoleAssistant, Content: g.turn(memory.RoleAssistant, t, learnerName, age)},
+	return []mentor.Turn{
+		{ID: uuid.NewString(), Role: mentor.RoleUser, Content: g.turn(mentor.RoleUser, t, learnerName, age)},
+		{ID: uuid.NewString(), Role: mentor.RoleAssistant, Content: g.turn(mentor.RoleAssistant, t, learnerName, age)},
 	}
 }
 
-func postTurns(u, token string, learner *string, turns []memory.Turn) (*http.Request, error) {
+func postTurns(u, token string, learner *string, turns []mentor.Turn) (*http.Request, error) {
 	body, err := json.Marshal(map[string]any{"learner_id": learner, "conversation_turns": turns})
 	if err != nil {
 		return nil, err

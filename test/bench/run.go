@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/auth"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/postgres"
 )
 
@@ -257,9 +257,9 @@ func primeForArchiving(ctx context.Context, admin *pgxpool.Pool, fs []*facilitat
 		}
 		t := g.newTopic()
 		for k := c; k < limit; k++ {
-			role := memory.RoleUser
+			role := mentor.RoleUser
 			if k%2 == 1 {
-				role = memory.RoleAssistant
+				role = mentor.RoleAssistant
 			}
 			fid := uuid.MustParse(f.id)
 			fill = append(fill, []any{fid, role, g.turn(role, t, "", 10), randomUUID(r).String(),

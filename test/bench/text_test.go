@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 	"mentormemory/summarizer"
 )
 
@@ -117,7 +117,7 @@ func TestMemoriesAreTheSameForTheSameSeed(t *testing.T) {
 }
 
 // The recall routes would fail mid-run if a message planned at the wrong
-// depth; the message pools must keep matching memory.PlanRetrieval.
+// depth; the message pools must keep matching mentor.PlanRetrieval.
 func TestRecallMessagesPlanAtTheirDepth(t *testing.T) {
 	var learners []memoryLearner
 	for i := range 20 {
@@ -125,10 +125,10 @@ func TestRecallMessagesPlanAtTheirDepth(t *testing.T) {
 		learners = append(learners, memoryLearner{facilitator: &facilitator{}, id: fmt.Sprint(i),
 			name: g.name, topic: g.topic(), lastMessage: g.liveMessage()})
 	}
-	if err := checkPlans(learners, lightMessages, memory.RetrievalLight); err != nil {
+	if err := checkPlans(learners, lightMessages, mentor.RetrievalLight); err != nil {
 		t.Error(err)
 	}
-	if err := checkPlans(learners, deepMessages, memory.RetrievalDeep); err != nil {
+	if err := checkPlans(learners, deepMessages, mentor.RetrievalDeep); err != nil {
 		t.Error(err)
 	}
 }
@@ -136,7 +136,7 @@ func TestRecallMessagesPlanAtTheirDepth(t *testing.T) {
 func TestExchangesPostNewTurns(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	ex := newExchange(r, "Max")
-	if ex[0].Role != memory.RoleUser || ex[1].Role != memory.RoleAssistant {
+	if ex[0].Role != mentor.RoleUser || ex[1].Role != mentor.RoleAssistant {
 		t.Fatalf("roles %s, %s", ex[0].Role, ex[1].Role)
 	}
 	want := "Every school night we end up arguing about telling the time. Our dog Biscuit is the only one Max talks to when upsset. I tried reading together before bed but it only worked for a few days."

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/app/apptest"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // answerLimit bounds every request: a request that gets no answer within it
@@ -112,13 +112,13 @@ func (c conversation) String() string {
 // client turn id the web client would give it, so resending is harmless.
 type exchange struct {
 	conv  conversation
-	turns []memory.Turn
+	turns []mentor.Turn
 }
 
 func newExchange(conv conversation, id, question, answer string) exchange {
-	return exchange{conv: conv, turns: []memory.Turn{
-		{ID: id + "-q", Role: memory.RoleUser, Content: question},
-		{ID: id + "-a", Role: memory.RoleAssistant, Content: answer},
+	return exchange{conv: conv, turns: []mentor.Turn{
+		{ID: id + "-q", Role: mentor.RoleUser, Content: question},
+		{ID: id + "-a", Role: mentor.RoleAssistant, Content: answer},
 	}}
 }
 

@@ -34,7 +34,7 @@ import (
 
 	"mentormemory/app/apptest"
 	"mentormemory/auth"
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 var (
@@ -132,7 +132,7 @@ func (s *service) newAccount(t *testing.T, f *Facilitator) *account {
 	a := &account{f: f, id: id, token: token, learners: map[string]string{}}
 	for _, l := range f.Learners {
 		var res struct {
-			Learner memory.Learner `json:"learner"`
+			Learner mentor.Learner `json:"learner"`
 		}
 		if err := s.call(token, http.MethodPost, "/api/learners", map[string]any{"name": l.Name}, &res); err != nil {
 			t.Fatal(err)
@@ -365,7 +365,7 @@ func logMisses(t *testing.T, svc *service, byKey map[string]*account, rowSession
 		}
 		a := byKey[o.q.Facilitator]
 		deep := "not matched at all"
-		if all, err := svc.search(a, o.q.Text, memory.MaxSearchLimit); err == nil {
+		if all, err := svc.search(a, o.q.Text, mentor.MaxSearchLimit); err == nil {
 			for j, r := range all {
 				if rowSession[r.ID] == o.q.SessionID {
 					deep = fmt.Sprintf("rank %d, score %.3f", j+1, r.Rank)

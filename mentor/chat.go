@@ -1,4 +1,4 @@
-package memory
+package mentor
 
 // ChatRequest is one message from the facilitator to the mentor, with the
 // session so far.

@@ -1,29 +1,29 @@
-package memory_test
+package mentor_test
 
 import (
 	"encoding/json"
 	"slices"
 	"testing"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // TestTurnsJSONRoundTrip checks that a conversation's last turns survive
 // encoding and decoding the conversation, and that none encode as [].
 func TestTurnsJSONRoundTrip(t *testing.T) {
-	turns := []memory.Turn{
-		{ID: "t-1", Role: memory.RoleUser, Content: `She said "<no>" & left`},
-		{Role: memory.RoleAssistant, Content: "Try again tomorrow — gently."},
+	turns := []mentor.Turn{
+		{ID: "t-1", Role: mentor.RoleUser, Content: `She said "<no>" & left`},
+		{Role: mentor.RoleAssistant, Content: "Try again tomorrow — gently."},
 	}
-	recent, err := memory.NewTurnsJSON(turns)
+	recent, err := mentor.NewTurnsJSON(turns)
 	if err != nil {
 		t.Fatal(err)
 	}
-	encoded, err := json.Marshal(memory.ConversationRecord{ID: "c", RecentTurns: recent})
+	encoded, err := json.Marshal(mentor.ConversationRecord{ID: "c", RecentTurns: recent})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var decoded memory.ConversationRecord
+	var decoded mentor.ConversationRecord
 	if err := json.Unmarshal(encoded, &decoded); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestTurnsJSONRoundTrip(t *testing.T) {
 		t.Fatalf("turns after a round trip: %+v, %v; want %+v", got, err, turns)
 	}
 
-	empty, err := json.Marshal(memory.ConversationRecord{})
+	empty, err := json.Marshal(mentor.ConversationRecord{})
 	if err != nil {
 		t.Fatal(err)
 	}

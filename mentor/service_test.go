@@ -1,4 +1,4 @@
-package memory_test
+package mentor_test
 
 import (
 	"bytes"
@@ -8,46 +8,46 @@ import (
 	"strings"
 	"testing"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 // postStore answers a post with appended and records what it was asked.
 type postStore struct {
-	memory.Store
-	appended memory.Appended
-	asked    memory.AppendRequest
-	stale    []memory.SummaryJob
+	mentor.Store
+	appended mentor.Appended
+	asked    mentor.AppendRequest
+	stale    []mentor.SummaryJob
 }
 
-func (s *postStore) AppendTurns(_ context.Context, req memory.AppendRequest) (memory.Appended, error) {
+func (s *postStore) AppendTurns(_ context.Context, req mentor.AppendRequest) (mentor.Appended, error) {
 	s.asked = req
 	return s.appended, nil
 }
 
-func (s *postStore) MarkSummaryStale(_ context.Context, job memory.SummaryJob) (memory.ConversationRecord, error) {
+func (s *postStore) MarkSummaryStale(_ context.Context, job mentor.SummaryJob) (mentor.ConversationRecord, error) {
 	s.stale = append(s.stale, job)
-	return memory.ConversationRecord{ID: job.ConversationID, SummaryStale: true}, nil
+	return mentor.ConversationRecord{ID: job.ConversationID, SummaryStale: true}, nil
 }
 
 // failingSummarizer fails every summary.
 type failingSummarizer struct{ calls int }
 
 func (*failingSummarizer) Name() string { return "failing" }
-func (f *failingSummarizer) Summarize(context.Context, memory.SummaryRequest) (string, error) {
+func (f *failingSummarizer) Summarize(context.Context, mentor.SummaryRequest) (string, error) {
 	f.calls++
 	return "", errors.New("model unavailable")
 }
 
 func TestUpdateLogsTheFailureOfTheSummaryWrittenInTheStore(t *testing.T) {
-	store := &postStore{appended: memory.Appended{
-		Added: 2, Conversation: memory.ConversationRecord{ID: "conv-1", SummaryStale: true},
+	store := &postStore{appended: mentor.Appended{
+		Added: 2, Conversation: mentor.ConversationRecord{ID: "conv-1", SummaryStale: true},
 		SummaryErr: errors.New("summarizer broke"),
 	}}
 	var logged bytes.Buffer
 	summarizer := &failingSummarizer{}
-	svc := memory.NewService(store, summarizer, slog.New(slog.NewTextHandler(&logged, nil)))
+	svc := mentor.NewService(store, summarizer, slog.New(slog.NewTextHandler(&logged, nil)))
 	learner := "l-1"
-	result, err := svc.Update(context.Background(), &learner, []memory.Turn{user(" How was school? "), mentor("Fine.")}, true)
+	result, err := svc.Update(context.Background(), &learner, []mentor.Turn{user(" How was school? "), reply("Fine.")}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,12 +64,12 @@ func TestUpdateLogsTheFailureOfTheSummaryWrittenInTheStore(t *testing.T) {
 }
 
 func TestUpdateMarksTheSummaryStaleWhenTheSummarizerFailsAfterTheCommit(t *testing.T) {
-	job := memory.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 9}
-	store := &postStore{appended: memory.Appended{Added: 1, Job: &job, Conversation: memory.ConversationRecord{ID: "conv-1"}}}
+	job := mentor.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 9}
+	store := &postStore{appended: mentor.Appended{Added: 1, Job: &job, Conversation: mentor.ConversationRecord{ID: "conv-1"}}}
 	var logged bytes.Buffer
 	summarizer := &failingSummarizer{}
-	svc := memory.NewService(store, summarizer, slog.New(slog.NewTextHandler(&logged, nil)))
-	result, err := svc.Update(context.Background(), nil, []memory.Turn{user("How was school?")}, false)
+	svc := mentor.NewService(store, summarizer, slog.New(slog.NewTextHandler(&logged, nil)))
+	result, err := svc.Update(context.Background(), nil, []mentor.Turn{user("How was school?")}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package memory_test
+package mentor_test
 
 import (
 	"errors"
@@ -6,29 +6,29 @@ import (
 	"slices"
 	"testing"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
-func user(content string) memory.Turn { return memory.Turn{Role: memory.RoleUser, Content: content} }
-func mentor(content string) memory.Turn {
-	return memory.Turn{Role: memory.RoleAssistant, Content: content}
+func user(content string) mentor.Turn { return mentor.Turn{Role: mentor.RoleUser, Content: content} }
+func reply(content string) mentor.Turn {
+	return mentor.Turn{Role: mentor.RoleAssistant, Content: content}
 }
 
 // logged numbers turns as the log of turns stores them, from first on.
-func logged(first int64, turns ...memory.Turn) []memory.StoredTurn {
-	stored := make([]memory.StoredTurn, len(turns))
+func logged(first int64, turns ...mentor.Turn) []mentor.StoredTurn {
+	stored := make([]mentor.StoredTurn, len(turns))
 	for i, t := range turns {
-		stored[i] = memory.StoredTurn{LogID: first + int64(i), Turn: t}
+		stored[i] = mentor.StoredTurn{LogID: first + int64(i), Turn: t}
 	}
 	return stored
 }
 
-func record(summary string, summarizedThrough int64, recent ...memory.Turn) memory.ConversationRecord {
-	recentJSON, err := memory.NewTurnsJSON(recent)
+func record(summary string, summarizedThrough int64, recent ...mentor.Turn) mentor.ConversationRecord {
+	recentJSON, err := mentor.NewTurnsJSON(recent)
 	if err != nil {
 		panic(err)
 	}
-	return memory.ConversationRecord{ID: "conv-1", Summary: summary, RecentTurns: recentJSON, SummarizedTurnID: summarizedThrough}
+	return mentor.ConversationRecord{ID: "conv-1", Summary: summary, RecentTurns: recentJSON, SummarizedTurnID: summarizedThrough}
 }
 
 func TestSummaryIsWrittenFromScratchWhenAskedOrWhenThereIsNone(t *testing.T) {
@@ -42,20 +42,20 @@ func TestSummaryIsWrittenFromScratchWhenAskedOrWhenThereIsNone(t *testing.T) {
 		{"Ada reads.", false, false},
 	}
 	for _, c := range cases {
-		if got := memory.SummaryFromScratch(record(c.summary, 4), c.regenerate); got != c.want {
+		if got := mentor.SummaryFromScratch(record(c.summary, 4), c.regenerate); got != c.want {
 			t.Errorf("summary %q, regenerate %v: from scratch %v, want %v", c.summary, c.regenerate, got, c.want)
 		}
 	}
 }
 
 func TestPlanSummaryFoldsTheTurnsNotCoveredIntoTheSummary(t *testing.T) {
-	turns := logged(7, user("She read two chapters."), mentor("Ask her about the ending."))
-	job := memory.PlanSummary(record("Ada reads.", 6), false, turns, "Ada")
+	turns := logged(7, user("She read two chapters."), reply("Ask her about the ending."))
+	job := mentor.PlanSummary(record("Ada reads.", 6), false, turns, "Ada")
 	if job == nil {
 		t.Fatal("turns the summary does not cover left no job")
 	}
-	want := memory.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 8, Request: memory.SummaryRequest{
-		Previous: "Ada reads.", Turns: []memory.Turn{turns[0].Turn, turns[1].Turn}, LearnerName: "Ada",
+	want := mentor.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 8, Request: mentor.SummaryRequest{
+		Previous: "Ada reads.", Turns: []mentor.Turn{turns[0].Turn, turns[1].Turn}, LearnerName: "Ada",
 	}}
 	if job.ConversationID != want.ConversationID || job.ThroughTurnID != want.ThroughTurnID ||
 		job.Request.Previous != want.Request.Previous || job.Request.LearnerName != want.Request.LearnerName ||
@@ -65,26 +65,26 @@ func TestPlanSummaryFoldsTheTurnsNotCoveredIntoTheSummary(t *testing.T) {
 }
 
 func TestPlanSummaryWritesAnewWithoutASummary(t *testing.T) {
-	job := memory.PlanSummary(record("", 0), false, logged(1, user("Hello there, how is Ada?")), "")
+	job := mentor.PlanSummary(record("", 0), false, logged(1, user("Hello there, how is Ada?")), "")
 	if job == nil || job.Request.Previous != "" || len(job.Request.Turns) != 1 || job.ThroughTurnID != 1 {
 		t.Fatalf("job %+v, want a full summary of the one turn", job)
 	}
 }
 
 func TestPlanSummaryLeavesACurrentSummaryAlone(t *testing.T) {
-	if job := memory.PlanSummary(record("Ada reads.", 8), false, nil, "Ada"); job != nil {
+	if job := mentor.PlanSummary(record("Ada reads.", 8), false, nil, "Ada"); job != nil {
 		t.Fatalf("no turns to summarize gave a job: %+v", *job)
 	}
 	// A summary that covers every turn of the segment, even an empty one
 	// (turns with nothing worth keeping), is current.
-	if job := memory.PlanSummary(record("", 8), false, logged(7, user("hi"), mentor("hi")), ""); job != nil {
+	if job := mentor.PlanSummary(record("", 8), false, logged(7, user("hi"), reply("hi")), ""); job != nil {
 		t.Fatalf("turns the summary covers gave a job: %+v", *job)
 	}
 }
 
 func TestPlanSummaryRegeneratesTheWholeSegmentOnRequest(t *testing.T) {
-	turns := logged(3, user("She read two chapters."), mentor("Ask her about the ending."))
-	job := memory.PlanSummary(record("An old summary.", 4), true, turns, "Ada")
+	turns := logged(3, user("She read two chapters."), reply("Ask her about the ending."))
+	job := mentor.PlanSummary(record("An old summary.", 4), true, turns, "Ada")
 	if job == nil {
 		t.Fatal("regenerating a current summary gave no job")
 	}
@@ -94,14 +94,14 @@ func TestPlanSummaryRegeneratesTheWholeSegmentOnRequest(t *testing.T) {
 }
 
 func TestUpdateRecordKeepsTheLastTenTurns(t *testing.T) {
-	var before, added []memory.Turn
+	var before, added []mentor.Turn
 	for i := range 8 {
 		before = append(before, user(fmt.Sprint("old ", i)))
 	}
 	for i := range 4 {
-		added = append(added, mentor(fmt.Sprint("new ", i)))
+		added = append(added, reply(fmt.Sprint("new ", i)))
 	}
-	update, changed, err := memory.UpdateRecord(record("", 0, before...), added, nil)
+	update, changed, err := mentor.UpdateRecord(record("", 0, before...), added, nil)
 	if err != nil || !changed {
 		t.Fatalf("changed %v, %v; want the added turns written", changed, err)
 	}
@@ -122,14 +122,14 @@ func TestUpdateRecordKeepsTheLastTenTurns(t *testing.T) {
 }
 
 func TestUpdateRecordWritesNothingWhenNothingHappened(t *testing.T) {
-	if update, changed, err := memory.UpdateRecord(record("Ada reads.", 3, user("q")), nil, nil); changed || err != nil {
+	if update, changed, err := mentor.UpdateRecord(record("Ada reads.", 3, user("q")), nil, nil); changed || err != nil {
 		t.Fatalf("a post of resent turns writes %+v, %v", update, err)
 	}
 }
 
 func TestUpdateRecordSavesTheSummaryWrittenInTheTransaction(t *testing.T) {
-	job := memory.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 12}
-	update, changed, err := memory.UpdateRecord(record("Old.", 3), nil, &memory.InlineSummary{Job: job, Summary: "New."})
+	job := mentor.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 12}
+	update, changed, err := mentor.UpdateRecord(record("Old.", 3), nil, &mentor.InlineSummary{Job: job, Summary: "New."})
 	if err != nil || !changed {
 		t.Fatalf("a regenerated summary is not written: %v, %v", changed, err)
 	}
@@ -139,9 +139,9 @@ func TestUpdateRecordSavesTheSummaryWrittenInTheTransaction(t *testing.T) {
 }
 
 func TestUpdateRecordMarksTheSummaryStaleWhenTheSummarizerFailed(t *testing.T) {
-	job := memory.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 12}
-	update, changed, err := memory.UpdateRecord(record("Old.", 3), []memory.Turn{user("q")},
-		&memory.InlineSummary{Job: job, Err: errors.New("summarizer down")})
+	job := mentor.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 12}
+	update, changed, err := mentor.UpdateRecord(record("Old.", 3), []mentor.Turn{user("q")},
+		&mentor.InlineSummary{Job: job, Err: errors.New("summarizer down")})
 	if err != nil || !changed {
 		t.Fatalf("changed %v, %v", changed, err)
 	}
@@ -152,60 +152,60 @@ func TestUpdateRecordMarksTheSummaryStaleWhenTheSummarizerFailed(t *testing.T) {
 
 func TestUpdateRecordFailsOnUnreadableRecentTurns(t *testing.T) {
 	broken := record("", 0)
-	broken.RecentTurns = memory.TurnsJSON(`{"not": "a list"}`)
-	if _, _, err := memory.UpdateRecord(broken, []memory.Turn{user("q")}, nil); err == nil {
+	broken.RecentTurns = mentor.TurnsJSON(`{"not": "a list"}`)
+	if _, _, err := mentor.UpdateRecord(broken, []mentor.Turn{user("q")}, nil); err == nil {
 		t.Fatal("recent turns that do not decode were overwritten")
 	}
 }
 
 func TestUnstoredAfterLinesThePostedTurnsUpWithTheLatestStored(t *testing.T) {
-	stored := []memory.Turn{user("q1"), mentor("a1"), user("q2"), mentor("a2")}
+	stored := []mentor.Turn{user("q1"), reply("a1"), user("q2"), reply("a2")}
 	cases := []struct {
 		name   string
-		latest []memory.Turn
-		posted []memory.Turn
-		want   []memory.Turn
+		latest []mentor.Turn
+		posted []mentor.Turn
+		want   []mentor.Turn
 	}{
-		{"nothing stored", nil, []memory.Turn{user("q1"), mentor("a1")}, []memory.Turn{user("q1"), mentor("a1")}},
-		{"new exchange", stored, []memory.Turn{user("q3"), mentor("a3")}, []memory.Turn{user("q3"), mentor("a3")}},
-		{"retry of the last exchange", stored, []memory.Turn{user("q2"), mentor("a2")}, nil},
-		{"whole history plus a new exchange", stored, append(slices.Clone(stored), user("q3"), mentor("a3")),
-			[]memory.Turn{user("q3"), mentor("a3")}},
+		{"nothing stored", nil, []mentor.Turn{user("q1"), reply("a1")}, []mentor.Turn{user("q1"), reply("a1")}},
+		{"new exchange", stored, []mentor.Turn{user("q3"), reply("a3")}, []mentor.Turn{user("q3"), reply("a3")}},
+		{"retry of the last exchange", stored, []mentor.Turn{user("q2"), reply("a2")}, nil},
+		{"whole history plus a new exchange", stored, append(slices.Clone(stored), user("q3"), reply("a3")),
+			[]mentor.Turn{user("q3"), reply("a3")}},
 		{"whole history, nothing new", stored, stored, nil},
 		{"history longer than the latest stored", stored[2:], append(slices.Clone(stored), user("q3")),
-			[]memory.Turn{user("q3")}},
-		{"same words, other role", []memory.Turn{user("ok")}, []memory.Turn{mentor("ok")}, []memory.Turn{mentor("ok")}},
+			[]mentor.Turn{user("q3")}},
+		{"same words, other role", []mentor.Turn{user("ok")}, []mentor.Turn{reply("ok")}, []mentor.Turn{reply("ok")}},
 	}
 	for _, c := range cases {
-		if got := memory.UnstoredAfter(c.latest, c.posted); !slices.Equal(got, c.want) {
+		if got := mentor.UnstoredAfter(c.latest, c.posted); !slices.Equal(got, c.want) {
 			t.Errorf("%s: unstored %v, want %v", c.name, got, c.want)
 		}
 	}
 }
 
 func TestUnstoredByIDNeedsTheSameIDRoleAndContent(t *testing.T) {
-	withID := func(id string, turn memory.Turn) memory.Turn {
+	withID := func(id string, turn mentor.Turn) mentor.Turn {
 		turn.ID = id
 		return turn
 	}
-	stored := []memory.Turn{withID("1", user("q1")), withID("2", mentor("a1"))}
-	posted := []memory.Turn{
-		withID("1", user("q1")),        // stored
-		withID("2", mentor("another")), // an id the client used again
+	stored := []mentor.Turn{withID("1", user("q1")), withID("2", reply("a1"))}
+	posted := []mentor.Turn{
+		withID("1", user("q1")),       // stored
+		withID("2", reply("another")), // an id the client used again
 		withID("3", user("q2")),
 		withID("3", user("q2")), // posted twice
 	}
-	want := []memory.Turn{withID("2", mentor("another")), withID("3", user("q2"))}
-	if got := memory.UnstoredByID(posted, stored); !slices.Equal(got, want) {
+	want := []mentor.Turn{withID("2", reply("another")), withID("3", user("q2"))}
+	if got := mentor.UnstoredByID(posted, stored); !slices.Equal(got, want) {
 		t.Fatalf("unstored %v, want %v", got, want)
 	}
 }
 
 func TestResentTurnsAreFoundByIDOnlyWhenEveryTurnHasOne(t *testing.T) {
-	if !memory.HaveClientIDs([]memory.Turn{{ID: "1"}, {ID: "2"}}) {
+	if !mentor.HaveClientIDs([]mentor.Turn{{ID: "1"}, {ID: "2"}}) {
 		t.Error("turns that all have ids are not looked up by id")
 	}
-	if memory.HaveClientIDs([]memory.Turn{{ID: "1"}, {}}) {
+	if mentor.HaveClientIDs([]mentor.Turn{{ID: "1"}, {}}) {
 		t.Error("turns with an id missing are looked up by id")
 	}
 }

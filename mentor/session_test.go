@@ -1,32 +1,32 @@
-package memory_test
+package mentor_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
-	"mentormemory/memory"
+	"mentormemory/mentor"
 )
 
 func TestAnIdleSessionEndsBeforeNewTurns(t *testing.T) {
-	idle := memory.CurrentSession{ID: "s-1", Idle: true}
-	if !idle.EndsBefore([]memory.Turn{user("Back again")}) {
+	idle := mentor.CurrentSession{ID: "s-1", Idle: true}
+	if !idle.EndsBefore([]mentor.Turn{user("Back again")}) {
 		t.Error("new turns joined a session idle past the limit")
 	}
 	if idle.EndsBefore(nil) {
 		t.Error("a post with nothing new ended the idle session")
 	}
-	if (memory.CurrentSession{ID: "s-1"}).EndsBefore([]memory.Turn{user("Still here")}) {
+	if (mentor.CurrentSession{ID: "s-1"}).EndsBefore([]mentor.Turn{user("Still here")}) {
 		t.Error("a session in use ended")
 	}
-	if (memory.CurrentSession{}).EndsBefore([]memory.Turn{user("Hello")}) {
+	if (mentor.CurrentSession{}).EndsBefore([]mentor.Turn{user("Hello")}) {
 		t.Error("no session to end, yet one ended")
 	}
 }
 
 func TestNewTurnsStartASessionWhenNoneIsLive(t *testing.T) {
-	write := memory.AdvanceSession(memory.CurrentSession{}, []memory.Turn{
-		user("I'm nervous about the test"), mentor("Next time we'll review graphs."),
+	write := mentor.AdvanceSession(mentor.CurrentSession{}, []mentor.Turn{
+		user("I'm nervous about the test"), reply("Next time we'll review graphs."),
 	}, "Alex", func() string { return "s-new" })
 	if write.ID != "s-new" || !write.Started || write.Closing.SessionID != "s-new" {
 		t.Fatalf("write %+v, want session s-new started", write)
@@ -41,10 +41,10 @@ func TestNewTurnsStartASessionWhenNoneIsLive(t *testing.T) {
 }
 
 func TestNewTurnsAdvanceTheLiveSession(t *testing.T) {
-	live := memory.CurrentSession{ID: "s-1", Closing: memory.ClosingState{
+	live := mentor.CurrentSession{ID: "s-1", Closing: mentor.ClosingState{
 		SessionID: "s-1", Exchanges: 3, EmotionalArc: []string{"anxious"},
 	}}
-	write := memory.AdvanceSession(live, []memory.Turn{user("Oh, I get it now!"), mentor("Yes!")}, "Alex",
+	write := mentor.AdvanceSession(live, []mentor.Turn{user("Oh, I get it now!"), reply("Yes!")}, "Alex",
 		func() string { t.Fatal("the live session was given a new id"); return "" })
 	if write.ID != "s-1" || write.Started {
 		t.Fatalf("write %+v, want session s-1 updated", write)
@@ -56,11 +56,11 @@ func TestNewTurnsAdvanceTheLiveSession(t *testing.T) {
 }
 
 func TestTheLastExchangeKeepsItsEnd(t *testing.T) {
-	long := strings.Repeat("é", memory.MaxPreviousExchangeChars) + "the end"
-	write := memory.AdvanceSession(memory.CurrentSession{ID: "s-1"}, []memory.Turn{user(long)}, "", nil)
-	want := strings.Repeat("é", memory.MaxPreviousExchangeChars-len("the end")) + "the end"
+	long := strings.Repeat("é", mentor.MaxPreviousExchangeChars) + "the end"
+	write := mentor.AdvanceSession(mentor.CurrentSession{ID: "s-1"}, []mentor.Turn{user(long)}, "", nil)
+	want := strings.Repeat("é", mentor.MaxPreviousExchangeChars-len("the end")) + "the end"
 	if write.LastExchange != want {
 		t.Fatalf("last exchange of %d characters ends %q; want the last %d characters",
-			len([]rune(write.LastExchange)), write.LastExchange[len(write.LastExchange)-10:], memory.MaxPreviousExchangeChars)
+			len([]rune(write.LastExchange)), write.LastExchange[len(write.LastExchange)-10:], mentor.MaxPreviousExchangeChars)
 	}
 }

@@ -1,4 +1,4 @@
-package memory
+package mentor
 
 // Retrieval depths. Light retrieval runs on every turn; deep retrieval runs
 // when the conversation calls for more (see PlanRetrieval).
