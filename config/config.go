@@ -198,12 +198,12 @@ func readModel(r *reader) Model {
 			APIKey:  r.text("OPENAI_API_KEY"),
 			BaseURL: r.text("OPENAI_BASE_URL"),
 			Model:   r.text("OPENAI_MODEL"),
-			Timeout: r.duration("OPENAI_TIMEOUT", 20*time.Second),
+			Timeout: r.duration("OPENAI_TIMEOUT", llm.DefaultChatTimeout),
 		},
 		Workers: r.number("MEMORY_WORKERS", 4, 1, 64),
 	}
 	if m.Chat.Model == "" {
-		m.Chat.Model = "gpt-4o-mini"
+		m.Chat.Model = llm.DefaultChatModel
 	}
 	m.Embedding = llm.Config{
 		APIKey:  cmp.Or(r.text("OPENAI_EMBEDDING_API_KEY"), m.Chat.APIKey),

@@ -1,6 +1,9 @@
-// Package apptest runs the real HTTP app on a fresh database for tests:
-// the handler tests, the browser tests and the search-quality measurement
-// all start the service the same way, through Start.
+// Package apptest holds the fixtures the tests share: Start runs the app
+// as app.New builds it on a fresh database; NewUser and NewLearner make a
+// facilitator with a token and their learners; Call, Client and Scenario
+// send requests and check the answers; Exec, Count, Scalar and Column read
+// and write as the database's owner; SupabaseAuth stands in for Supabase
+// Auth (JWKS, session check, sign-in).
 package apptest
 
 import (
