@@ -279,19 +279,12 @@ func (o Opening) ForDay(day time.Time) Opening {
 	o.PersonalRelevance = []string{}
 	today := o.PersonalByWeekday[weekday]
 	for _, content := range today {
-		o.PersonalRelevance = append(o.PersonalRelevance, "It's "+capitalize(weekday)+": "+content)
+		o.PersonalRelevance = append(o.PersonalRelevance, "It's "+day.Weekday().String()+": "+content)
 	}
 	o.PersonalByWeekday = nil
 	if len(o.PersonalRelevance) > 0 {
-		o.SuggestedOpener = strings.TrimSpace(o.SuggestedOpener + " (It's " + capitalize(weekday) + ": ask about " +
+		o.SuggestedOpener = strings.TrimSpace(o.SuggestedOpener + " (It's " + day.Weekday().String() + ": ask about " +
 			strings.TrimSuffix(today[0], ".") + ".)")
 	}
 	return o
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
