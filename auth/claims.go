@@ -2,6 +2,7 @@ package auth
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -16,6 +17,14 @@ import (
 // and the claims are handed to Postgres, where the role decides what RLS
 // allows.
 const roleAuthenticated = "authenticated"
+
+// Why the claims of a verified token can still be refused.
+var (
+	errMissingSub = errors.New("missing sub claim")
+	errSubNotUUID = errors.New("sub claim is not a uuid")
+	errBadRole    = errors.New("role claim is not \"authenticated\"")
+	errBadEmail   = errors.New("email claim is not a string")
+)
 
 // callerFrom checks the claims the jwt library does not know about and builds
 // the caller. claims have already passed signature, exp, nbf, iat, aud and

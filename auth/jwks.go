@@ -71,6 +71,9 @@ type jwksKeys struct {
 	lastFetch time.Time
 }
 
+// errUnknownKID refuses a token signed with a key the JWKS does not hold.
+var errUnknownKID = errors.New("no JWKS key with the token's kid")
+
 func newJWKSKeys(ctx context.Context, url string, client *http.Client, now func() time.Time) *jwksKeys {
 	return &jwksKeys{url: url, client: client, now: now, ctx: ctx, keys: map[string]publicKey{}}
 }

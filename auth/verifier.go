@@ -35,6 +35,22 @@ const (
 	algRS256 = "RS256"
 )
 
+// Why a token is refused before or while its signature is checked, besides
+// the reasons the jwt library gives. A token's shape:
+var (
+	errTooLong = errors.New("token longer than the size limit")
+	errEmpty   = errors.New("empty token")
+)
+
+// Its signing algorithm and key:
+var (
+	errNoSecret       = errors.New("HS256 token but no JWT secret configured")
+	errNoJWKS         = errors.New("asymmetric token but no JWKS configured")
+	errNoKID          = errors.New("asymmetric token without a kid header")
+	errKeyAlgMismatch = errors.New("token alg does not match the JWKS key")
+	errUnexpectedAlg  = errors.New("unexpected signing algorithm")
+)
+
 // Config selects the keys tokens are verified with.
 type Config struct {
 	JWTSecret   string           // SUPABASE_JWT_SECRET; enables HS256 when non-empty
