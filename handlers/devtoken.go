@@ -50,7 +50,6 @@ func devToken(minter DevTokenMinter) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		c.Response().Header().Set("Cache-Control", "no-store")
 		return c.JSON(http.StatusOK, map[string]any{
 			"success":    true,
 			"token":      token.Token,

@@ -2,8 +2,10 @@ package handlers
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -12,6 +14,43 @@ import (
 
 	"mentormemory/mentor"
 )
+
+// plainRequestID is a request id the server keeps as the client sent it:
+// short, and letters, digits and dashes only.
+var plainRequestID = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
+
+// requestID gives every request an id, for its log line and its answer's
+// X-Request-ID. A client's own id (a proxy's, or the Next.js app's, to
+// follow a request across services) is kept when it is plain; any other is
+// replaced, since it would go as it is into the log and the answer's
+// headers.
+func requestID() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			id := c.Request().Header.Get(echo.HeaderXRequestID)
+			if !plainRequestID.MatchString(id) {
+				id = rand.Text()
+			}
+			c.Response().Header().Set(echo.HeaderXRequestID, id)
+			return next(c)
+		}
+	}
+}
+
+// answerHeaders marks every answer, errors included, as one that neither a
+// cache nor a browser's type sniffing should act on: answers carry a
+// facilitator's data. The static files of the web client set their own
+// caching (see static.go).
+func answerHeaders() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			h := c.Response().Header()
+			h.Set("Cache-Control", "no-store")
+			h.Set("X-Content-Type-Options", "nosniff")
+			return next(c)
+		}
+	}
+}
 
 // requireAuth verifies the bearer token locally and puts the caller in the
 // request's context, where the store picks it up. With a session check

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"mentormemory/mentor"
 	"mentormemory/tools"
@@ -55,13 +54,14 @@ func NewServer(d Deps) *echo.Echo {
 	e.HTTPErrorHandler = renderError
 	e.JSONSerializer = wholeJSON{}
 
-	// Order: request id → logger → recover → CORS → body limit → auth (per
-	// route). The logger sits outside recover so that a panic's request is
-	// logged like any other failed one; CORS comes before auth, as a
-	// browser's preflight carries no token.
-	e.Use(middleware.RequestID())
+	// Order: request id → logger → recover → answer headers → CORS → body
+	// limit → auth (per route). The logger sits outside recover so that a
+	// panic's request is logged like any other failed one; CORS comes before
+	// auth, as a browser's preflight carries no token.
+	e.Use(requestID())
 	e.Use(requestLogger(log))
 	e.Use(recoverPanics(log))
+	e.Use(answerHeaders())
 	if len(d.CORSOrigins) > 0 {
 		e.Use(corsFor(d.CORSOrigins))
 	}

@@ -22,7 +22,6 @@ type WebConfig struct {
 // can answer.
 func clientConfig(web WebConfig, modelConfigured bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		c.Response().Header().Set("Cache-Control", "no-store")
 		return c.JSON(http.StatusOK, map[string]any{
 			"success":           true,
 			"dev_mode":          web.DevTokens != nil,

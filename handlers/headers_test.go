@@ -1,0 +1,70 @@
+package handlers_test
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"mentormemory/app/apptest"
+)
+
+// Every answer of the API, errors included, is kept out of caches and from
+// type sniffing; the web client's files keep their own caching.
+func TestAnswersAreNotCachedOrSniffed(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
+	client := apptest.Client{URL: svc.URL}
+	for _, req := range []apptest.Request{
+		{Method: http.MethodGet, Path: "/api/learners", Token: u.Token},
+		{Method: http.MethodGet, Path: "/api/conversation-memory"},
+		{Method: http.MethodPost, Path: "/api/learners", Token: u.Token, Body: `{"name":`},
+		{Method: http.MethodGet, Path: "/api/nothing-here"},
+		{Method: http.MethodGet, Path: "/healthz"},
+	} {
+		r := client.Do(t, req)
+		if r.Err != nil {
+			t.Fatalf("%s %s: %v", req.Method, req.Path, r.Err)
+		}
+		if r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s %s (%d): Cache-Control %q, X-Content-Type-Options %q; want no-store and nosniff",
+				req.Method, req.Path, r.Status, r.Header.Get("Cache-Control"), r.Header.Get("X-Content-Type-Options"))
+		}
+	}
+	resp, _ := fetch(t, http.MethodGet, svc.URL+"/app.js", nil)
+	if resp.Header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("the web client's files are revalidated, not uncached: Cache-Control %q", resp.Header.Get("Cache-Control"))
+	}
+}
+
+// A client's request id is kept when it is short and plain; any other is
+// replaced by one of the server's, so a forged id cannot fill the log or
+// the answer's headers.
+func TestOnlyPlainRequestIDsAreKept(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	client := apptest.Client{URL: svc.URL}
+	serverMade := regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
+	for _, tc := range []struct {
+		sent string
+		kept bool
+	}{
+		{"next-7f3a9c", true},
+		{strings.Repeat("a", 64), true},
+		{strings.Repeat("a", 65), false},
+		{strings.Repeat("x", 1<<20), false},
+		{"req id with spaces", false},
+		{"<script>", false},
+	} {
+		r := client.Do(t, apptest.Request{Method: http.MethodGet, Path: "/healthz", Header: http.Header{"X-Request-Id": {tc.sent}}})
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		got := r.Header.Get("X-Request-Id")
+		switch {
+		case tc.kept && got != tc.sent:
+			t.Errorf("a plain id of %d characters became %q", len(tc.sent), got)
+		case !tc.kept && (got == tc.sent || !serverMade.MatchString(got)):
+			t.Errorf("an id of %d characters was answered as %.80q; want one the server made", len(tc.sent), got)
+		}
+	}
+}
