@@ -4,6 +4,7 @@ package handler
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"os"
@@ -23,6 +24,12 @@ func build() {
 	cfg, err := config.FromEnv(os.Getenv)
 	if err != nil {
 		startErr = err
+		return
+	}
+	// A function is public by nature: dev sign-in there would hand anyone a
+	// token signed with the project's secret.
+	if cfg.Auth.DevMode {
+		startErr = errors.New("MENTOR_DEV_MODE is refused on Vercel: dev sign-in is for a local server")
 		return
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))

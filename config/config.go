@@ -59,7 +59,8 @@ type Auth struct {
 	// DevMode (MENTOR_DEV_MODE, default false) enables POST /api/dev/token,
 	// which mints tokens for the demo facilitator with SUPABASE_JWT_SECRET so
 	// the web client can be used without a Supabase project. Local only:
-	// anyone who can reach the server can then act as the demo facilitator.
+	// anyone who can reach the server can then act as the demo facilitator,
+	// so it is refused alongside Supabase settings and on Vercel.
 	DevMode  bool
 	problems []error
 }
@@ -188,6 +189,11 @@ func (a Auth) Validate() error {
 	}
 	if a.DevMode && a.JWTSecret == "" {
 		errs = append(errs, errors.New("MENTOR_DEV_MODE=true needs SUPABASE_JWT_SECRET to sign the demo facilitator's tokens"))
+	}
+	// Dev sign-in hands a token to anyone who asks; with a Supabase project
+	// configured, the secret it signs with is the project's own.
+	if a.DevMode && (a.SupabaseURL != "" || a.SupabaseAnonKey != "") {
+		errs = append(errs, errors.New("MENTOR_DEV_MODE=true is for a local server without a Supabase project: unset it, or SUPABASE_URL and SUPABASE_ANON_KEY"))
 	}
 	return errors.Join(errs...)
 }

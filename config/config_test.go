@@ -40,6 +40,8 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "OPENAI_BASE_URL": "localhost:1234"}, "OPENAI_BASE_URL must be an http(s) URL"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "MENTOR_DEV_MODE": "yes please"}, "MENTOR_DEV_MODE must be true or false"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MENTOR_DEV_MODE": "true"}, "MENTOR_DEV_MODE=true needs SUPABASE_JWT_SECRET"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "SUPABASE_URL": "https://p.supabase.co", "MENTOR_DEV_MODE": "true"}, "MENTOR_DEV_MODE=true is for a local server without a Supabase project"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "SUPABASE_ANON_KEY": "anon", "MENTOR_DEV_MODE": "1"}, "MENTOR_DEV_MODE=true is for a local server without a Supabase project"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "SUPABASE_ANON_KEY": "anon"}, "SUPABASE_ANON_KEY needs SUPABASE_URL"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_ANON_KEY": "an on"}, "SUPABASE_ANON_KEY must not contain spaces"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_AUTH_CHECK": "remote"}, "SUPABASE_AUTH_CHECK=remote needs SUPABASE_URL and SUPABASE_ANON_KEY"},
@@ -65,12 +67,11 @@ func TestWebClientSettings(t *testing.T) {
 		"SUPABASE_JWT_SECRET": strings.Repeat("s", 32),
 		"SUPABASE_URL":        "https://p.supabase.co/",
 		"SUPABASE_ANON_KEY":   " eyJhbGciOiJIUzI1NiJ9.anon.key \n",
-		"MENTOR_DEV_MODE":     "TRUE",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.Auth.DevMode || cfg.Auth.SupabaseAnonKey != "eyJhbGciOiJIUzI1NiJ9.anon.key" || cfg.Auth.SupabaseURL != "https://p.supabase.co" {
+	if cfg.Auth.SupabaseAnonKey != "eyJhbGciOiJIUzI1NiJ9.anon.key" || cfg.Auth.SupabaseURL != "https://p.supabase.co" {
 		t.Fatalf("web client settings: %+v", cfg)
 	}
 	for raw, want := range map[string]bool{"false": false, "0": false, "1": true, "": false} {

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"net"
 	"net/http"
 	"net/mail"
 	"strings"
@@ -27,12 +28,32 @@ type DevToken struct {
 	ExpiresAt time.Time
 }
 
+// loopbackHost reports whether a request's Host names this machine:
+// localhost or a loopback address, with any port.
+func loopbackHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
 // devToken mints a token for the demo facilitator. It touches no database:
 // the facilitator must exist already (`server demo` creates it), and a
 // route that anyone reaching a dev server can call should not write
 // anything.
 func devToken(minter DevTokenMinter) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		// A page elsewhere could reach a local server through a name of
+		// its own that resolves to this machine (DNS rebinding); only a
+		// request addressed to this machine itself gets a token.
+		if !loopbackHost(c.Request().Host) {
+			return mentor.Errorf(mentor.CodeNotFound, "Not found")
+		}
 		var req struct {
 			Email string `json:"email"`
 		}

@@ -201,6 +201,24 @@ func TestDevTokenSignsInTheDemoFacilitator(t *testing.T) {
 		WantError(http.StatusBadRequest, "email must be a plain address such as dana@example.com")
 	svc.Call(t, "", http.MethodPost, "/api/dev/token", `{"email":`).WantError(http.StatusBadRequest, "Malformed JSON")
 
+	// A request addressed to another name, as a page using DNS rebinding
+	// would send, gets no token.
+	for host, want := range map[string]int{"evil.example": 404, "evil.example:8080": 404, "localhost:8080": 200, "[::1]:8080": 200} {
+		req, err := http.NewRequest(http.MethodPost, svc.URL+"/api/dev/token", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("dev token for Host %s: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+
 	// Once the demo facilitator exists, the token works on the API.
 	if err := app.SeedDemo(context.Background(), svc.Pool); err != nil {
 		t.Fatal(err)
