@@ -1,6 +1,7 @@
 package mentor
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -32,6 +33,20 @@ type ClosingState struct {
 	// NextSessionHooks are what the mentor promised or left for next time.
 	NextSessionHooks []string `json:"next_session_hooks"`
 	GoodbyeLine      string   `json:"goodbye_line"`
+}
+
+// UnmarshalJSON reads a stored closing state. Only the service writes one,
+// but the row is reachable through Supabase's Data API; a state that cannot
+// be read starts afresh rather than stop the session's posts, its end and
+// the worker's sweep of idle sessions.
+func (c *ClosingState) UnmarshalJSON(data []byte) error {
+	type stored ClosingState // without this method
+	var s stored
+	if err := json.Unmarshal(data, &s); err != nil {
+		s = stored{}
+	}
+	*c = ClosingState(s)
+	return nil
 }
 
 // Ended is the outcome of ending a session.

@@ -1,6 +1,7 @@
 package mentor_test
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -62,5 +63,24 @@ func TestTheLastExchangeKeepsItsEnd(t *testing.T) {
 	if write.LastExchange != want {
 		t.Fatalf("last exchange of %d characters ends %q; want the last %d characters",
 			len([]rune(write.LastExchange)), write.LastExchange[len(write.LastExchange)-10:], mentor.MaxPreviousExchangeChars)
+	}
+}
+
+// A stored closing state that cannot be read (the row is reachable through
+// Supabase's Data API) starts afresh instead of failing whoever reads it.
+func TestUnreadableClosingStateStartsAfresh(t *testing.T) {
+	for _, raw := range []string{`{"exchanges": "many"}`, `{"emotional_arc": "sad"}`, `[1, 2]`, `"x"`} {
+		state := mentor.ClosingState{Exchanges: 3}
+		if err := json.Unmarshal([]byte(raw), &state); err != nil {
+			t.Errorf("%s: %v", raw, err)
+		}
+		if state.Exchanges != 0 || state.EmotionalArc != nil {
+			t.Errorf("%s read as %+v, want a fresh state", raw, state)
+		}
+	}
+	var state mentor.ClosingState
+	if err := json.Unmarshal([]byte(`{"session_id": "s", "exchanges": 2, "emotional_arc": ["anxious", "excited"]}`), &state); err != nil ||
+		state.SessionID != "s" || state.Exchanges != 2 || len(state.EmotionalArc) != 2 {
+		t.Fatalf("a sound state must read as written: %+v %v", state, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/mentor"
@@ -48,7 +49,47 @@ func enqueueExtraction(ctx context.Context, tx pgx.Tx, me string, learnerID *str
 // ClaimJob leases the next due extraction job, or returns nil when none is
 // due. Jobs whose lease ran out are due again. It runs as the service, not
 // as a caller: jobs belong to every facilitator.
+//
+// The jobs table is reachable through Supabase's Data API, so a job may not
+// be one the service queued. One whose payload does not describe an
+// exchange is failed for good, with the reason, as it is claimed, and the
+// next one is claimed instead: a malformed job is never retried, and any
+// number of them holds no real job back.
 func (s *Store) ClaimJob(ctx context.Context) (*mentor.ExtractionJob, error) {
+	for {
+		job, payload, err := s.leaseJob(ctx)
+		if err != nil || job == nil {
+			return job, err
+		}
+		p, err := parseExtractPayload(payload)
+		if err == nil {
+			job.SessionID, job.FromTurnID, job.ThroughTurnID = p.SessionID, p.FromTurnID, p.ThroughTurnID
+			return job, nil
+		}
+		if err := s.FailJob(ctx, *job, err, nil); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// parseExtractPayload reads an extraction job's payload: a session id and
+// the log ids of one exchange's turns, at most a post's worth.
+func parseExtractPayload(raw []byte) (extractPayload, error) {
+	var p extractPayload
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, fmt.Errorf("malformed job: %w", err)
+	}
+	if _, err := uuid.Parse(p.SessionID); err != nil {
+		return p, errors.New("malformed job: session_id is not a uuid")
+	}
+	if p.FromTurnID < 1 || p.ThroughTurnID < p.FromTurnID || p.ThroughTurnID-p.FromTurnID >= mentor.MaxTurnsPerUpdate {
+		return p, errors.New("malformed job: the turn range is not one exchange's")
+	}
+	return p, nil
+}
+
+// leaseJob leases the next due extraction job as it is stored.
+func (s *Store) leaseJob(ctx context.Context) (*mentor.ExtractionJob, []byte, error) {
 	var job mentor.ExtractionJob
 	var payload []byte
 	err := s.pool.QueryRow(ctx, `update public.memory_jobs j
@@ -64,17 +105,12 @@ func (s *Store) ClaimJob(ctx context.Context) (*mentor.ExtractionJob, error) {
 		returning j.facilitator_id::text, j.id, j.learner_id::text, j.payload, j.attempts, j.lease_token::text`,
 		jobLease.Seconds()).Scan(&job.FacilitatorID, &job.ID, &job.LearnerID, &payload, &job.Attempts, &job.Lease)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, dbError(err)
+		return nil, nil, dbError(err)
 	}
-	var p extractPayload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		return nil, err
-	}
-	job.SessionID, job.FromTurnID, job.ThroughTurnID = p.SessionID, p.FromTurnID, p.ThroughTurnID
-	return &job, nil
+	return &job, payload, nil
 }
 
 // ExtractionInput reads, as the job's facilitator, the exchange to learn

@@ -246,8 +246,12 @@ func (w *Worker) EndIdleSessions(ctx context.Context) (int, error) {
 			ended++
 		case mentor.ErrorCode(err) == mentor.CodeNotFound:
 			// Ended or resumed meanwhile.
-		default:
+		case mentor.ErrorCode(err) == mentor.CodeUnavailable:
 			return ended, err
+		default:
+			// One session that cannot be ended must not stop the sweep
+			// for everyone else's.
+			w.log.Warn("idle session not ended", "facilitator", s.FacilitatorID, "err", err)
 		}
 	}
 	return ended, nil

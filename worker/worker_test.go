@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -322,5 +323,66 @@ func TestJobsRunConcurrently(t *testing.T) {
 	defer mu.Unlock()
 	if most != 3 {
 		t.Fatalf("at most %d model calls in flight, want 3: the jobs ran one after another", most)
+	}
+}
+
+// Jobs the service never queued (the table is reachable through Supabase's
+// Data API) are failed for good as they are claimed, each with its reason,
+// and hold no real job back: the real one runs on the first claim.
+func TestMalformedJobsAreFailedAndDoNotHoldBackARealOne(t *testing.T) {
+	e := newEnv(t, worker.Config{})
+	e.reply = func(int) (int, string) { return 200, memoriesReply("Alex has a dog named Max") }
+	e.post("gotta go feed my dog Max", "Say hi to Max!")
+	facilitator := apptest.Scalar[string](t, e.pool, `select facilitator_id::text from memory_jobs`)
+	malformed := []string{
+		`{}`,
+		`{"session_id": "not-a-uuid", "from_turn_id": 1, "through_turn_id": 2}`,
+		`{"session_id": "0d9f0b1e-4a52-4a53-9d8e-2f7a1f0c6b11", "from_turn_id": "one", "through_turn_id": 2}`,
+		`{"session_id": "0d9f0b1e-4a52-4a53-9d8e-2f7a1f0c6b11", "from_turn_id": 5, "through_turn_id": 2}`,
+		`{"session_id": "0d9f0b1e-4a52-4a53-9d8e-2f7a1f0c6b11", "from_turn_id": 1, "through_turn_id": 9000000000}`,
+	}
+	for i := range 400 {
+		e.exec(`insert into memory_jobs (facilitator_id, learner_id, kind, dedupe_key, payload, run_after)
+			values ($1::uuid, $2::uuid, 'extract', $3, $4::jsonb, now() - interval '1 hour')`,
+			facilitator, *e.alex, fmt.Sprint("forged:", i), malformed[i%len(malformed)])
+	}
+
+	if !e.runOnce() {
+		t.Fatal("the real job did not run")
+	}
+	if n := e.count(`select count(*) from learner_memories where content = 'Alex has a dog named Max'`); n != 1 {
+		t.Fatal("the real job should have run on the first claim")
+	}
+	if n := e.count(`select count(*) from memory_jobs where dedupe_key like 'forged:%'
+		and status = 'failed' and attempts = 1 and last_error like 'malformed job%' and finished_at is not null`); n != 400 {
+		t.Fatalf("%d of 400 malformed jobs failed for good with their reason", n)
+	}
+	if e.runOnce() {
+		t.Fatal("a malformed job was claimed again")
+	}
+	if len(e.model.Calls()) != 1 {
+		t.Fatalf("the model was asked %d times; only the real job should reach it", len(e.model.Calls()))
+	}
+}
+
+// A session whose stored closing state cannot be read is ended by the
+// sweep like any other, and the others with it.
+func TestIdleSweepEndsASessionWithAnUnreadableClosingState(t *testing.T) {
+	e := newEnv(t, worker.Config{})
+	e.post("Next time: fractions?", "Yes, next time we'll start fractions.")
+	if _, err := e.svc.Update(e.ctx, nil, apptest.Exchange("A family matter", "Noted."), false); err != nil {
+		t.Fatal(err)
+	}
+	const unreadable = `update mentor_sessions set closing = '{"exchanges": "many", "emotional_arc": "sad"}' where learner_id is not null`
+	e.exec(unreadable)
+	// Its conversation still takes posts.
+	e.post("Still there?", "Yes.")
+	e.exec(unreadable)
+	e.exec(`update mentor_sessions set last_activity_at = now() - interval '31 minutes'`)
+	if n, err := e.worker.EndIdleSessions(context.Background()); err != nil || n != 2 {
+		t.Fatalf("ended %d idle sessions (%v), want both", n, err)
+	}
+	if n := e.count(`select count(*) from mentor_sessions where ended_at is null`); n != 0 {
+		t.Fatalf("%d sessions left live", n)
 	}
 }
