@@ -204,14 +204,21 @@ func (a *App) Close() {
 	}
 }
 
-// HTTPServer serves the app at addr with the timeouts of a public server:
-// a slow client cannot hold a connection by trickling its headers or body,
-// and a post, which may wait for its summary for mentor.SummaryBudget, has
-// time to answer.
+// MaxHeaderBytes bounds a request's headers. A Supabase access token is
+// well under 8 KiB (auth.MaxTokenBytes); Go's default of 1 MiB let a client
+// without any token make the server hold about 4 MB per connection.
+// Larger headers are answered 431.
+const MaxHeaderBytes = 32 << 10
+
+// HTTPServer serves the app at addr with the limits of a public server: a
+// slow client cannot hold a connection by trickling its headers or body,
+// headers are bounded, and a post, which may wait for its summary for
+// mentor.SummaryBudget, has time to answer.
 func (a *App) HTTPServer(addr string) *http.Server {
 	return &http.Server{
 		Addr:              addr,
 		Handler:           a.Handler,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      90 * time.Second,

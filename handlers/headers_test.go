@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"mentormemory/app"
 	"mentormemory/app/apptest"
 )
 
@@ -51,7 +52,7 @@ func TestOnlyPlainRequestIDsAreKept(t *testing.T) {
 		{"next-7f3a9c", true},
 		{strings.Repeat("a", 64), true},
 		{strings.Repeat("a", 65), false},
-		{strings.Repeat("x", 1<<20), false},
+		{strings.Repeat("x", 16<<10), false},
 		{"req id with spaces", false},
 		{"<script>", false},
 	} {
@@ -67,4 +68,20 @@ func TestOnlyPlainRequestIDsAreKept(t *testing.T) {
 			t.Errorf("an id of %d characters was answered as %.80q; want one the server made", len(tc.sent), got)
 		}
 	}
+}
+
+// Headers beyond what a Supabase token needs are refused with 431 before
+// anything is read or held for them.
+func TestOversizedHeadersAreRefused(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	client := apptest.Client{URL: svc.URL}
+	// net/http reads 4 KiB past the limit before it refuses.
+	size := app.MaxHeaderBytes + 8<<10
+	big := client.Do(t, apptest.Request{Method: http.MethodGet, Path: "/healthz",
+		Header: http.Header{"X-Padding": {strings.Repeat("a", size)}}})
+	if big.Status != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("a %d-byte header: status %d (%v), want 431", size, big.Status, big.Err)
+	}
+	u := svc.NewUser(t)
+	svc.Call(t, u.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
 }

@@ -80,7 +80,10 @@ func Start(tb testing.TB, opts Options) *Service {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(a.Close)
-	srv := httptest.NewServer(a.Handler)
+	// Served as the server serves it: the same limits and timeouts.
+	srv := httptest.NewUnstartedServer(a.Handler)
+	srv.Config = a.HTTPServer("")
+	srv.Start()
 	tb.Cleanup(srv.Close)
 	return &Service{Pool: pool, URL: srv.URL}
 }
