@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -51,6 +52,10 @@ func readBody(c echo.Context) ([]byte, error) {
 }
 
 func decodeBody(body []byte, dst any) error {
+	// encoding/json would quietly replace invalid UTF-8 with U+FFFD.
+	if !utf8.Valid(body) {
+		return mentor.Errorf(mentor.CodeInvalid, "Request body must be valid UTF-8")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(dst); err != nil {
 		var typeErr *json.UnmarshalTypeError

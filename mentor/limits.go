@@ -2,6 +2,7 @@ package mentor
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -119,5 +120,22 @@ func checkText(s, what string) error {
 	if !utf8.ValidString(s) {
 		return Errorf(CodeInvalid, "%s must be valid UTF-8", what)
 	}
+	if strings.ContainsFunc(s, hiddenControl) {
+		return Errorf(CodeInvalid, "%s must not contain control characters (tab and line breaks are fine)", what)
+	}
 	return nil
+}
+
+// hiddenControl reports whether r is a control character other than tab and
+// line breaks, or one that reorders text (a right-to-left override): each
+// would reach the mentor's prompts, the logs or the screen of the person
+// reading, where it can hide or rearrange what was written.
+func hiddenControl(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return false
+	case unicode.IsControl(r):
+		return true
+	}
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }

@@ -48,14 +48,18 @@ func accepted(t *testing.T, err error, acceptable bool, in any) bool {
 }
 
 // fitText tells whether s is text the store takes: trimmed, non-empty, at
-// most max characters, valid UTF-8 without NUL.
+// most max characters, valid UTF-8 without control characters other than
+// tab and line breaks, and without bidirectional overrides.
 func fitText(s string, max int) bool {
 	return s != "" && s == strings.TrimSpace(s) && fitOptionalText(s, max)
 }
 
 // fitOptionalText is fitText for text that may be empty.
 func fitOptionalText(s string, max int) bool {
-	return utf8.RuneCountInString(s) <= max && utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+	return utf8.RuneCountInString(s) <= max && utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool {
+		return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0x7F && r <= 0x9F ||
+			r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+	})
 }
 
 // FuzzValidateTurns posts n turns alternating between two fuzzed ones.

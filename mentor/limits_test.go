@@ -17,6 +17,8 @@ func TestValidateTurnsTrimsAndChecks(t *testing.T) {
 		"Turn 1: content too long":                   {{Role: RoleUser, Content: strings.Repeat("é", MaxTurnChars+1)}},
 		"Turn content must not contain NUL":          {{Role: RoleUser, Content: "a\x00"}},
 		"Turn content must be valid UTF-8":           {{Role: RoleUser, Content: "a\xff"}},
+		"Turn content must not contain control":      {{Role: RoleUser, Content: "a\x1b[31mred"}},
+		"Turn id must not contain control":           {{ID: "a\u202eb", Role: RoleUser, Content: "x"}},
 		"Turn 1: id too long":                        {{ID: strings.Repeat("i", MaxTurnIDChars+1), Role: RoleUser, Content: "x"}},
 	}
 	for want, turns := range bad {
@@ -39,6 +41,23 @@ func TestParseLearnerID(t *testing.T) {
 	for _, raw := range []string{"emma", "{0d9f0b1e-4a52-4a53-9d8e-2f7a1f0c6b11}", "0d9f0b1e4a524a539d8e2f7a1f0c6b11", "1; drop table learners"} {
 		if _, err := ParseLearnerID(raw); err == nil {
 			t.Errorf("%q accepted", raw)
+		}
+	}
+}
+
+// Tab and line breaks belong to text people write; other control characters
+// and bidirectional overrides, which can hide or reorder what is shown, are
+// refused wherever text is taken.
+func TestControlCharactersAreRefused(t *testing.T) {
+	if _, err := ValidateTurns([]Turn{{Role: RoleUser, Content: "line one\r\n\tline two"}}); err != nil {
+		t.Fatalf("tab and line breaks: %v", err)
+	}
+	for _, bad := range []string{"Em\x1bma", "Em\u202ema", "Em\u2066ma", "Em\x7fma", "Em\u0085ma"} {
+		if _, err := ValidateLearnerName(bad); err == nil || ErrorCode(err) != CodeInvalid {
+			t.Errorf("learner name %q: %v, want refused", bad, err)
+		}
+		if _, err := ValidateSearch(SearchQuery{Text: bad}); err == nil {
+			t.Errorf("search %q accepted", bad)
 		}
 	}
 }
