@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -344,7 +344,7 @@ func TestMalformedJobsAreFailedAndDoNotHoldBackARealOne(t *testing.T) {
 	for i := range 400 {
 		e.exec(`insert into memory_jobs (facilitator_id, learner_id, kind, dedupe_key, payload, run_after)
 			values ($1::uuid, $2::uuid, 'extract', $3, $4::jsonb, now() - interval '1 hour')`,
-			facilitator, *e.alex, fmt.Sprint("forged:", i), malformed[i%len(malformed)])
+			facilitator, *e.alex, "forged:"+strconv.Itoa(i), malformed[i%len(malformed)])
 	}
 
 	if !e.runOnce() {
