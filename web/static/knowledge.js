@@ -419,6 +419,11 @@ export function createKnowledge(api, nameOf) {
   }
 
   function forgetDialogClosed() {
+    // The close event comes after the closing, as a task of its own. Asked
+    // again at once, the dialog is open anew by the time it arrives: it
+    // belongs to the earlier answer, and must not take the new question's
+    // memory with it.
+    if (el.forgetDialog.open) return;
     const m = s.forgetting;
     s.forgetting = null;
     if (!m) return;
