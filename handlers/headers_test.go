@@ -1,10 +1,14 @@
 package handlers_test
 
 import (
+	"bufio"
+	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"mentormemory/app"
 	"mentormemory/app/apptest"
@@ -84,4 +88,32 @@ func TestOversizedHeadersAreRefused(t *testing.T) {
 	}
 	u := svc.NewUser(t)
 	svc.Call(t, u.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
+}
+
+// A request without a token that announces a large body and sends less is
+// refused at once, not after the server has waited for the rest of it.
+func TestUnauthenticatedLargeBodyIsRefusedAtOnce(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	u, err := url.Parse(svc.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("POST /api/conversation-memory HTTP/1.1\r\nHost: " + u.Host +
+		"\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{\"conversation_turns\": [")); err != nil {
+		t.Fatal(err)
+	}
+	// Well inside the server's 30 s read timeout, which is what the answer
+	// used to wait for.
+	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	status, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.HasPrefix(status, "HTTP/1.1 401") {
+		t.Fatalf("answer %q, %v; want a 401 without waiting for the announced body", status, err)
+	}
 }

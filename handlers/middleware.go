@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"crypto/rand"
+	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -119,7 +120,11 @@ func corsFor(origins []string) echo.MiddlewareFunc {
 }
 
 // bodyLimit refuses bodies over max bytes with a 413, whether or not the
-// client announced the length.
+// client announced the length. A body the handler never reads (a request
+// refused before it, for a missing token say) is given back to net/http as
+// it came: net/http then closes the connection after a large unread body
+// instead of reading it first, which a client that announced 2 MB and sent
+// less could otherwise stall until the read timeout.
 func bodyLimit(max int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -127,10 +132,27 @@ func bodyLimit(max int64) echo.MiddlewareFunc {
 			if req.ContentLength > max {
 				return mentor.Errorf(mentor.CodeTooLarge, "Request body too large (at most %d bytes)", max)
 			}
-			req.Body = http.MaxBytesReader(c.Response(), req.Body, max)
-			return next(c)
+			sent := req.Body
+			limited := &readTracker{ReadCloser: http.MaxBytesReader(c.Response(), sent, max)}
+			req.Body = limited
+			err := next(c)
+			if !limited.read {
+				req.Body = sent
+			}
+			return err
 		}
 	}
+}
+
+// readTracker notes whether a body was read at all.
+type readTracker struct {
+	io.ReadCloser
+	read bool
+}
+
+func (r *readTracker) Read(p []byte) (int, error) {
+	r.read = true
+	return r.ReadCloser.Read(p)
 }
 
 // requestLogger writes one line per request, and renders the error of a
