@@ -200,8 +200,13 @@ func duplicateKeys(arguments string) bool {
 // and types also keep to the service's limits.
 func withinLimits(fields map[string]any) bool {
 	text := func(key string) string { s, _ := fields[key].(string); return s }
+	// At most max characters, without control characters other than tab
+	// and line breaks, and without bidirectional overrides.
 	fits := func(s string, max int) bool {
-		return utf8.RuneCountInString(s) <= max && !strings.ContainsRune(s, 0)
+		return utf8.RuneCountInString(s) <= max && !strings.ContainsFunc(s, func(r rune) bool {
+			return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0x7F && r <= 0x9F ||
+				r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+		})
 	}
 	if _, ok := fields["learner_id"].(string); ok && !learnerIDOK(text("learner_id")) {
 		return false
