@@ -101,8 +101,8 @@ func EmotionsIn(text string) []string {
 // topicChanged tells whether two messages share no content word, when the
 // new one has enough words to have a topic of its own.
 func topicChanged(previous, message string) bool {
-	before := ContentWords(previous)
-	now := ContentWords(message)
+	before := contentWords(previous)
+	now := contentWords(message)
 	if len(now) < 2 || len(before) == 0 {
 		return false
 	}
@@ -114,9 +114,9 @@ func topicChanged(previous, message string) bool {
 	return true
 }
 
-// ContentWords returns the words of text that carry its topic: lower case,
+// contentWords returns the words of text that carry its topic: lower case,
 // crudely singular, without stopwords or very short words.
-func ContentWords(text string) map[string]bool {
+func contentWords(text string) map[string]bool {
 	words := map[string]bool{}
 	for _, w := range wordPattern.FindAllString(strings.ToLower(text), -1) {
 		w = strings.Trim(w, "'")
