@@ -1,6 +1,8 @@
 package migrations_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -16,11 +18,11 @@ func TestOneConversationPerLearnerOrNone(t *testing.T) {
 	a := apptest.NewUser(t, pool).ID
 	b := apptest.NewUser(t, pool).ID
 	var maya, sam, noah string
-	asUser(t, pool, a, func(tx pgx.Tx) {
+	asService(t, pool, a, func(tx pgx.Tx) {
 		maya = createLearner(t, tx, a, "Maya")
 		sam = createLearner(t, tx, a, "Sam")
 	})
-	asUser(t, pool, b, func(tx pgx.Tx) {
+	asService(t, pool, b, func(tx pgx.Tx) {
 		noah = createLearner(t, tx, b, "Noah")
 	})
 
@@ -41,7 +43,7 @@ func TestOneConversationPerLearnerOrNone(t *testing.T) {
 		{"B Noah", b, &noah, ""},
 	}
 	for _, st := range steps {
-		asUser(t, pool, st.facilitator, func(tx pgx.Tx) {
+		asService(t, pool, st.facilitator, func(tx pgx.Tx) {
 			_, err := tryExec(t, tx, `insert into public.conversation_updates (facilitator_id, learner_id)
 				values ($1::uuid, $2::uuid)`, st.facilitator, st.learner)
 			wantState(t, err, st.want, st.name)
@@ -60,7 +62,7 @@ func TestOneConversationPerLearnerOrNone(t *testing.T) {
 	// NOTHING, which must see the existing general conversation too.
 	t.Run("store's insert-if-missing", func(t *testing.T) {
 		for _, learner := range []*string{nil, &maya} {
-			asUser(t, pool, a, func(tx pgx.Tx) {
+			asService(t, pool, a, func(tx pgx.Tx) {
 				n := apptest.Exec(t, tx, `insert into public.conversation_updates (facilitator_id, learner_id)
 					values ($1::uuid, $2::uuid)
 					on conflict on constraint conversation_updates_one_per_learner do nothing`, a, learner)
@@ -70,4 +72,43 @@ func TestOneConversationPerLearnerOrNone(t *testing.T) {
 			})
 		}
 	})
+}
+
+// The database holds the service's own writes to the limits the API
+// applies (migration 0013), so a bug cannot store what no request could
+// send.
+func TestServiceWritesKeepTheAPILimits(t *testing.T) {
+	pool := newDatabase(t)
+	a := seedFacilitator(t, pool, "Maya")
+	const checkViolation = "23514"
+	memory := `insert into public.learner_memories (facilitator_id, type, content, importance, confidence, source, metadata, source_turn_ids)
+		values ($1::uuid, 'personal', 'Likes maps', 1, 1, 'added', $2::jsonb, $3::bigint[])`
+	sixteen, seventeen := map[string]any{}, map[string]any{}
+	for i := range 17 {
+		if i < 16 {
+			sixteen[fmt.Sprintf("k%d", i)] = "v"
+		}
+		seventeen[fmt.Sprintf("k%d", i)] = "v"
+	}
+	ids := func(n int) []int64 { return make([]int64, n) }
+	for _, tc := range []struct {
+		name, sql string
+		args      []any
+		want      string
+	}{
+		{"turn of 20000 characters", `insert into public.conversation_turns (facilitator_id, role, content) values ($1::uuid, 'user', repeat('a', 20000))`, nil, ""},
+		{"turn of 20001 characters", `insert into public.conversation_turns (facilitator_id, role, content) values ($1::uuid, 'user', repeat('a', 20001))`, nil, checkViolation},
+		{"empty turn", `insert into public.conversation_turns (facilitator_id, role, content) values ($1::uuid, 'user', '')`, nil, checkViolation},
+		{"16 metadata keys", memory, []any{sixteen, ids(100)}, ""},
+		{"17 metadata keys", memory, []any{seventeen, ids(0)}, checkViolation},
+		{"metadata value of 201 characters", memory, []any{map[string]any{"note": strings.Repeat("a", 201)}, ids(0)}, checkViolation},
+		{"nested metadata", memory, []any{map[string]any{"note": map[string]any{"a": 1}}, ids(0)}, checkViolation},
+		{"metadata key in capitals", memory, []any{map[string]any{"Note": "a"}, ids(0)}, checkViolation},
+		{"101 source turns", memory, []any{map[string]any{}, ids(101)}, checkViolation},
+	} {
+		asService(t, pool, a.id, func(tx pgx.Tx) {
+			_, err := tryExec(t, tx, tc.sql, append([]any{a.id}, tc.args...)...)
+			wantState(t, err, tc.want, tc.name)
+		})
+	}
 }

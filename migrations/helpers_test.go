@@ -50,18 +50,25 @@ func newDatabase(t *testing.T) *pgxpool.Pool {
 	return pgtest.NewPool(t)
 }
 
-// asUser runs fn in one transaction as the user, the way the store runs a
-// request: role authenticated and the user's claims in request.jwt.claims,
-// both transaction-local. The transaction commits when fn returns and rolls
-// back when fn ends the test (t.Fatal) or panics. Statements expected to
-// fail go through tryExec or tryScalar, which confine the failure to a
-// savepoint.
-func asUser(t *testing.T, pool *pgxpool.Pool, userID string, fn func(tx pgx.Tx)) {
+// asService runs fn in one transaction as the service runs the user's
+// request: role memory_service and the user's claims in
+// request.jwt.claims, both transaction-local. The transaction commits when
+// fn returns and rolls back when fn ends the test (t.Fatal) or panics.
+// Statements expected to fail go through tryExec or tryScalar, which
+// confine the failure to a savepoint.
+func asService(t *testing.T, pool *pgxpool.Pool, userID string, fn func(tx pgx.Tx)) {
+	t.Helper()
+	inTx(t, pool, "memory_service", string(apptest.Claims(userID)), fn)
+}
+
+// asSignedIn runs fn as Supabase's Data API runs a signed-in user's
+// request: role authenticated with the user's claims.
+func asSignedIn(t *testing.T, pool *pgxpool.Pool, userID string, fn func(tx pgx.Tx)) {
 	t.Helper()
 	inTx(t, pool, "authenticated", string(apptest.Claims(userID)), fn)
 }
 
-// asAnon is asUser for role anon, with the given claims or none ("").
+// asAnon is asSignedIn for role anon, with the given claims or none ("").
 func asAnon(t *testing.T, pool *pgxpool.Pool, claims string, fn func(tx pgx.Tx)) {
 	t.Helper()
 	inTx(t, pool, "anon", claims, fn)
@@ -341,12 +348,13 @@ type facilitator struct {
 }
 
 // seedFacilitator creates a user and, as that user under RLS, a learner,
-// the learner's conversation with two turns and a summary, and an archive
-// row; the turns fill the vocabulary.
+// the learner's conversation with two turns and a summary, a session, a
+// memory, an opening and a job, and an archive row; the turns fill the
+// vocabulary.
 func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facilitator {
 	t.Helper()
 	f := facilitator{id: apptest.NewUser(t, pool).ID}
-	asUser(t, pool, f.id, func(tx pgx.Tx) {
+	asService(t, pool, f.id, func(tx pgx.Tx) {
 		f.learner = createLearner(t, tx, f.id, learnerName)
 		f.conversation = createConversation(t, tx, f.id, &f.learner, "")
 		postTurns(t, tx, f.id, &f.learner,
@@ -355,11 +363,6 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 		apptest.Exec(t, tx, `update public.conversation_updates set summary = $2::text
 			where facilitator_id = $1::uuid and id = $3::uuid`,
 			f.id, learnerName+" is learning fractions with pizza.", f.conversation)
-		f.archive = apptest.Scalar[string](t, tx, `insert into public.conversation_history_archive
-			(facilitator_id, learner_id, summary, conversation_turns, turn_count)
-			values ($1::uuid, $2::uuid, 'An earlier talk about reading.',
-				'[{"role": "user", "content": "Reading before bed?"}]'::jsonb, 1)
-			returning id::text`, f.id, f.learner)
 		session := apptest.Scalar[string](t, tx, `insert into public.mentor_sessions (facilitator_id, learner_id, exchanges)
 			values ($1::uuid, $2::uuid, 1) returning id::text`, f.id, f.learner)
 		apptest.Exec(t, tx, `insert into public.learner_memories (facilitator_id, learner_id, type, content, importance, confidence, source, session_id)
@@ -370,6 +373,13 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 		apptest.Exec(t, tx, `insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key)
 			values ($1::uuid, $2::uuid, 'extract', 'turns:1-2')`, f.id, f.learner)
 	})
+	// Only the archiving triggers write the archive; the row stands for one
+	// they wrote.
+	f.archive = apptest.Scalar[string](t, pool, `insert into public.conversation_history_archive
+		(facilitator_id, learner_id, summary, conversation_turns, turn_count)
+		values ($1::uuid, $2::uuid, 'An earlier talk about reading.',
+			'[{"role": "user", "content": "Reading before bed?"}]'::jsonb, 1)
+		returning id::text`, f.id, f.learner)
 	return f
 }
 

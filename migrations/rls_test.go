@@ -19,14 +19,14 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 	b := seedFacilitator(t, pool, "Noah")
 
 	t.Run("auth.uid is the caller", func(t *testing.T) {
-		asUser(t, pool, b.id, func(tx pgx.Tx) {
+		asService(t, pool, b.id, func(tx pgx.Tx) {
 			var uid, role, user string
 			if err := tx.QueryRow(t.Context(),
 				`select auth.uid()::text, auth.role(), current_user::text`).Scan(&uid, &role, &user); err != nil {
 				t.Fatal(err)
 			}
-			if uid != b.id || role != "authenticated" || user != "authenticated" {
-				t.Errorf("auth.uid(), auth.role(), current_user = %s, %s, %s; want %s, authenticated, authenticated",
+			if uid != b.id || role != "authenticated" || user != "memory_service" {
+				t.Errorf("auth.uid(), auth.role(), current_user = %s, %s, %s; want %s, authenticated, memory_service",
 					uid, role, user, b.id)
 			}
 		})
@@ -50,7 +50,7 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			insert: `insert into public.conversation_updates (facilitator_id, learner_id, summary) values ($1::uuid, null, 'Intruder')`},
 		{table: "conversation_turns", ownInsert: true, set: "content = 'Hijacked'", updateDenied: true, deleteDenied: true,
 			insert: `insert into public.conversation_turns (facilitator_id, role, content) values ($1::uuid, 'user', 'Intruder')`},
-		{table: "conversation_history_archive", ownInsert: true, set: "summary = 'Hijacked'", updateDenied: true, deleteDenied: true,
+		{table: "conversation_history_archive", set: "summary = 'Hijacked'", updateDenied: true, deleteDenied: true,
 			insert: `insert into public.conversation_history_archive (facilitator_id, summary, turn_count) values ($1::uuid, 'Intruder', 0)`},
 		{table: "search_vocabulary", set: "word = 'hijacked'", updateDenied: true, deleteDenied: true,
 			insert: `insert into public.search_vocabulary (facilitator_id, word) values ($1::uuid, 'intruder')`},
@@ -69,7 +69,7 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			if before == "[]" {
 				t.Fatalf("fixture: A has no %s rows", tc.table)
 			}
-			asUser(t, pool, b.id, func(tx pgx.Tx) {
+			asService(t, pool, b.id, func(tx pgx.Tx) {
 				if n := countRows(t, tx, tc.table, a.id); n != 0 {
 					t.Errorf("B selects %d of A's rows, want 0", n)
 				}
@@ -135,7 +135,7 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 	}
 
 	t.Run("auth.users", func(t *testing.T) {
-		asUser(t, pool, b.id, func(tx pgx.Tx) {
+		asService(t, pool, b.id, func(tx pgx.Tx) {
 			n, err := tryScalar[int64](t, tx, `select count(*) from auth.users where id = $1::uuid`, a.id)
 			if err == nil && n != 0 || err != nil && sqlState(err) != insufficientPrivilege {
 				t.Errorf("B selects A from auth.users: %d rows, error %v", n, err)
@@ -149,9 +149,8 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 		for _, tc := range []struct{ table, insert string }{
 			{"conversation_updates", `insert into public.conversation_updates (facilitator_id, learner_id) values ($1::uuid, $2::uuid)`},
 			{"conversation_turns", `insert into public.conversation_turns (facilitator_id, learner_id, role, content) values ($1::uuid, $2::uuid, 'user', 'Intruder')`},
-			{"conversation_history_archive", `insert into public.conversation_history_archive (facilitator_id, learner_id, turn_count) values ($1::uuid, $2::uuid, 0)`},
 		} {
-			asUser(t, pool, b.id, func(tx pgx.Tx) {
+			asService(t, pool, b.id, func(tx pgx.Tx) {
 				_, err := tryExec(t, tx, tc.insert, b.id, a.learner)
 				wantState(t, err, foreignKeyViolation, "B's "+tc.table+" row on A's learner")
 			})
@@ -161,7 +160,7 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 	// archive_active_turns runs as its owner and takes the facilitator as
 	// an argument: callable by B it would let B archive A's turns.
 	t.Run("helper functions not callable", func(t *testing.T) {
-		asUser(t, pool, b.id, func(tx pgx.Tx) {
+		asService(t, pool, b.id, func(tx pgx.Tx) {
 			_, err := tryExec(t, tx, `select public.archive_active_turns($1::uuid, $2::uuid, 'Hijacked', 100)`, a.id, a.learner)
 			wantState(t, err, insufficientPrivilege, "B calls archive_active_turns for A")
 		})
@@ -181,16 +180,17 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 }
 
 // TestAppendOnlyForOwner checks that the turn log and the archive are
-// append-only even for their owner: A reads and adds, never changes or
-// removes.
+// append-only even for their owner: A reads and adds turns, never changes
+// or removes them; archive rows come only from the archiving triggers.
 func TestAppendOnlyForOwner(t *testing.T) {
 	pool := newDatabase(t)
 	a := seedFacilitator(t, pool, "Maya")
 
 	cases := []struct {
-		table  string
-		insert string // $1 facilitator, $2 learner
-		update string // $1 facilitator
+		table        string
+		insert       string // $1 facilitator, $2 learner
+		insertDenied bool
+		update       string // $1 facilitator
 	}{
 		{
 			table: "conversation_turns",
@@ -199,7 +199,8 @@ func TestAppendOnlyForOwner(t *testing.T) {
 			update: `update public.conversation_turns set content = 'Rewritten' where facilitator_id = $1::uuid`,
 		},
 		{
-			table: "conversation_history_archive",
+			table:        "conversation_history_archive",
+			insertDenied: true,
 			insert: `insert into public.conversation_history_archive
 				(facilitator_id, learner_id, summary, conversation_turns, turn_count)
 				values ($1::uuid, $2::uuid, 'Another segment', '[{"role": "user", "content": "Hi"}]'::jsonb, 1)`,
@@ -210,13 +211,16 @@ func TestAppendOnlyForOwner(t *testing.T) {
 		t.Run(tc.table, func(t *testing.T) {
 			before := snapshot(t, pool, tc.table, a.id)
 			var seen int64
-			asUser(t, pool, a.id, func(tx pgx.Tx) {
+			asService(t, pool, a.id, func(tx pgx.Tx) {
 				seen = countRows(t, tx, tc.table, a.id)
 				if want := apptest.Scalar[int64](t, pool, `select count(*) from public.`+tc.table+
 					` where facilitator_id = $1::uuid`, a.id); seen != want || seen == 0 {
 					t.Errorf("A selects %d own rows, want all %d", seen, want)
 				}
-				if _, err := tryExec(t, tx, tc.insert, a.id, a.learner); err != nil {
+				_, err := tryExec(t, tx, tc.insert, a.id, a.learner)
+				if tc.insertDenied {
+					wantState(t, err, insufficientPrivilege, "A inserts an own "+tc.table+" row")
+				} else if err != nil {
 					t.Errorf("A inserts an own row: %v", err)
 				}
 				for _, stmt := range []struct{ what, sql string }{
@@ -226,14 +230,18 @@ func TestAppendOnlyForOwner(t *testing.T) {
 					_, err := tryExec(t, tx, stmt.sql, a.id)
 					wantState(t, err, insufficientPrivilege, "A's "+stmt.what+" of own "+tc.table)
 				}
-				_, err := tryExec(t, tx, `truncate public.`+tc.table)
+				_, err = tryExec(t, tx, `truncate public.`+tc.table)
 				wantState(t, err, insufficientPrivilege, "A truncates "+tc.table)
 			})
 			// Everything that was there is still there, plus the insert.
+			want := seen + 1
+			if tc.insertDenied {
+				want = seen
+			}
 			after := apptest.Scalar[int64](t, pool, `select count(*) from public.`+tc.table+
 				` where facilitator_id = $1::uuid`, a.id)
-			if after != seen+1 {
-				t.Errorf("A has %d %s rows after, want %d", after, tc.table, seen+1)
+			if after != want {
+				t.Errorf("A has %d %s rows after, want %d", after, tc.table, want)
 			}
 			changed := apptest.Scalar[int64](t, pool, `select count(*) from jsonb_array_elements($1::jsonb) e
 				where not exists (select 1 from public.`+tc.table+` x
@@ -246,7 +254,7 @@ func TestAppendOnlyForOwner(t *testing.T) {
 
 	// Only the archiving triggers move a turn into the archive.
 	t.Run("turn inserted as archived", func(t *testing.T) {
-		asUser(t, pool, a.id, func(tx pgx.Tx) {
+		asService(t, pool, a.id, func(tx pgx.Tx) {
 			_, err := tryExec(t, tx, `insert into public.conversation_turns
 				(facilitator_id, learner_id, archive_id, role, content)
 				values ($1::uuid, $2::uuid, $3::uuid, 'user', 'Sneaked in')`, a.id, a.learner, a.archive)

@@ -42,7 +42,7 @@ func TestArchivedSearchVectorStaysInTheRow(t *testing.T) {
 		words = append(words, strings.Repeat("We went over the plan for the week at home. ", 20))
 		turns = append(turns, turn{[]string{"user", "assistant"}[i%2], strings.Join(words, " ")})
 	}
-	asUser(t, pool, a, func(tx pgx.Tx) {
+	asService(t, pool, a, func(tx pgx.Tx) {
 		createConversation(t, tx, a, nil, "")
 		postTurns(t, tx, a, nil, turns...)
 		apptest.Exec(t, tx, `delete from public.conversation_updates where facilitator_id = $1::uuid`, a)

@@ -33,7 +33,7 @@ func TestDeleteArchivesActiveTurns(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := apptest.NewUser(t, pool).ID
 			var learner, other *string
-			asUser(t, pool, a, func(tx pgx.Tx) {
+			asService(t, pool, a, func(tx pgx.Tx) {
 				if tc.withLearner {
 					learner = ptr(createLearner(t, tx, a, "Maya"))
 				}
@@ -54,7 +54,7 @@ func TestDeleteArchivesActiveTurns(t *testing.T) {
 				}
 			})
 
-			asUser(t, pool, a, func(tx pgx.Tx) {
+			asService(t, pool, a, func(tx pgx.Tx) {
 				got := archives(t, tx, a, learner)
 				if len(got) != 1 {
 					t.Fatalf("%d archive rows, want 1", len(got))
@@ -89,7 +89,7 @@ func TestDeleteArchivesActiveTurns(t *testing.T) {
 
 			// Created again, the conversation has only archived turns:
 			// clearing it archives nothing.
-			asUser(t, pool, a, func(tx pgx.Tx) {
+			asService(t, pool, a, func(tx pgx.Tx) {
 				conv := createConversation(t, tx, a, learner, "A summary with nothing active")
 				apptest.Exec(t, tx, `delete from public.conversation_updates
 					where facilitator_id = $1::uuid and id = $2::uuid`, a, conv)
@@ -102,7 +102,7 @@ func TestDeleteArchivesActiveTurns(t *testing.T) {
 
 	t.Run("never any turns", func(t *testing.T) {
 		a := apptest.NewUser(t, pool).ID
-		asUser(t, pool, a, func(tx pgx.Tx) {
+		asService(t, pool, a, func(tx pgx.Tx) {
 			conv := createConversation(t, tx, a, nil, "Nothing said yet")
 			apptest.Exec(t, tx, `delete from public.conversation_updates
 				where facilitator_id = $1::uuid and id = $2::uuid`, a, conv)
@@ -139,7 +139,7 @@ func TestAutoArchive(t *testing.T) {
 			turns := numberedTurns(tc.turns)
 			left := tc.turns - tc.segments*tc.segment
 			var learner string
-			asUser(t, pool, a, func(tx pgx.Tx) {
+			asService(t, pool, a, func(tx pgx.Tx) {
 				if tc.limit != 0 {
 					setArchiveTurns(t, tx, tc.limit)
 				}
@@ -156,7 +156,7 @@ func TestAutoArchive(t *testing.T) {
 					where facilitator_id = $1::uuid and learner_id = $2::uuid`, a, learner)
 			})
 
-			asUser(t, pool, a, func(tx pgx.Tx) {
+			asService(t, pool, a, func(tx pgx.Tx) {
 				if n := apptest.Scalar[int](t, tx, `select turn_count from public.conversation_updates
 					where facilitator_id = $1::uuid and learner_id = $2::uuid`, a, learner); n != left {
 					t.Errorf("active turn_count = %d, want %d", n, left)
@@ -198,9 +198,9 @@ func TestAutoArchive(t *testing.T) {
 	t.Run("limit does not outlive the transaction", func(t *testing.T) {
 		a := apptest.NewUser(t, pool).ID
 		for range 4 {
-			asUser(t, pool, a, func(tx pgx.Tx) { setArchiveTurns(t, tx, 2) })
+			asService(t, pool, a, func(tx pgx.Tx) { setArchiveTurns(t, tx, 2) })
 		}
-		asUser(t, pool, a, func(tx pgx.Tx) {
+		asService(t, pool, a, func(tx pgx.Tx) {
 			if got := apptest.Scalar[int](t, tx, `select public.archive_turn_limit()`); got != 50 {
 				t.Errorf("archive_turn_limit() = %d after earlier transactions set 2, want 50", got)
 			}
@@ -223,7 +223,7 @@ func TestConversationSearchVector(t *testing.T) {
 
 	t.Run("summary and turns", func(t *testing.T) {
 		a := apptest.NewUser(t, pool).ID
-		asUser(t, pool, a, func(tx pgx.Tx) {
+		asService(t, pool, a, func(tx pgx.Tx) {
 			learner := createLearner(t, tx, a, "Maya")
 			createConversation(t, tx, a, &learner, "")
 			postTurns(t, tx, a, &learner,
@@ -265,7 +265,7 @@ func TestConversationSearchVector(t *testing.T) {
 	// auto_archive has moved the old turns out.
 	t.Run("archived turns leave the active vector", func(t *testing.T) {
 		a := apptest.NewUser(t, pool).ID
-		asUser(t, pool, a, func(tx pgx.Tx) {
+		asService(t, pool, a, func(tx pgx.Tx) {
 			setArchiveTurns(t, tx, 2)
 			learner := createLearner(t, tx, a, "Maya")
 			createConversation(t, tx, a, &learner, "Animals.")
@@ -296,7 +296,7 @@ func TestEraseCascades(t *testing.T) {
 	a := apptest.NewUser(t, pool).ID
 	b := seedFacilitator(t, pool, "Noah")
 	var maya, sam string
-	asUser(t, pool, a, func(tx pgx.Tx) {
+	asService(t, pool, a, func(tx pgx.Tx) {
 		setArchiveTurns(t, tx, 2)
 		maya = createLearner(t, tx, a, "Maya")
 		sam = createLearner(t, tx, a, "Sam")
@@ -330,7 +330,7 @@ func TestEraseCascades(t *testing.T) {
 	}
 
 	t.Run("learner", func(t *testing.T) {
-		asUser(t, pool, a, func(tx pgx.Tx) {
+		asService(t, pool, a, func(tx pgx.Tx) {
 			n, err := tryExec(t, tx, `delete from public.learners where facilitator_id = $1::uuid and id = $2::uuid`, a, maya)
 			if err != nil || n != 1 {
 				t.Fatalf("A deletes learner Maya: %d rows, error %v", n, err)
@@ -377,12 +377,12 @@ func TestVocabularyCollectsWords(t *testing.T) {
 			where facilitator_id = $1::uuid order by word`, facilitatorID)
 	}
 
-	asUser(t, pool, a, func(tx pgx.Tx) {
+	asService(t, pool, a, func(tx pgx.Tx) {
 		insertTurns(t, tx, a, nil,
 			turn{"user", "Quick brown foxes jumped over 42 lazy dogs"},
 			turn{"assistant", "The cat x1y2 sat; DOGS nap."})
 	})
-	asUser(t, pool, b, func(tx pgx.Tx) {
+	asService(t, pool, b, func(tx pgx.Tx) {
 		insertTurns(t, tx, b, nil, turn{"user", "Quick thinking, Noah!"})
 	})
 
@@ -403,7 +403,7 @@ func TestVocabularyCollectsWords(t *testing.T) {
 		{"B", b, a, wantB},
 	} {
 		t.Run("read by "+tc.name, func(t *testing.T) {
-			asUser(t, pool, tc.me, func(tx pgx.Tx) {
+			asService(t, pool, tc.me, func(tx pgx.Tx) {
 				if got := words(t, tx, tc.me); !slices.Equal(got, tc.want) {
 					t.Errorf("own vocabulary = %v, want %v", got, tc.want)
 				}

@@ -10,8 +10,9 @@ import (
 )
 
 // Isolation must come from RLS, not from the service's login role (a
-// superuser here): every statement of both paths runs as authenticated with
-// the caller's claims.
+// superuser here): every statement of both paths runs as memory_service
+// (authenticated's row-level policies and the service's writes) with the
+// caller's claims.
 func TestStatementsRunAsTheCaller(t *testing.T) {
 	store := postgres.NewStore(pgtest.NewPool(t), 50)
 	id := "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
@@ -20,7 +21,7 @@ func TestStatementsRunAsTheCaller(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [2]string{"authenticated", id}
+	want := [2]string{"memory_service", id}
 	if write != want || read != want {
 		t.Fatalf("write path runs as %v, read path as %v; want %v", write, read, want)
 	}

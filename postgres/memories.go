@@ -129,8 +129,14 @@ func saveMemory(ctx context.Context, tx pgx.Tx, me string, m mentor.NewMemory) (
 				mentions = mentions + 1,
 				confidence = least(1, confidence + (1 - confidence) * $3 * $6),
 				importance = least(1, greatest(importance, $4) + $7),
-				metadata = metadata || $5::jsonb,
-				source_turn_ids = array(select distinct unnest(source_turn_ids || $8::bigint[]) order by 1),
+				-- Learnt metadata joins what is there while the memory keeps
+				-- within its 16 keys, and the memory names its latest 100
+				-- source turns (the limits migration 0013 holds it to).
+				metadata = case when (select count(*) from jsonb_object_keys(metadata || $5::jsonb)) <= 16
+					then metadata || $5::jsonb else metadata end,
+				source_turn_ids = array(select id from (
+					select distinct unnest(source_turn_ids || $8::bigint[]) as id order by id desc limit 100) latest
+					order by id),
 				last_seen_at = now(), updated_at = now()
 			where facilitator_id = $1::uuid and id = $2::uuid
 			returning `+memoryColumns,

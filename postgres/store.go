@@ -1,5 +1,5 @@
 // Package postgres is the memory's Postgres adapter. Every request's
-// statements run in one transaction as role authenticated with the caller's
+// statements run in one transaction as role memory_service with the caller's
 // verified claims, so row-level security in the database, not this code, is
 // what keeps facilitators apart.
 package postgres
@@ -113,9 +113,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// inTx runs fn in one transaction as the caller: role authenticated, with
-// the verified claims in request.jwt.claims, exactly as Supabase's own API
-// does. The settings are transaction-local, so nothing leaks to the next
+// inTx runs fn in one transaction as the caller: role memory_service (role
+// authenticated's reads plus the service's writes, migration 0013), with
+// the verified claims in request.jwt.claims, as Supabase's own API does. The settings are transaction-local, so nothing leaks to the next
 // user of the connection.
 func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) error {
 	caller, ok := mentor.CallerFrom(ctx)
@@ -139,10 +139,10 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) e
 	return dbError(tx.Commit(ctx))
 }
 
-// actAsCaller switches the transaction to role authenticated with the
+// actAsCaller switches the transaction to role memory_service with the
 // caller's claims ($1) and the archive limit ($2).
 const actAsCaller = `select
-	set_config('role', 'authenticated', true),
+	set_config('role', 'memory_service', true),
 	set_config('request.jwt.claims', $1, true),
 	set_config('mentor.archive_turns', $2, true)`
 
