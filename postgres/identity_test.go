@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"mentormemory/app/apptest"
 	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
@@ -14,8 +15,9 @@ import (
 // (authenticated's row-level policies and the service's writes) with the
 // caller's claims.
 func TestStatementsRunAsTheCaller(t *testing.T) {
-	store := postgres.NewStore(pgtest.NewPool(t), 50)
-	id := "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+	pool := pgtest.NewPool(t)
+	store := postgres.NewStore(pool, 50)
+	id := apptest.NewUser(t, pool).ID
 	ctx := asFacilitator(context.Background(), id)
 	write, read, err := store.Identity(ctx)
 	if err != nil {

@@ -26,10 +26,16 @@ const (
 	// less than an exact match.
 	correctionWeight = 0.8
 	maxQueryTerms    = 32
+	// Each correction searches the facilitator's vocabulary (at most
+	// 20,000 words, migration 0014), so a query corrects only its few
+	// longest unknown words: a query of a hundred made-up words costs three
+	// lookups, not a hundred.
+	maxCorrectedWords = 3
 )
 
-// Highlight delimiters, from Unicode's private use area so they cannot clash
-// with what people type; they become <mark> after HTML escaping.
+// Highlight delimiters, from Unicode's private use area; they become <mark>
+// after HTML escaping. Text could hold them too, so they are taken out of
+// the text before the headline marks it, and every one left is a match's.
 const (
 	markStart = "\uE000"
 	markStop  = "\uE001"
@@ -38,10 +44,11 @@ const (
 // searchSQL ranks the caller's conversations in one statement. $1
 // facilitator, $2 search text, $3 correction weight, $4 learner (null for
 // all), $5 include archive, $6 limit, $7 summary weight, $8 k1, $9 b,
-// $10 most query terms.
+// $10 most query terms, $11 most corrected words.
 //
-// The terms are the english stems of the text's words, plus, for each word
-// the facilitator never used, the stems of the closest word they did use.
+// The terms are the english stems of the text's words, plus, for each of
+// the longest few words the facilitator never used, the stems of the
+// closest word they did use.
 // With no terms (only stopwords) the query is null and nothing matches.
 const searchSQL = `
 with words as (
@@ -58,6 +65,8 @@ unknown_words as materialized (
 	where not exists (
 		select 1 from public.search_vocabulary v
 		where v.facilitator_id = $1::uuid and v.word = w.word)
+	order by char_length(w.word) desc, w.word
+	limit $11
 ),
 corrections as (
 	select fix.word
@@ -142,7 +151,7 @@ ranked as materialized (
 select r.id::text, d.learner_id::text, coalesce(d.summary, ''), d.turn_count, r.date, r.archived,
 	r.score,
 	coalesce(m.matches, '[]'::jsonb),
-	ts_headline('english', coalesce(m.best, d.summary, ''), (select q from query),
+	ts_headline('english', translate(coalesce(m.best, d.summary, ''), '` + markStart + markStop + `', ''), (select q from query),
 		'StartSel=` + markStart + `, StopSel=` + markStop + `, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
 from ranked r
 -- Each result's row, found by its key.
@@ -180,7 +189,7 @@ func (s *Store) Search(ctx context.Context, q mentor.SearchQuery) ([]mentor.Sear
 	results := []mentor.SearchResult{}
 	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		b.Queue(searchSQL, me, q.Text, correctionWeight, q.LearnerID, q.IncludeArchive, q.Limit,
-			summaryWeight, bm25K1, bm25B, maxQueryTerms)
+			summaryWeight, bm25K1, bm25B, maxQueryTerms, maxCorrectedWords)
 	}, func(br pgx.BatchResults) error {
 		var err error
 		results, err = collectRows(br, func(row pgx.CollectableRow) (mentor.SearchResult, error) {

@@ -48,12 +48,18 @@ func Open(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 
 // connectTimeout bounds opening a connection unless the URL sets
 // connect_timeout; DefaultTxTimeout bounds each request's transaction,
-// waiting for a connection included.
+// waiting for a connection included. Within it, no statement of a request
+// runs longer than statementTimeout, and none waits longer than lockTimeout
+// for a row another request holds (posts to one conversation take turns on
+// its row): either answers a 503 the client retries, and frees the
+// connection for everyone else long before the transaction's own limit.
 const (
 	supabaseTransactionPoolerPort = 6543
 
 	connectTimeout   = 5 * time.Second
 	DefaultTxTimeout = 15 * time.Second
+	statementTimeout = "5s"
+	lockTimeout      = "3s"
 )
 
 // Store implements mentor.Store.
@@ -130,7 +136,7 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) e
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 
-	if _, err := tx.Exec(ctx, actAsCaller, string(caller.Claims), s.archiveTurns); err != nil {
+	if err := callerExists(tx.QueryRow(ctx, actAsCaller, string(caller.Claims), s.archiveTurns, caller.UserID)); err != nil {
 		return dbError(err)
 	}
 	if err := fn(tx, caller.UserID); err != nil {
@@ -140,11 +146,33 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) e
 }
 
 // actAsCaller switches the transaction to role memory_service with the
-// caller's claims ($1) and the archive limit ($2).
+// caller's claims ($1), the archive limit ($2) and the statement and lock
+// timeouts, and says whether the caller ($3) still exists: a token outlives
+// its user by up to an hour, and a deleted user's requests must be refused
+// rather than read nothing or fail on a foreign key. The lookup's
+// privileges are checked as the statement starts, before the role changes,
+// so the service's login role reads auth.users, which callers cannot.
 const actAsCaller = `select
 	set_config('role', 'memory_service', true),
 	set_config('request.jwt.claims', $1, true),
-	set_config('mentor.archive_turns', $2, true)`
+	set_config('mentor.archive_turns', $2, true),
+	set_config('statement_timeout', '` + statementTimeout + `', true),
+	set_config('lock_timeout', '` + lockTimeout + `', true),
+	exists (select 1 from auth.users where id = $3::uuid)`
+
+// callerExists reads actAsCaller's answer: unauthenticated when the
+// caller's user is gone.
+func callerExists(row pgx.Row) error {
+	var role, claims, archiveTurns, statement, lock string
+	var exists bool
+	if err := row.Scan(&role, &claims, &archiveTurns, &statement, &lock, &exists); err != nil {
+		return err
+	}
+	if !exists {
+		return mentor.Errorf(mentor.CodeUnauthenticated, "This account no longer exists; sign in again")
+	}
+	return nil
+}
 
 // read runs read-only queries as the caller in a single round trip: the
 // settings and the queries queued by queue go as one batch, which Postgres
@@ -160,13 +188,13 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
 	defer cancel()
 	b := &pgx.Batch{}
-	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns)
+	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns, caller.UserID)
 	if learnerID != nil {
 		b.Queue(learnerNameSQL, caller.UserID, *learnerID)
 	}
 	queue(b, caller.UserID)
 	return dbError(sendBatch(ctx, s.pool, b, func(br pgx.BatchResults) error {
-		if _, err := br.Exec(); err != nil {
+		if err := callerExists(br.QueryRow()); err != nil {
 			return err
 		}
 		if learnerID != nil {
@@ -226,8 +254,11 @@ func dbError(err error) error {
 			pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03", // shutdown, cannot connect now
 			pgErr.Code == "53300": // too many connections
 			return unavailable(err)
-		case pgErr.Code == "40001", pgErr.Code == "40P01": // serialization failure, deadlock
+		case pgErr.Code == "40001", pgErr.Code == "40P01", // serialization failure, deadlock
+			pgErr.Code == "55P03": // lock_timeout: another request holds the row
 			return &mentor.Error{Code: mentor.CodeUnavailable, Message: "Busy, please retry", Cause: err}
+		case pgErr.Code == "57014": // statement_timeout
+			return &mentor.Error{Code: mentor.CodeUnavailable, Message: "The request took too long; please retry or ask for less", Cause: err}
 		}
 		return mentor.Internal(err)
 	}

@@ -1,0 +1,49 @@
+package migrations_test
+
+import (
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/app/apptest"
+)
+
+// madeUpWords is an expression for n distinct made-up words of letters
+// only, numbered from first, as one turn's text.
+const madeUpWords = `(select string_agg(translate(lpad(g::text, 6, '0'), '0123456789', 'abcdefghij') || 'zz', ' ')
+	from generate_series($2::int, $2::int + $3::int - 1) g)`
+
+// A facilitator's vocabulary keeps at most 20,000 words: past it, the
+// oldest leave until 18,000 remain, and the words just said stay.
+func TestSearchVocabularyIsCapped(t *testing.T) {
+	pool := newDatabase(t)
+	a := seedFacilitator(t, pool, "Maya")
+	b := seedFacilitator(t, pool, "Noah")
+	others := countRows(t, pool, "search_vocabulary", b.id)
+	// 2,000 words a turn (18,000 characters), each turn in a transaction of
+	// its own so that the words' ages differ.
+	for turn := range 11 {
+		asService(t, pool, a.id, func(tx pgx.Tx) {
+			apptest.Exec(t, tx, `insert into public.conversation_turns (facilitator_id, role, content)
+				values ($1::uuid, 'user', `+madeUpWords+`)`, a.id, turn*2000, 2000)
+		})
+	}
+	// The tenth turn took it past 20,000: the seed's words and the first
+	// made-up ones left, down to 18,000; the eleventh's came in after.
+	if n := countRows(t, pool, "search_vocabulary", a.id); n != 20000 {
+		t.Fatalf("the vocabulary holds %d words after 22,000 new ones, want 20,000", n)
+	}
+	for _, tc := range []struct {
+		word string
+		kept bool
+	}{{"fractions", false}, {"aaaaaazz", false}, {"aabfaazz", false}, {"abaaaazz", true}, {"acbjjjzz", true}} {
+		kept := apptest.Scalar[bool](t, pool, `select exists (select 1 from public.search_vocabulary
+			where facilitator_id = $1::uuid and word = $2)`, a.id, tc.word)
+		if kept != tc.kept {
+			t.Errorf("word %s kept %v, want %v", tc.word, kept, tc.kept)
+		}
+	}
+	if n := countRows(t, pool, "search_vocabulary", b.id); n != others {
+		t.Errorf("another facilitator's vocabulary went from %d to %d words", others, n)
+	}
+}
