@@ -98,7 +98,8 @@ func (s *Store) leaseJob(ctx context.Context) (*mentor.ExtractionJob, []byte, er
 		from (select facilitator_id, id from public.memory_jobs
 			where kind = 'extract' and run_after <= now()
 				and (status = 'pending' or (status = 'running' and leased_until < now()))
-			order by run_after, id
+			-- Fair across facilitators (migration 0015).
+			order by fair_at, id
 			limit 1
 			for update skip locked) due
 		where j.facilitator_id = due.facilitator_id and j.id = due.id

@@ -332,8 +332,8 @@ func TestJobsRunConcurrently(t *testing.T) {
 func TestMalformedJobsAreFailedAndDoNotHoldBackARealOne(t *testing.T) {
 	e := newEnv(t, worker.Config{})
 	e.reply = func(int) (int, string) { return 200, memoriesReply("Alex has a dog named Max") }
-	e.post("gotta go feed my dog Max", "Say hi to Max!")
-	facilitator := apptest.Scalar[string](t, e.pool, `select facilitator_id::text from memory_jobs`)
+	caller, _ := mentor.CallerFrom(e.ctx)
+	facilitator := caller.UserID
 	malformed := []string{
 		`{}`,
 		`{"session_id": "not-a-uuid", "from_turn_id": 1, "through_turn_id": 2}`,
@@ -346,6 +346,8 @@ func TestMalformedJobsAreFailedAndDoNotHoldBackARealOne(t *testing.T) {
 			values ($1::uuid, $2::uuid, 'extract', $3, $4::jsonb, now() - interval '1 hour')`,
 			facilitator, *e.alex, "forged:"+strconv.Itoa(i), malformed[i%len(malformed)])
 	}
+	// Queued after them, the real job comes after them in the claim order.
+	e.post("gotta go feed my dog Max", "Say hi to Max!")
 
 	if !e.runOnce() {
 		t.Fatal("the real job did not run")
