@@ -115,3 +115,21 @@ func TestSignedInUsersReadOwnRowsAndWriteNone(t *testing.T) {
 		}
 	}
 }
+
+// No role a user can reach may use or set a sequence: advanced to its end,
+// one would refuse every facilitator's next turn or job.
+func TestUsersCannotTouchSequences(t *testing.T) {
+	pool := newDatabase(t)
+	held := apptest.Column[string](t, pool, `select r.role || ' ' || p.privilege || ' ' || c.relname
+		from pg_class c
+		cross join (values ('anon'), ('authenticated')) r(role)
+		cross join (values ('USAGE'), ('SELECT'), ('UPDATE')) p(privilege)
+		where c.relnamespace = 'public'::regnamespace and c.relkind = 'S'
+			and has_sequence_privilege(r.role, c.oid, p.privilege)`)
+	for _, h := range held {
+		t.Errorf("held: %s", h)
+	}
+	if n := apptest.Count(t, pool, `select count(*) from pg_class where relnamespace = 'public'::regnamespace and relkind = 'S'`); n < 2 {
+		t.Fatalf("the check must see the sequences: %d", n)
+	}
+}
