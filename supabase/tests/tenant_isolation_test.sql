@@ -41,21 +41,18 @@ declare
 begin
   for t in select * from pg_temp.public_tables order by tbl::text loop
     victims := pg_temp.rows_of(t.tbl, pg_temp.id(victim));
+    target := pg_temp.update_target(t.tbl);
     if t.per_facilitator then
       whose := format('%s''s rows in %s', upper(victim), t.tbl);
       added := format('a row for %s to %s', upper(victim), t.tbl);
       -- The update tries to take the rows over.
-      target := 'facilitator_id';
       new_value := coalesce(quote_literal(pg_temp.id(attacker)), 'facilitator_id');
       rewrites := 'takes over';
     else
       -- A table kept for nobody in particular: all its rows are another's,
-      -- and the update writes its first column back as it is.
+      -- and the update writes a column back as it is.
       whose := format('the rows of %s', t.tbl);
       added := format('a row to %s', t.tbl);
-      select a.attname into target from pg_attribute a
-      where a.attrelid = t.tbl and a.attnum > 0 and not a.attisdropped
-      order by a.attnum limit 1;
       new_value := quote_ident(target);
       rewrites := 'rewrites';
     end if;
