@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Check and test everything: gofmt, go vet, go test -race (the browser
-# end-to-end test included: Chromium is installed if missing), then each
-# fuzz target for FUZZ_TIME (default 8s).
+# end-to-end test included: Chromium is installed if missing), the database
+# test suite (supabase/tests, pgTAP, by scripts/test-db.sh), then each fuzz
+# target for FUZZ_TIME (default 8s).
 #
 # Database: with DATABASE_URL unset, a private cluster is started in
 # ./.data/test-postgres on 127.0.0.1:54330 (PostgreSQL installed if missing)
@@ -12,7 +13,7 @@
 #
 # Arguments go to `go test`: flags only (`-run TestX -v`) test ./...;
 # a package first (`./memory -run TestX`) tests just what is given, and
-# fuzzes nothing.
+# fuzzes nothing and runs no database test suite.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,6 +22,8 @@ cd "$ROOT"
 source scripts/lib/postgres.sh
 # shellcheck source=scripts/lib/chromium.sh
 source scripts/lib/chromium.sh
+# shellcheck source=scripts/lib/pgtap.sh
+source scripts/lib/pgtap.sh
 
 TEST_PG_DIR=$ROOT/.data/test-postgres
 TEST_PG_PORT=${TEST_PG_PORT:-54330}
@@ -114,6 +117,29 @@ run_tests() {
   fi
 }
 
+# The database test suite runs on a fresh database of its own, as each test
+# package does. Like the database and Chromium, pgTAP is required under
+# CI=true; elsewhere a failed install only skips the suite. A failing test
+# always fails the run.
+run_db_suite() {
+  section "pgTAP (supabase/tests)"
+  if [[ $# -gt 0 && $1 != -* ]]; then
+    log "skipped: packages were given"
+    return 0
+  fi
+  if [[ -z ${DATABASE_URL:-} ]]; then
+    warn "no database; the database test suite is skipped"
+    return 0
+  fi
+  if ! { pgtap_ensure_prove && pgtap_ensure_extension "$DATABASE_URL"; }; then
+    [[ $CI != true ]] || die "CI=true and pgTAP or pg_prove could not be installed (see above)"
+    warn "no pgTAP; the database test suite is skipped"
+    return 0
+  fi
+  # Through bash, so a checkout that lost the executable bit still works.
+  bash scripts/test-db.sh
+}
+
 # fuzz_target DIR TARGET fuzzes one target for FUZZ_TIME. A failing input is
 # written to DIR/testdata/fuzz/TARGET/ and fails the run. Go 1.26's fuzzing
 # coordinator can also stop with "context deadline exceeded" just as
@@ -163,6 +189,7 @@ main() {
   section "go vet"
   go vet ./...
   run_tests "$@"
+  run_db_suite "$@"
   run_fuzz "$@"
   section "OK"
 }
