@@ -1,18 +1,19 @@
 -- No one reaches another facilitator's rows. Facilitator A attacks B's rows
 -- in every table in public (read from the catalog, so a table added later
--- is attacked too) with every statement: select, insert, update, delete,
--- truncate and create trigger. A attacks as Supabase's Data API runs a
--- signed-in user's request (role authenticated with A's claims) and as the
--- service runs A's request (role memory_service with A's claims); the anon
--- key attacks with no claims. Each attempt is refused (42501) or touches no
--- row, and B's rows, compared as the owner before and after, are unchanged.
+-- is attacked too) with every statement: select, insert, update, delete
+-- (of B's rows, and of every row A reaches), truncate and create trigger.
+-- A attacks as Supabase's Data API runs a signed-in user's request (role
+-- authenticated with A's claims) and as the service runs A's request (role
+-- memory_service with A's claims); the anon key attacks with no claims.
+-- Each attempt is refused (42501) or touches no row of B's, and B's rows,
+-- compared as the owner before and after, are unchanged.
 
 begin;
 \ir setup/two_facilitators.psql
 
--- Per table: the fixture's check, 3 attackers times 6 statements, and B's
+-- Per table: the fixture's check, 3 attackers times 8 statements, and B's
 -- rows unchanged.
-select plan((select count(*)::int * 20 from pg_temp.public_tables));
+select plan((select count(*)::int * 26 from pg_temp.public_tables));
 
 create temporary table b_before on commit drop as
   select tbl, pg_temp.digest(tbl, pg_temp.id('b')) as digest from pg_temp.public_tables;
@@ -38,6 +39,7 @@ declare
   new_value text;
   rewrites text;
   copy text;
+  own bigint;
 begin
   for t in select * from pg_temp.public_tables order by tbl::text loop
     victims := pg_temp.rows_of(t.tbl, pg_temp.id(victim));
@@ -57,6 +59,10 @@ begin
       rewrites := 'rewrites';
     end if;
     copy := pg_temp.insert_copy(t.tbl, pg_temp.id(victim));
+    own := 0;
+    if t.per_facilitator and attacker is not null then
+      execute format('select count(*) from %s t where %s', t.tbl, pg_temp.rows_of(t.tbl, pg_temp.id(attacker))) into own;
+    end if;
 
     perform pg_temp.act_as(attacker_role, attacker);
     return next pg_temp.refused_or_no_rows(format('select * from %s t where %s', t.tbl, victims),
@@ -69,6 +75,15 @@ begin
       has_column_privilege(attacker_role, t.tbl, target, 'UPDATE'), format('%s %s %s', who, rewrites, whose));
     return next pg_temp.refused_or_no_rows(format('delete from %s t where %s', t.tbl, victims),
       has_table_privilege(attacker_role, t.tbl, 'DELETE'), format('%s deletes %s', who, whose));
+    -- With no WHERE clause only the UPDATE or DELETE policy bounds the
+    -- statement: it may touch the attacker's own rows, and no other. (It
+    -- does, and the attacker's rows are gone from here on in this table.)
+    return next pg_temp.refused_or_own_rows(format('update %s set %I = %s', t.tbl, target, new_value),
+      has_column_privilege(attacker_role, t.tbl, target, 'UPDATE'), own,
+      format('%s updates every row it reaches in %s', who, t.tbl));
+    return next pg_temp.refused_or_own_rows(format('delete from %s', t.tbl),
+      has_table_privilege(attacker_role, t.tbl, 'DELETE'), own,
+      format('%s deletes every row it reaches in %s', who, t.tbl));
     return next throws_ok(format('truncate %s', t.tbl), '42501', null,
       format('%s truncates %s: refused', who, t.tbl));
     return next throws_ok(
@@ -83,8 +98,9 @@ select * from pg_temp.attack('authenticated', 'a', 'b');
 select * from pg_temp.attack('memory_service', 'a', 'b');
 select * from pg_temp.attack('anon', null, 'b');
 
-select is(pg_temp.digest(b.tbl, pg_temp.id('b')), b.digest, format('B''s rows in %s unchanged', b.tbl))
-from b_before b order by b.tbl::text;
+select is(pg_temp.digest(p.tbl, pg_temp.id('b')), b.digest,
+  format(case when p.per_facilitator then 'B''s rows in %s unchanged' else 'the rows of %s unchanged' end, p.tbl))
+from b_before b join pg_temp.public_tables p using (tbl) order by p.tbl::text;
 
 select * from finish();
 rollback;
