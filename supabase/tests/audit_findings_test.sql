@@ -7,6 +7,8 @@
 --     ended (migration 0012);
 --   * a row could hang on another facilitator's learner or session: the
 --     foreign keys include the facilitator;
+--   * a user could advance a sequence every facilitator shares to its end,
+--     and no one could store a turn or queue a job (migration 0013);
 --   * the roles a token can reach must not reach auth.users, the service's
 --     role or the triggers' SECURITY DEFINER functions, and row-level
 --     security must be on for every table in public.
@@ -16,6 +18,7 @@ begin;
 
 select plan((select count(*)::int from pg_temp.public_tables)
   + (select count(*)::int * 3 from pg_proc where pronamespace = 'public'::regnamespace and prosecdef)
+  + (select count(*)::int * 6 from pg_class where relnamespace = 'public'::regnamespace and relkind = 'S')
   + 32);
 
 -- TRUNCATE and TRIGGER, on a table the migrating role creates later: the
@@ -115,6 +118,20 @@ select throws_ok($$ insert into public.memory_jobs (facilitator_id, learner_id, 
   values (pg_temp.id('a'), pg_temp.id('b_learner'), 'extract', 'pgtap') $$,
   '23503', null, 'memory_service as A queues a job about B''s learner: refused');
 select pg_temp.act_as_owner();
+
+-- The identity sequences of the turn log and the jobs are shared by every
+-- facilitator. With UPDATE a user could setval() one to its end, and no
+-- one could store a turn again, or back, and everyone's new turns would
+-- sort before their old ones; with USAGE, advance it one nextval() at a
+-- time. Only the catalog is read: a sequence changed by an attempt would
+-- stay changed, as no rollback undoes it.
+select ok(not has_sequence_privilege(r.role, c.oid, p.privilege),
+  format('%s holds no %s on %s', r.role, p.privilege, c.oid::regclass))
+from pg_class c
+cross join (values ('anon'), ('authenticated')) r(role)
+cross join (values ('USAGE'), ('SELECT'), ('UPDATE')) p(privilege)
+where c.relnamespace = 'public'::regnamespace and c.relkind = 'S'
+order by c.oid::regclass::text, r.role, p.privilege;
 
 -- Supabase Auth's users are its own.
 select pg_temp.act_as('authenticated', 'a');
