@@ -57,8 +57,8 @@ revoke all on public.memory_migrations from anon, authenticated;
 
 -- The identity sequences of the turn log and the jobs: a user who could
 -- advance one (setval, or UPDATE on it) could exhaust it for everyone.
+-- Inserting a row takes its identity without any privilege on them.
 revoke all on all sequences in schema public from anon, authenticated;
-grant usage on sequence public.conversation_turns_id_seq, public.memory_jobs_id_seq to memory_service;
 
 -- What the service writes, table by table. The archive and the search
 -- vocabulary are written only by the security definer triggers; jobs are
