@@ -84,19 +84,22 @@ func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.Ch
 			return mentor.ChatReply{}, modelFailed(err)
 		}
 		if len(resp.Choices) == 0 {
-			return mentor.ChatReply{}, modelFailed(fmt.Errorf("no choices"))
+			return mentor.ChatReply{}, modelFailed(llm.Kind("no choices"))
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 {
 			reply.Reply = strings.TrimSpace(msg.Content)
-			if reply.Reply == "" {
-				return mentor.ChatReply{}, modelFailed(fmt.Errorf("empty reply"))
+			switch {
+			case reply.Reply == "" && msg.Refusal != "":
+				return mentor.ChatReply{}, modelFailed(llm.ErrRefused)
+			case reply.Reply == "":
+				return mentor.ChatReply{}, modelFailed(llm.Kind("empty reply"))
 			}
 			return reply, nil
 		}
 		if round == c.maxRounds {
 			return mentor.ChatReply{}, llm.Failure("The mentor model kept calling tools without answering",
-				fmt.Errorf("still calling tools after %d rounds", c.maxRounds))
+				llm.Kind(fmt.Sprintf("still calling tools after %d rounds", c.maxRounds)))
 		}
 		messages = append(messages, msg.ToParam())
 		for _, call := range msg.ToolCalls {

@@ -11,7 +11,7 @@ import (
 	"mentormemory/mentor"
 )
 
-// Kind is how a model's reply failed, in a fixed phrase of the service's
+// Kind is how a model call failed, in a fixed phrase of the service's
 // own. Adapters declare their failures as Kinds and may wrap them with
 // detail; Describe reports the Kind and leaves the detail out.
 type Kind string
