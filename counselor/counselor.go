@@ -4,7 +4,6 @@ package counselor
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -15,10 +14,6 @@ import (
 	"mentormemory/mentor"
 	"mentormemory/tools"
 )
-
-// DefaultMaxToolRounds bounds how many rounds of tool calls one reply may
-// take, so a model that never stops calling tools cannot hold a request.
-const DefaultMaxToolRounds = 4
 
 // Config is the chat model, and how many rounds of tool calls one reply
 // may take (DefaultMaxToolRounds when zero).
@@ -73,6 +68,7 @@ func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.Ch
 	messages = append(messages, openai.UserMessage(req.Message))
 
 	reply := mentor.ChatReply{ToolCalls: []mentor.ToolCall{}, Retrieval: known.recall.Retrieval}
+	budget := toolBudget(MaxToolResultsBytes)
 	for round := 0; ; round++ {
 		params := openai.ChatCompletionNewParams{Model: c.model, Messages: messages, Tools: tools.Definitions()}
 		if round == c.maxRounds {
@@ -102,25 +98,32 @@ func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.Ch
 				llm.Kind(fmt.Sprintf("still calling tools after %d rounds", c.maxRounds)))
 		}
 		messages = append(messages, msg.ToParam())
-		for _, call := range msg.ToolCalls {
-			reply.ToolCalls = append(reply.ToolCalls, mentor.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments})
-			messages = append(messages, openai.ToolMessage(c.runTool(ctx, call.Function.Name, call.Function.Arguments), call.ID))
+		// Every call gets its tool message, run or not: the model's API
+		// refuses a request that leaves one of them unanswered.
+		for i, call := range msg.ToolCalls {
+			result, capped := c.runTool(ctx, i, call.Function.Name, call.Function.Arguments, &budget)
+			reply.ToolCalls = append(reply.ToolCalls, mentor.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments, Capped: capped})
+			messages = append(messages, openai.ToolMessage(result, call.ID))
 		}
 	}
 }
 
-// runTool returns the tool's result as JSON for the model; a failed call
-// becomes an error result the model can read and correct.
-func (c *Counselor) runTool(ctx context.Context, name, arguments string) string {
+// runTool runs the index-th tool call of a round, within the chat's bounds,
+// and returns its result as JSON for the model and what the bounds capped,
+// if anything. A failed call becomes an error result the model can read
+// and correct.
+func (c *Counselor) runTool(ctx context.Context, index int, name, arguments string, budget *toolBudget) (string, string) {
+	switch {
+	case index >= MaxToolCallsPerRound:
+		return toolErrorResult(fmt.Sprintf("Not run: at most %d tool calls are run at once; call fewer tools at a time", MaxToolCallsPerRound)), cappedTooMany
+	case *budget < minToolResultBytes:
+		return toolErrorResult("Not run: this message has used up its space for tool results; answer from what you have found"), cappedBudget
+	}
 	result, err := c.tools.Call(ctx, name, arguments)
 	if err != nil {
-		result = map[string]any{"success": false, "error": mentor.ErrorMessage(err)}
+		return toolErrorResult(mentor.ErrorMessage(err)), ""
 	}
-	encoded, err := json.Marshal(result)
-	if err != nil {
-		return `{"success":false,"error":"Tool result could not be encoded"}`
-	}
-	return string(encoded)
+	return budget.fit(result)
 }
 
 func modelFailed(cause error) error {
