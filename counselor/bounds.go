@@ -3,6 +3,7 @@ package counselor
 import (
 	"bytes"
 	"encoding/json"
+	"time"
 	"unicode/utf8"
 )
 
@@ -25,6 +26,11 @@ const (
 	// they are spent, further calls are answered with an error telling the
 	// model to answer from what it has.
 	MaxToolResultsBytes = 64 << 10
+	// DefaultDeadline bounds a whole chat: the recall, every model call and
+	// every tool. It is well under the HTTP server's write timeout
+	// (config.WriteTimeout), so the client hears the 502 rather than a
+	// dropped connection.
+	DefaultDeadline = 60 * time.Second
 )
 
 // minToolResultBytes is the least budget worth running a tool for: a

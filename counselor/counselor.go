@@ -15,17 +15,20 @@ import (
 	"mentormemory/tools"
 )
 
-// Config is the chat model, and how many rounds of tool calls one reply
-// may take (DefaultMaxToolRounds when zero).
+// Config is the chat model, how many rounds of tool calls one reply may
+// take (DefaultMaxToolRounds when zero), and how long one chat may take in
+// all (DefaultDeadline when zero).
 type Config struct {
 	llm.Config
 	MaxToolRounds int
+	Deadline      time.Duration
 }
 
 type Counselor struct {
 	client    openai.Client
 	model     string
 	maxRounds int
+	deadline  time.Duration
 	svc       *mentor.Service
 	tools     *tools.Executor
 }
@@ -35,12 +38,32 @@ func New(cfg Config, svc *mentor.Service) *Counselor {
 	if rounds <= 0 {
 		rounds = DefaultMaxToolRounds
 	}
-	return &Counselor{client: llm.NewChatClient(cfg.Config), model: cfg.Model, maxRounds: rounds, svc: svc, tools: tools.NewExecutor(svc)}
+	deadline := cfg.Deadline
+	if deadline <= 0 {
+		deadline = DefaultDeadline
+	}
+	return &Counselor{client: llm.NewChatClient(cfg.Config), model: cfg.Model, maxRounds: rounds, deadline: deadline,
+		svc: svc, tools: tools.NewExecutor(svc)}
 }
 
-// Chat answers one message. It stores nothing: the client posts the
-// exchange to the conversation memory afterwards.
+// errOutOfTime is the cause of a chat that its deadline ended.
+var errOutOfTime error = llm.Kind("the chat's deadline passed")
+
+// Chat answers one message within the chat's deadline. It stores nothing:
+// the client posts the exchange to the conversation memory afterwards.
 func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.ChatReply, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, c.deadline, errOutOfTime)
+	defer cancel()
+	reply, err := c.answer(ctx, req)
+	if err != nil && context.Cause(ctx) == errOutOfTime {
+		// Whatever was under way when time ran out (a model call, a tool,
+		// the database), the client hears that the mentor was too slow.
+		return mentor.ChatReply{}, llm.Failure("The mentor model took too long to answer; please try again", errOutOfTime)
+	}
+	return reply, err
+}
+
+func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.ChatReply, error) {
 	// Also checks that the learner is the caller's.
 	conv, err := c.svc.Get(ctx, req.LearnerID)
 	if err != nil {

@@ -101,6 +101,40 @@ func TestCounselorBoundsToolCallsAndTheirResults(t *testing.T) {
 	}
 }
 
+// A model too slow for the chat's deadline costs the client a 502 JSON
+// error when the deadline passes, even when each of its calls is quicker
+// than the timeout of one call.
+func TestCounselorAnswers502WhenItsDeadlinePasses(t *testing.T) {
+	const deadline = time.Second
+	cases := []struct {
+		name  string
+		delay time.Duration // per model call
+	}{
+		{"one call slower than the deadline", 5 * time.Second},
+		{"calls that each fit but not together", 400 * time.Millisecond},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			model := llmtest.NewChat(t, func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(tc.delay):
+				}
+				llmtest.ReplyToolCall("get_conversation_memory", `{"learner_id":null}`)(w, r)
+			})
+			svc := apptest.Start(t, apptest.Options{ModelURL: model.URL, CounselorDeadline: deadline})
+			u := svc.NewUser(t)
+			start := time.Now()
+			svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).
+				WantError(http.StatusBadGateway, "The mentor model took too long to answer; please try again")
+			if took := time.Since(start); took < deadline || took > deadline+time.Second {
+				t.Errorf("answered after %v, want just after the %v deadline", took, deadline)
+			}
+		})
+	}
+}
+
 // memoryText stands for what a facilitator told the mentor; a failing
 // model may quote it back.
 const memoryText = "Emma was diagnosed with dyslexia"

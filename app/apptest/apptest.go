@@ -38,9 +38,10 @@ type Options struct {
 	// ModelURL, when set, configures the model as that (fake)
 	// OpenAI-compatible server: the counselor answers, and exchanges queue
 	// memory extraction. Summaries stay Summarizer's.
-	ModelURL      string
-	MaxToolRounds int
-	Summarizer    mentor.Summarizer // default: the offline one
+	ModelURL          string
+	MaxToolRounds     int
+	CounselorDeadline time.Duration     // default: counselor.DefaultDeadline
+	Summarizer        mentor.Summarizer // default: the offline one
 	// Logs, when set, receives every log line of the app, at every level,
 	// as JSON.
 	Logs *Logs
@@ -70,6 +71,7 @@ func Start(tb testing.TB, opts Options) *Service {
 	}
 	if opts.ModelURL != "" {
 		cfg.Model.Chat = llm.Config{APIKey: "test-key", BaseURL: opts.ModelURL, Model: "test-model", Timeout: 10 * time.Second}
+		cfg.Model.CounselorDeadline = opts.CounselorDeadline
 	}
 	if opts.Summarizer == nil {
 		opts.Summarizer = summarizer.NewOffline()
