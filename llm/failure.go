@@ -13,16 +13,16 @@ import (
 
 // Kind is how a model call failed, in a fixed phrase of the service's
 // own. Adapters declare their failures as Kinds and may wrap them with
-// detail; Describe reports the Kind and leaves the detail out.
+// detail; Failure reports the Kind and leaves the detail out.
 type Kind string
 
 func (k Kind) Error() string { return string(k) }
 
 // Failure classifies a failure as the model's, so the HTTP layer answers
 // 502 with message. The cause stays available to errors.Is and errors.As,
-// but what it says, in the logs and in memory_jobs.last_error, is only
-// Describe(cause): a model's error body or refusal may quote the turns it
-// was given, and those are memory text.
+// but what it says, in the logs and in memory_jobs.last_error, is only how
+// the model failed (see describe): a model's error body or refusal may
+// quote the turns it was given, and those are memory text.
 func Failure(message string, cause error) error {
 	return &mentor.Error{Code: mentor.CodeUpstream, Message: message, Cause: described{cause}}
 }
@@ -30,13 +30,13 @@ func Failure(message string, cause error) error {
 // described is a cause whose text is its description.
 type described struct{ cause error }
 
-func (d described) Error() string { return Describe(d.cause) }
+func (d described) Error() string { return describe(d.cause) }
 func (d described) Unwrap() error { return d.cause }
 
-// Describe says how a model call failed without a word of what was asked or
+// describe says how a model call failed without a word of what was asked or
 // answered: the API's HTTP status with its error type and code, "timeout",
 // "canceled", the failure's Kind, or else only that the call failed.
-func Describe(err error) string {
+func describe(err error) string {
 	var apiErr *openai.Error
 	var kind Kind
 	switch {
