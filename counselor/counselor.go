@@ -63,6 +63,7 @@ func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.Ch
 	return reply, err
 }
 
+// answer is Chat, under the deadline Chat set.
 func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.ChatReply, error) {
 	// Also checks that the learner is the caller's.
 	conv, err := c.svc.Get(ctx, req.LearnerID)
