@@ -122,7 +122,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	}
 	// Left nil when off: the handlers then say how to turn them on.
 	if cfg.Model.ChatConfigured() {
-		deps.Counselor = counselor.New(counselor.Config{Config: cfg.Model.Chat, MaxToolRounds: o.maxToolRounds}, a.Service)
+		deps.Counselor = counselor.New(counselor.Config{
+			Config: cfg.Model.Chat, MaxToolRounds: o.maxToolRounds, Deadline: cfg.Model.CounselorDeadline,
+		}, a.Service)
 	}
 	if cfg.Auth.DevMode && cfg.Auth.JWTSecret != "" {
 		deps.Web.DevTokens = demoTokens{secret: cfg.Auth.JWTSecret}
@@ -221,7 +223,7 @@ func (a *App) HTTPServer(addr string) *http.Server {
 		MaxHeaderBytes:    MaxHeaderBytes,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      90 * time.Second,
+		WriteTimeout:      config.WriteTimeout,
 		IdleTimeout:       2 * time.Minute,
 	}
 }

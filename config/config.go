@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"mentormemory/counselor"
 	"mentormemory/llm"
 )
 
@@ -80,9 +81,22 @@ type Model struct {
 	Embedding llm.Config
 	// Workers (MEMORY_WORKERS, default 4) is how many memory extractions
 	// run at once in this process.
-	Workers  int
-	problems []error
+	Workers int
+	// CounselorDeadline (COUNSELOR_DEADLINE, default 60s) bounds one
+	// counselor chat in all: every model call and tool of it. It must end
+	// before WriteTimeout does, so the client hears the 502.
+	CounselorDeadline time.Duration
+	problems          []error
 }
+
+// WriteTimeout is how long the HTTP server gives itself to answer a
+// request once its headers are read (app.HTTPServer). It is named here so
+// COUNSELOR_DEADLINE can be checked against it.
+const WriteTimeout = 90 * time.Second
+
+// answerMargin is what a counselor chat leaves of WriteTimeout for reading
+// the request and writing the answer.
+const answerMargin = 10 * time.Second
 
 // Web is the HTTP server and the browsers it answers.
 type Web struct {
@@ -206,7 +220,8 @@ func readModel(r *reader) Model {
 			Model:   r.text("OPENAI_MODEL"),
 			Timeout: r.duration("OPENAI_TIMEOUT", llm.DefaultChatTimeout),
 		},
-		Workers: r.number("MEMORY_WORKERS", 4, 1, 64),
+		Workers:           r.number("MEMORY_WORKERS", 4, 1, 64),
+		CounselorDeadline: r.duration("COUNSELOR_DEADLINE", counselor.DefaultDeadline),
 	}
 	if m.Chat.Model == "" {
 		m.Chat.Model = llm.DefaultChatModel
@@ -228,6 +243,9 @@ func (m Model) Validate() error {
 		if err := checkHTTPURL(m.Chat.BaseURL); err != nil {
 			errs = append(errs, fmt.Errorf("OPENAI_BASE_URL %w", err))
 		}
+	}
+	if longest := WriteTimeout - answerMargin; m.CounselorDeadline > longest {
+		errs = append(errs, fmt.Errorf("COUNSELOR_DEADLINE must be at most %v, so the server's write timeout (%v) leaves time to answer", longest, WriteTimeout))
 	}
 	if m.Embedding.Model != "" && m.Embedding.APIKey == "" {
 		errs = append(errs, errors.New("OPENAI_EMBEDDING_MODEL needs OPENAI_EMBEDDING_API_KEY or OPENAI_API_KEY"))

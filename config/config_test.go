@@ -19,7 +19,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Web.Port != 8080 || cfg.Database.ArchiveTurns != 50 || cfg.Model.Chat.Model != "gpt-4o-mini" || cfg.Model.Chat.Timeout != 20*time.Second ||
-		cfg.Auth.DevMode || cfg.Auth.SupabaseAnonKey != "" || cfg.Model.Workers != 4 || cfg.Model.ChatConfigured() || cfg.Model.EmbeddingConfigured() {
+		cfg.Auth.DevMode || cfg.Auth.SupabaseAnonKey != "" || cfg.Model.Workers != 4 || cfg.Model.ChatConfigured() || cfg.Model.EmbeddingConfigured() ||
+		cfg.Model.CounselorDeadline != 60*time.Second {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
 }
@@ -38,6 +39,8 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MEMORY_ARCHIVE_TURNS": "1"}, "MEMORY_ARCHIVE_TURNS must be a whole number from 2"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "OPENAI_TIMEOUT": "soon"}, "OPENAI_TIMEOUT must be a positive duration"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "OPENAI_BASE_URL": "localhost:1234"}, "OPENAI_BASE_URL must be an http(s) URL"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "COUNSELOR_DEADLINE": "0s"}, "COUNSELOR_DEADLINE must be a positive duration"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "COUNSELOR_DEADLINE": "85s"}, "COUNSELOR_DEADLINE must be at most 1m20s, so the server's write timeout (1m30s) leaves time to answer"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "MENTOR_DEV_MODE": "yes please"}, "MENTOR_DEV_MODE must be true or false"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MENTOR_DEV_MODE": "true"}, "MENTOR_DEV_MODE=true needs SUPABASE_JWT_SECRET"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "SUPABASE_URL": "https://p.supabase.co", "MENTOR_DEV_MODE": "true"}, "MENTOR_DEV_MODE=true is for a local server without a Supabase project"},

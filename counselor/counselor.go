@@ -4,7 +4,6 @@ package counselor
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -16,21 +15,20 @@ import (
 	"mentormemory/tools"
 )
 
-// DefaultMaxToolRounds bounds how many rounds of tool calls one reply may
-// take, so a model that never stops calling tools cannot hold a request.
-const DefaultMaxToolRounds = 4
-
-// Config is the chat model, and how many rounds of tool calls one reply
-// may take (DefaultMaxToolRounds when zero).
+// Config is the chat model, how many rounds of tool calls one reply may
+// take (DefaultMaxToolRounds when zero), and how long one chat may take in
+// all (DefaultDeadline when zero).
 type Config struct {
 	llm.Config
 	MaxToolRounds int
+	Deadline      time.Duration
 }
 
 type Counselor struct {
 	client    openai.Client
 	model     string
 	maxRounds int
+	deadline  time.Duration
 	svc       *mentor.Service
 	tools     *tools.Executor
 }
@@ -40,12 +38,33 @@ func New(cfg Config, svc *mentor.Service) *Counselor {
 	if rounds <= 0 {
 		rounds = DefaultMaxToolRounds
 	}
-	return &Counselor{client: llm.NewChatClient(cfg.Config), model: cfg.Model, maxRounds: rounds, svc: svc, tools: tools.NewExecutor(svc)}
+	deadline := cfg.Deadline
+	if deadline <= 0 {
+		deadline = DefaultDeadline
+	}
+	return &Counselor{client: llm.NewChatClient(cfg.Config), model: cfg.Model, maxRounds: rounds, deadline: deadline,
+		svc: svc, tools: tools.NewExecutor(svc)}
 }
 
-// Chat answers one message. It stores nothing: the client posts the
-// exchange to the conversation memory afterwards.
+// errOutOfTime is the cause of a chat that its deadline ended.
+var errOutOfTime error = llm.Kind("the chat's deadline passed")
+
+// Chat answers one message within the chat's deadline. It stores nothing:
+// the client posts the exchange to the conversation memory afterwards.
 func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.ChatReply, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, c.deadline, errOutOfTime)
+	defer cancel()
+	reply, err := c.answer(ctx, req)
+	if err != nil && context.Cause(ctx) == errOutOfTime {
+		// Whatever was under way when time ran out (a model call, a tool,
+		// the database), the client hears that the mentor was too slow.
+		return mentor.ChatReply{}, llm.Failure("The mentor model took too long to answer; please try again", errOutOfTime)
+	}
+	return reply, err
+}
+
+// answer is Chat, under the deadline Chat set.
+func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.ChatReply, error) {
 	// Also checks that the learner is the caller's.
 	conv, err := c.svc.Get(ctx, req.LearnerID)
 	if err != nil {
@@ -73,6 +92,7 @@ func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.Ch
 	messages = append(messages, openai.UserMessage(req.Message))
 
 	reply := mentor.ChatReply{ToolCalls: []mentor.ToolCall{}, Retrieval: known.recall.Retrieval}
+	budget := toolBudget(MaxToolResultsBytes)
 	for round := 0; ; round++ {
 		params := openai.ChatCompletionNewParams{Model: c.model, Messages: messages, Tools: tools.Definitions()}
 		if round == c.maxRounds {
@@ -84,40 +104,50 @@ func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.Ch
 			return mentor.ChatReply{}, modelFailed(err)
 		}
 		if len(resp.Choices) == 0 {
-			return mentor.ChatReply{}, modelFailed(fmt.Errorf("no choices"))
+			return mentor.ChatReply{}, modelFailed(llm.Kind("no choices"))
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 {
 			reply.Reply = strings.TrimSpace(msg.Content)
-			if reply.Reply == "" {
-				return mentor.ChatReply{}, modelFailed(fmt.Errorf("empty reply"))
+			switch {
+			case reply.Reply == "" && msg.Refusal != "":
+				return mentor.ChatReply{}, modelFailed(llm.ErrRefused)
+			case reply.Reply == "":
+				return mentor.ChatReply{}, modelFailed(llm.Kind("empty reply"))
 			}
 			return reply, nil
 		}
 		if round == c.maxRounds {
 			return mentor.ChatReply{}, llm.Failure("The mentor model kept calling tools without answering",
-				fmt.Errorf("still calling tools after %d rounds", c.maxRounds))
+				llm.Kind(fmt.Sprintf("still calling tools after %d rounds", c.maxRounds)))
 		}
 		messages = append(messages, msg.ToParam())
-		for _, call := range msg.ToolCalls {
-			reply.ToolCalls = append(reply.ToolCalls, mentor.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments})
-			messages = append(messages, openai.ToolMessage(c.runTool(ctx, call.Function.Name, call.Function.Arguments), call.ID))
+		// Every call gets its tool message, run or not: the model's API
+		// refuses a request that leaves one of them unanswered.
+		for i, call := range msg.ToolCalls {
+			result, capped := c.runTool(ctx, i, call.Function.Name, call.Function.Arguments, &budget)
+			reply.ToolCalls = append(reply.ToolCalls, mentor.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments, Capped: capped})
+			messages = append(messages, openai.ToolMessage(result, call.ID))
 		}
 	}
 }
 
-// runTool returns the tool's result as JSON for the model; a failed call
-// becomes an error result the model can read and correct.
-func (c *Counselor) runTool(ctx context.Context, name, arguments string) string {
+// runTool runs the index-th tool call of a round, within the chat's bounds,
+// and returns its result as JSON for the model and what the bounds capped,
+// if anything. A failed call becomes an error result the model can read
+// and correct.
+func (c *Counselor) runTool(ctx context.Context, index int, name, arguments string, budget *toolBudget) (string, string) {
+	switch {
+	case index >= MaxToolCallsPerRound:
+		return toolErrorResult(fmt.Sprintf("Not run: at most %d tool calls are run at once; call fewer tools at a time", MaxToolCallsPerRound)), cappedTooMany
+	case *budget < minToolResultBytes:
+		return toolErrorResult("Not run: this message has used up its space for tool results; answer from what you have found"), cappedBudget
+	}
 	result, err := c.tools.Call(ctx, name, arguments)
 	if err != nil {
-		result = map[string]any{"success": false, "error": mentor.ErrorMessage(err)}
+		return toolErrorResult(mentor.ErrorMessage(err)), ""
 	}
-	encoded, err := json.Marshal(result)
-	if err != nil {
-		return `{"success":false,"error":"Tool result could not be encoded"}`
-	}
-	return string(encoded)
+	return budget.fit(result)
 }
 
 func modelFailed(cause error) error {

@@ -5,7 +5,6 @@ package embedder
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -30,11 +29,11 @@ const batchSize = 64
 // Errors a reply can fail with, besides transport and API errors. They are
 // wrapped, so test with errors.Is.
 var (
-	ErrCountMismatch = errors.New("model returned a different number of vectors than inputs")
-	ErrBadIndex      = errors.New("model returned a missing or repeated vector index")
-	ErrEmptyVector   = errors.New("model returned an empty vector")
-	ErrDimensions    = errors.New("model returned vectors of differing dimensions")
-	ErrNonFinite     = errors.New("model returned a value that is not a finite float32")
+	ErrCountMismatch error = llm.Kind("model returned a different number of vectors than inputs")
+	ErrBadIndex      error = llm.Kind("model returned a missing or repeated vector index")
+	ErrEmptyVector   error = llm.Kind("model returned an empty vector")
+	ErrDimensions    error = llm.Kind("model returned vectors of differing dimensions")
+	ErrNonFinite     error = llm.Kind("model returned a value that is not a finite float32")
 )
 
 // OpenAI is the model-backed embedder. It is safe for concurrent use.
@@ -129,5 +128,5 @@ func toFloat32(v []float64) ([]float32, error) {
 }
 
 func upstream(cause error) error {
-	return llm.Failure("The embedding model failed", fmt.Errorf("openai embedder: %w", cause))
+	return llm.Failure("The embedding model failed", cause)
 }

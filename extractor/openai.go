@@ -2,7 +2,6 @@ package extractor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -10,11 +9,6 @@ import (
 	"mentormemory/llm"
 	"mentormemory/mentor"
 )
-
-// ErrRefused is what a model reply can fail with besides ErrMalformed,
-// llm.ErrTruncated, and transport and API errors. It is wrapped, so test
-// with errors.Is.
-var ErrRefused = errors.New("model refused to extract")
 
 // Config configures NewOpenAI.
 type Config struct {
@@ -63,8 +57,9 @@ func (e *OpenAI) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]m
 		return nil, upstream(fmt.Errorf("%w: no choices", ErrMalformed))
 	}
 	choice := choices[0]
-	if r := strings.TrimSpace(choice.Message.Refusal); r != "" {
-		return nil, upstream(fmt.Errorf("%w: %s", ErrRefused, r))
+	// The refusal's text is left out: it may quote the turns.
+	if strings.TrimSpace(choice.Message.Refusal) != "" {
+		return nil, upstream(llm.ErrRefused)
 	}
 	// JSON cut off by the token limit fails to parse anyway; saying why
 	// points at the limit rather than at the model's manners.
@@ -91,5 +86,5 @@ func (e *OpenAI) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]m
 }
 
 func upstream(cause error) error {
-	return llm.Failure("The memory extraction model failed", fmt.Errorf("openai extractor: %w", cause))
+	return llm.Failure("The memory extraction model failed", cause)
 }

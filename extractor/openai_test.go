@@ -296,7 +296,7 @@ func TestOpenAIFailures(t *testing.T) {
 		{name: "cut off by the token limit", reply: llmtest.ReplyContent(`{"memories": [{"type": "acad`, "length"), want: llm.ErrTruncated},
 		// The limit is the failure even when what came back parses.
 		{name: "cut off with parseable content", reply: llmtest.ReplyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "length"), want: llm.ErrTruncated},
-		{name: "refusal", reply: llmtest.Reply(map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}, "stop"), want: ErrRefused},
+		{name: "refusal", reply: llmtest.Reply(map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}, "stop"), want: llm.ErrRefused},
 		{name: "no choices", reply: llmtest.ReplyNoChoices, want: ErrMalformed},
 		{name: "blank content", reply: llmtest.ReplyContent(" \n ", "stop"), want: ErrMalformed},
 	}

@@ -3,10 +3,10 @@ package extractor
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
+	"mentormemory/llm"
 	"mentormemory/mentor"
 )
 
@@ -18,7 +18,7 @@ const MaxMemories = 10
 // ErrMalformed means the reply as a whole does not have the schema's shape.
 // Nothing from such a reply is used: a model that broke the format may have
 // broken the content too.
-var ErrMalformed = errors.New("model reply does not match the memory schema")
+var ErrMalformed error = llm.Kind("model reply does not match the memory schema")
 
 // reply is the schema's shape. Pointers tell a missing or null field from a
 // zero, and typed fields make encoding/json reject a wrong JSON type, such

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -15,9 +14,14 @@ const (
 	DefaultChatTimeout = 20 * time.Second
 )
 
-// ErrTruncated means the token limit stopped the model's reply mid-way. It
-// is wrapped, so test with errors.Is.
-var ErrTruncated = errors.New("model reply was cut off")
+// Failures of a model's reply that every adapter may meet. They are
+// wrapped, so test with errors.Is.
+var (
+	// ErrTruncated means the token limit stopped the model's reply mid-way.
+	ErrTruncated error = Kind("model reply was cut off")
+	// ErrRefused means the model declined to answer.
+	ErrRefused error = Kind("refusal")
+)
 
 // Chat is a chat model that a background task asks one question: a system
 // prompt and a user prompt, no history, no tools. It is safe for concurrent

@@ -10,8 +10,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-
-	"mentormemory/mentor"
 )
 
 // Background model calls (summaries, extraction, embeddings) run after the
@@ -67,10 +65,4 @@ func newClient(c Config, retries ...option.RequestOption) openai.Client {
 		opts = append(opts, option.WithHTTPClient(c.HTTPClient))
 	}
 	return openai.NewClient(opts...)
-}
-
-// Failure classifies a failure as the model's, so the HTTP layer reports it
-// with message; the cause stays available to errors.Is and to the logs.
-func Failure(message string, cause error) error {
-	return &mentor.Error{Code: mentor.CodeUpstream, Message: message, Cause: cause}
 }

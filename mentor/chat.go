@@ -20,4 +20,8 @@ type ChatReply struct {
 type ToolCall struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// Capped, when set, says how the chat's bounds changed the call: not
+	// run (too many at once, or the chat's tool results spent), or its
+	// result shortened or too large to show.
+	Capped string `json:"capped,omitempty"`
 }

@@ -2,7 +2,6 @@ package summarizer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,11 +9,12 @@ import (
 	"mentormemory/mentor"
 )
 
-// Errors a model reply can fail with, besides llm.ErrTruncated and
-// transport and API errors. They are wrapped, so test with errors.Is.
+// Errors a model reply can fail with, besides llm.ErrTruncated,
+// llm.ErrRefused, and transport and API errors. They are wrapped, so test
+// with errors.Is.
 var (
-	ErrEmptyReply = errors.New("model returned no summary")
-	ErrTooLong    = fmt.Errorf("summary exceeds %d words", mentor.SummaryMaxWords)
+	ErrEmptyReply error = llm.Kind("model returned no summary")
+	ErrTooLong    error = llm.Kind(fmt.Sprintf("summary exceeds %d words", mentor.SummaryMaxWords))
 )
 
 // OpenAI is the model-backed summarizer. It is safe for concurrent use.
@@ -46,8 +46,9 @@ func (s *OpenAI) Summarize(ctx context.Context, req mentor.SummaryRequest) (stri
 	choice := choices[0]
 	text := strings.TrimSpace(choice.Message.Content)
 	if text == "" {
-		if r := strings.TrimSpace(choice.Message.Refusal); r != "" {
-			return "", upstream(fmt.Errorf("%w: refused: %s", ErrEmptyReply, r))
+		// The refusal's text is left out: it may quote the turns.
+		if strings.TrimSpace(choice.Message.Refusal) != "" {
+			return "", upstream(llm.ErrRefused)
 		}
 		return "", upstream(fmt.Errorf("%w: empty content", ErrEmptyReply))
 	}
@@ -68,5 +69,5 @@ func checkSummary(text string) (string, error) {
 }
 
 func upstream(cause error) error {
-	return llm.Failure("The summary model failed", fmt.Errorf("openai summarizer: %w", cause))
+	return llm.Failure("The summary model failed", cause)
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -386,5 +387,47 @@ func TestIdleSweepEndsASessionWithAnUnreadableClosingState(t *testing.T) {
 	}
 	if n := e.count(`select count(*) from mentor_sessions where ended_at is null`); n != 0 {
 		t.Fatalf("%d sessions left live", n)
+	}
+}
+
+// A model's refusal or error body that quotes the exchange reaches neither
+// the worker's log nor memory_jobs.last_error, which users can read: both
+// say how the model failed, by kind or status.
+func TestModelTextNeverReachesTheJobOrTheLog(t *testing.T) {
+	const memoryText = "Alex was diagnosed with dyslexia"
+	e := newEnv(t, worker.Config{})
+	quoting := llmtest.NewScriptedChat(t, func(n int, _ llmtest.ChatRequest) http.HandlerFunc {
+		if n == 1 {
+			return llmtest.Reply(map[string]any{"role": "assistant", "content": nil, "refusal": "I won't keep that " + memoryText}, "stop")
+		}
+		return func(w http.ResponseWriter, _ *http.Request) {
+			llmtest.WriteJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{
+				"message": "Cannot process: " + memoryText, "type": "invalid_request_error", "code": memoryText}})
+		}
+	})
+	logs := &apptest.Logs{}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	w := worker.New(e.store, worker.Config{MaxAttempts: 2, Extractor: extractor.NewOpenAI(extractor.Config{
+		Config: llmtest.Config(quoting.URL, llm.Config{Timeout: 5 * time.Second}), Logger: log,
+	})}, log)
+	e.post(memoryText+", so reading is slow.", "Thank you for telling me.")
+
+	for _, want := range []struct{ status, lastError string }{
+		{"pending", "The memory extraction model failed: refusal"},
+		{"failed", "The memory extraction model failed: model API status 400 type invalid_request_error"},
+	} {
+		e.exec(`update memory_jobs set run_after = now()`)
+		if ran, err := w.RunOnce(context.Background()); !ran || err != nil {
+			t.Fatalf("the job did not run: %v", err)
+		}
+		status := apptest.Scalar[string](t, e.pool, `select status from memory_jobs`)
+		lastError := apptest.Scalar[string](t, e.pool, `select last_error from memory_jobs`)
+		if status != want.status || !strings.HasSuffix(lastError, want.lastError) {
+			t.Fatalf("job %s with last_error %q, want %s with one ending in %q", status, lastError, want.status, want.lastError)
+		}
+	}
+	logged := logs.String()
+	if !strings.Contains(logged, "memory extraction failed") || strings.Contains(logged, "dyslexia") {
+		t.Fatalf("the failures should be logged without the model's text:\n%s", logged)
 	}
 }

@@ -2,8 +2,8 @@
 // as app.New builds it on a fresh database; NewUser and NewLearner make a
 // facilitator with a token and their learners; Call, Client and Scenario
 // send requests and check the answers; Exec, Count, Scalar and Column read
-// and write as the database's owner; SupabaseAuth stands in for Supabase
-// Auth (JWKS, session check, sign-in).
+// and write as the database's owner; Logs collects what the app logs;
+// SupabaseAuth stands in for Supabase Auth (JWKS, session check, sign-in).
 package apptest
 
 import (
@@ -38,9 +38,13 @@ type Options struct {
 	// ModelURL, when set, configures the model as that (fake)
 	// OpenAI-compatible server: the counselor answers, and exchanges queue
 	// memory extraction. Summaries stay Summarizer's.
-	ModelURL      string
-	MaxToolRounds int
-	Summarizer    mentor.Summarizer // default: the offline one
+	ModelURL          string
+	MaxToolRounds     int
+	CounselorDeadline time.Duration     // default: counselor.DefaultDeadline
+	Summarizer        mentor.Summarizer // default: the offline one
+	// Logs, when set, receives every log line of the app, at every level,
+	// as JSON.
+	Logs *Logs
 	// DatabaseURL, when set, is the migrated database the app connects to,
 	// as the server does, instead of a fresh one: a test can put a proxy
 	// that misbehaves between them.
@@ -67,6 +71,7 @@ func Start(tb testing.TB, opts Options) *Service {
 	}
 	if opts.ModelURL != "" {
 		cfg.Model.Chat = llm.Config{APIKey: "test-key", BaseURL: opts.ModelURL, Model: "test-model", Timeout: 10 * time.Second}
+		cfg.Model.CounselorDeadline = opts.CounselorDeadline
 	}
 	if opts.Summarizer == nil {
 		opts.Summarizer = summarizer.NewOffline()
@@ -74,6 +79,9 @@ func Start(tb testing.TB, opts Options) *Service {
 	pool := appPool(tb, opts.DatabaseURL)
 	// Server errors show in the failing test's output; the rest is noise.
 	log := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelError}))
+	if opts.Logs != nil {
+		log = slog.New(slog.NewJSONHandler(opts.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	a, err := app.New(context.Background(), cfg, log, app.WithPool(pool), app.WithSummarizer(opts.Summarizer),
 		app.WithTxTimeout(opts.TxTimeout), app.WithMaxToolRounds(opts.MaxToolRounds))
 	if err != nil {

@@ -17,6 +17,8 @@ import (
 type Call[Req any] struct {
 	Method, Path, Auth string
 	Body               Req
+	// Size is the body's length in bytes, as sent.
+	Size int
 }
 
 // Server answers POST requests to one path (such as /chat/completions or
@@ -46,7 +48,7 @@ func start[Req any](t testing.TB, path string, reply func(w http.ResponseWriter,
 			t.Errorf("request body does not decode as %T: %v: %s", body, err, raw)
 		}
 		s.mu.Lock()
-		s.calls = append(s.calls, Call[Req]{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body})
+		s.calls = append(s.calls, Call[Req]{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body, Size: len(raw)})
 		n := len(s.calls)
 		s.mu.Unlock()
 		if r.Method != http.MethodPost || r.URL.Path != path {
@@ -115,6 +117,8 @@ type ChatRequest struct {
 type ChatMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// ToolCallID is the call a tool message answers.
+	ToolCallID string `json:"tool_call_id"`
 }
 
 // First is the content of the first message with role, or "".
