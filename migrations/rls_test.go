@@ -157,16 +157,16 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 		}
 	})
 
-	// archive_active_turns runs as its owner and takes the facilitator as
+	// archive_oldest_turns runs as its owner and takes the facilitator as
 	// an argument: callable by B it would let B archive A's turns.
 	t.Run("helper functions not callable", func(t *testing.T) {
 		asService(t, pool, b.id, func(tx pgx.Tx) {
-			_, err := tryExec(t, tx, `select public.archive_active_turns($1::uuid, $2::uuid, 'Hijacked', 100)`, a.id, a.learner)
-			wantState(t, err, insufficientPrivilege, "B calls archive_active_turns for A")
+			_, err := tryExec(t, tx, `select public.archive_oldest_turns($1::uuid, $2::uuid, 'Hijacked', 100, 1000000)`, a.id, a.learner)
+			wantState(t, err, insufficientPrivilege, "B calls archive_oldest_turns for A")
 		})
 		asAnon(t, pool, "", func(tx pgx.Tx) {
-			_, err := tryExec(t, tx, `select public.archive_active_turns($1::uuid, $2::uuid, 'Hijacked', 100)`, a.id, a.learner)
-			wantState(t, err, insufficientPrivilege, "anon calls archive_active_turns for A")
+			_, err := tryExec(t, tx, `select public.archive_oldest_turns($1::uuid, $2::uuid, 'Hijacked', 100, 1000000)`, a.id, a.learner)
+			wantState(t, err, insufficientPrivilege, "anon calls archive_oldest_turns for A")
 		})
 		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.conversation_turns
 			where facilitator_id = $1::uuid and archive_id is not null`, a.id); n != 0 {

@@ -207,10 +207,14 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 			return nil
 		}
 		// The search vector grows by the new turns only; archiving, which
-		// the update may trigger, rebuilds it.
+		// the update may trigger, rebuilds it. When the segment's text
+		// passes its byte limit (migration 0016) archiving is certain, and
+		// the vector is not built past what Postgres can hold.
 		conv, err := scanConversation(tx.QueryRow(ctx, `update public.conversation_updates
 			set turn_count = turn_count + $3, recent_turns = $4::jsonb, updated_at = now(),
-				turns_vector = turns_vector || to_tsvector('english', $5),
+				turns_bytes = turns_bytes + octet_length($5),
+				turns_vector = case when turns_bytes + octet_length($5) > public.segment_byte_limit() then ''::tsvector
+					else turns_vector || to_tsvector('english', $5) end,
 				summary = coalesce($6, summary),
 				summary_stale = case when $6::text is null then summary_stale or $8 else false end,
 				summarized_turn_id = case when $6::text is null then summarized_turn_id else $7 end

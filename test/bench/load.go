@@ -273,7 +273,7 @@ type scope struct {
 }
 
 // archivedTurn is the archive's JSON form of a turn, as
-// archive_active_turns writes it.
+// archive_oldest_turns writes it.
 type archivedTurn struct {
 	ID        string    `json:"id,omitempty"`
 	Role      string    `json:"role"`
