@@ -69,6 +69,8 @@ type Store struct {
 	// inlineSummarizer, when set, writes the summary in a post's own
 	// transaction.
 	inlineSummarizer mentor.Summarizer
+	// limits bound the turns and learners each facilitator adds a day.
+	limits mentor.Limits
 }
 
 var _ mentor.Store = (*Store)(nil)
@@ -117,10 +119,21 @@ func (s *Store) Ping(ctx context.Context) error {
 // the verified claims in request.jwt.claims, exactly as Supabase's own API
 // does. The settings are transaction-local, so nothing leaks to the next
 // user of the connection.
-func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) error {
+//
+// The request's charge (mentor.TakeRequestCharge), if it has one not taken
+// yet, goes with the settings, in the same round trip.
+func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) (err error) {
 	caller, ok := mentor.CallerFrom(ctx)
 	if !ok {
 		return mentor.Errorf(mentor.CodeUnauthenticated, "Authentication required")
+	}
+	charge, charged := mentor.TakeRequestCharge(ctx)
+	if charged {
+		defer func() {
+			if err != nil {
+				s.recount(ctx, charge, err)
+			}
+		}()
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
 	defer cancel()
@@ -130,7 +143,19 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) e
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 
-	if _, err := tx.Exec(ctx, actAsCaller, string(caller.Claims), s.archiveTurns); err != nil {
+	b := &pgx.Batch{}
+	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns)
+	if charged {
+		queueCharge(b, charge)
+	}
+	if err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
+		for range b.Len() {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
 		return dbError(err)
 	}
 	if err := fn(tx, caller.UserID); err != nil {
@@ -151,7 +176,8 @@ const actAsCaller = `select
 // runs as one implicit transaction, so the settings hold for every query
 // and end with it. collect reads the queries' results in order. When a
 // learner is named, the batch first checks that it is one of the caller's,
-// and the read fails with not-found otherwise.
+// and the read fails with not-found otherwise. The request's charge, if it
+// has one not taken yet, comes right after the settings.
 func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.Batch, me string), collect func(br pgx.BatchResults) error) error {
 	caller, ok := mentor.CallerFrom(ctx)
 	if !ok {
@@ -161,6 +187,10 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 	defer cancel()
 	b := &pgx.Batch{}
 	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns)
+	charge, charged := mentor.TakeRequestCharge(ctx)
+	if charged {
+		queueCharge(b, charge)
+	}
 	if learnerID != nil {
 		b.Queue(learnerNameSQL, caller.UserID, *learnerID)
 	}
@@ -168,6 +198,11 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 	return dbError(sendBatch(ctx, s.pool, b, func(br pgx.BatchResults) error {
 		if _, err := br.Exec(); err != nil {
 			return err
+		}
+		if charged {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
 		}
 		if learnerID != nil {
 			if _, err := learnerName(br.QueryRow()); err != nil {
@@ -228,6 +263,8 @@ func dbError(err error) error {
 			return unavailable(err)
 		case pgErr.Code == "40001", pgErr.Code == "40P01": // serialization failure, deadlock
 			return &mentor.Error{Code: mentor.CodeUnavailable, Message: "Busy, please retry", Cause: err}
+		case pgErr.Code == quotaUsedUp:
+			return refusal(pgErr)
 		}
 		return mentor.Internal(err)
 	}
