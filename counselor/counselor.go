@@ -33,6 +33,7 @@ type Counselor struct {
 	maxRounds int
 	svc       *mentor.Service
 	tools     *tools.Executor
+	budget    llm.Budget
 }
 
 func New(cfg Config, svc *mentor.Service) *Counselor {
@@ -40,7 +41,7 @@ func New(cfg Config, svc *mentor.Service) *Counselor {
 	if rounds <= 0 {
 		rounds = DefaultMaxToolRounds
 	}
-	return &Counselor{client: llm.NewChatClient(cfg.Config), model: cfg.Model, maxRounds: rounds, svc: svc, tools: tools.NewExecutor(svc)}
+	return &Counselor{client: llm.NewChatClient(cfg.Config), model: cfg.Model, maxRounds: rounds, svc: svc, tools: tools.NewExecutor(svc), budget: cfg.Budget}
 }
 
 // Chat answers one message. It stores nothing: the client posts the
@@ -79,7 +80,7 @@ func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.Ch
 			// Out of rounds: ask for an answer from what was found so far.
 			params.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("none")}
 		}
-		resp, err := c.client.Chat.Completions.New(ctx, params)
+		resp, err := llm.Complete(ctx, c.client, c.budget, params)
 		if err != nil {
 			return mentor.ChatReply{}, modelFailed(err)
 		}

@@ -33,6 +33,9 @@ type Config struct {
 	Model      string        // empty: the adapter's default
 	Timeout    time.Duration // per request; zero: the adapter's default
 	HTTPClient *http.Client  // optional
+	// Budget, when set, is charged for every chat completion (see
+	// Complete).
+	Budget Budget
 }
 
 // WithDefaults fills in the model and the timeout when they are not set.
@@ -71,6 +74,13 @@ func newClient(c Config, retries ...option.RequestOption) openai.Client {
 
 // Failure classifies a failure as the model's, so the HTTP layer reports it
 // with message; the cause stays available to errors.Is and to the logs.
+//
+// A refusal of the model budget is no failure of the model's: it keeps its
+// own code, message and Retry-After.
 func Failure(message string, cause error) error {
+	switch mentor.ErrorCode(cause) {
+	case mentor.CodeRateLimited, mentor.CodeTooLarge:
+		return cause
+	}
 	return &mentor.Error{Code: mentor.CodeUpstream, Message: message, Cause: cause}
 }
