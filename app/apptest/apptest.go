@@ -41,6 +41,11 @@ type Options struct {
 	ModelURL      string
 	MaxToolRounds int
 	Summarizer    mentor.Summarizer // default: the offline one
+	// ModelSummaries has the model at ModelURL write the summaries, as
+	// the app sets it up, instead of Summarizer.
+	ModelSummaries bool
+	// Limits are the facilitators' quotas; none by default.
+	Limits mentor.Limits
 	// DatabaseURL, when set, is the migrated database the app connects to,
 	// as the server does, instead of a fresh one: a test can put a proxy
 	// that misbehaves between them.
@@ -58,7 +63,8 @@ type Service struct {
 // on 127.0.0.1, until the test ends.
 func Start(tb testing.TB, opts Options) *Service {
 	tb.Helper()
-	cfg := config.Config{Auth: opts.Auth, Web: opts.Web, Database: config.Database{ArchiveTurns: opts.ArchiveTurns}}
+	cfg := config.Config{Auth: opts.Auth, Web: opts.Web, Database: config.Database{ArchiveTurns: opts.ArchiveTurns},
+		Limits: config.Limits{Limits: opts.Limits}}
 	if cfg.Database.ArchiveTurns == 0 {
 		cfg.Database.ArchiveTurns = 50
 	}
@@ -68,7 +74,7 @@ func Start(tb testing.TB, opts Options) *Service {
 	if opts.ModelURL != "" {
 		cfg.Model.Chat = llm.Config{APIKey: "test-key", BaseURL: opts.ModelURL, Model: "test-model", Timeout: 10 * time.Second}
 	}
-	if opts.Summarizer == nil {
+	if opts.Summarizer == nil && !opts.ModelSummaries {
 		opts.Summarizer = summarizer.NewOffline()
 	}
 	pool := appPool(tb, opts.DatabaseURL)
