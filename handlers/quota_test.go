@@ -225,6 +225,9 @@ func TestSummariesChargeTheModelBudget(t *testing.T) {
 			t.Fatalf("past the budget: the model was asked %d times, %v turns stored; want 0 and 2",
 				len(model.Calls())-asked, r.Body["turns_added"])
 		}
+		if want := "Stored 2 new turns; the summary could not be updated: The day's model budget is used up (model tokens); try again in "; !strings.HasPrefix(r.Body["message"].(string), want) {
+			t.Errorf("message %q, want it to say the budget is used up and until when", r.Body["message"])
+		}
 		break
 	}
 }
