@@ -16,7 +16,7 @@ import (
 // a minute, the web client a little more; 2,000 stored turns are about a
 // thousand exchanges a day; 1,000 model calls and 2,000,000 tokens are
 // about 150 long counselor exchanges with their summaries and extractions,
-// a few dollars a day at most on the default model.
+// at most about a dollar a day on the default model.
 type Limits struct {
 	mentor.Limits
 	problems []error

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,5 +248,35 @@ func TestACallLargerThanTheDayIsTooLarge(t *testing.T) {
 	}
 	if len(model.Calls()) != 0 {
 		t.Errorf("the model was asked")
+	}
+}
+
+// Requests racing at a limit on two servers never pass it together: the
+// counter's row takes them one at a time, so exactly the limit's number is
+// served.
+func TestRacingRequestsNeverPassALimit(t *testing.T) {
+	databaseURL := pgtest.NewDatabase(t)
+	opts := apptest.Options{DatabaseURL: databaseURL, Limits: mentor.Limits{ReadsPerMinute: 5}}
+	servers := []*apptest.Service{apptest.Start(t, opts), apptest.Start(t, opts)}
+	u := servers[0].NewUser(t)
+	statuses := make([]int, 20)
+	var wg sync.WaitGroup
+	for i := range statuses {
+		wg.Go(func() {
+			statuses[i] = servers[i%2].Call(t, u.Token, http.MethodGet, "/api/learners", nil).Status
+		})
+	}
+	wg.Wait()
+	served, refused := 0, 0
+	for _, status := range statuses {
+		switch status {
+		case http.StatusOK:
+			served++
+		case http.StatusTooManyRequests:
+			refused++
+		}
+	}
+	if served != 5 || refused != 15 {
+		t.Fatalf("%d served and %d refused of 20 racing reads, want 5 and 15: %v", served, refused, statuses)
 	}
 }

@@ -2,8 +2,9 @@
 // as app.New builds it on a fresh database; NewUser and NewLearner make a
 // facilitator with a token and their learners; Call, Client and Scenario
 // send requests and check the answers; Exec, Count, Scalar and Column read
-// and write as the database's owner; SupabaseAuth stands in for Supabase
-// Auth (JWKS, session check, sign-in).
+// and write as the database's owner; Used and EndWindow read a quota's
+// counter and end its window; SupabaseAuth stands in for Supabase Auth
+// (JWKS, session check, sign-in).
 package apptest
 
 import (
