@@ -189,7 +189,7 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns)
 	charge, charged := mentor.TakeRequestCharge(ctx)
 	if charged {
-		queueCharge(b, charge)
+		queueReadCharge(b, charge)
 	}
 	if learnerID != nil {
 		b.Queue(learnerNameSQL, caller.UserID, *learnerID)
