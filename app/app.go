@@ -96,8 +96,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 		a.close = append(a.close, a.Pool.Close)
 	}
 
+	limits := cfg.Limits.Limits
+	store := postgres.NewStore(a.Pool, cfg.Database.ArchiveTurns).WithLimits(limits)
+	// Every chat model call, the counselor's, the summaries' and the
+	// extractions', is charged to the caller's daily model budget.
+	if limits.ModelCallsPerDay > 0 || limits.ModelTokensPerDay > 0 {
+		cfg.Model.Chat.Budget = mentor.NewModelBudget(store, limits)
+	}
 	models := newModels(cfg.Model, log, o)
-	store := postgres.NewStore(a.Pool, cfg.Database.ArchiveTurns)
 	// The offline summarizer needs no network and answers in about a
 	// millisecond, so a post writes its summary in its own transaction.
 	if offline, ok := models.summarizer.(*summarizer.Offline); ok {
@@ -119,6 +125,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 		Service: a.Service, Verifier: verifier, Sessions: sessions, DB: store, Log: log,
 		Web:         handlers.WebConfig{SupabaseURL: cfg.Auth.SupabaseURL, SupabaseAnonKey: cfg.Auth.SupabaseAnonKey},
 		CORSOrigins: cfg.Web.CORSOrigins,
+		Limits:      limits,
 	}
 	// Left nil when off: the handlers then say how to turn them on.
 	if cfg.Model.ChatConfigured() {

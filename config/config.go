@@ -1,10 +1,10 @@
 // Package config reads the service's settings from the environment once, at
 // start, applies defaults and validates them, naming the variable at fault.
 //
-// The settings come in sections (database, auth, model, web), each with its
-// own Validate, so that a command checks only what it uses: `server migrate`
-// needs the database alone, `server simulate` the database and the model,
-// and serving needs them all.
+// The settings come in sections (database, auth, model, web, limits), each
+// with its own Validate, so that a command checks only what it uses:
+// `server migrate` needs the database alone, `server simulate` the
+// database, the model and the limits, and serving needs them all.
 package config
 
 import (
@@ -25,6 +25,7 @@ type Config struct {
 	Auth     Auth
 	Model    Model
 	Web      Web
+	Limits   Limits
 }
 
 // Database is where the memory is kept and how it archives.
@@ -123,6 +124,7 @@ func Read(getenv func(string) string) Config {
 		Auth:     readAuth(&reader{getenv: getenv}),
 		Model:    readModel(&reader{getenv: getenv}),
 		Web:      readWeb(&reader{getenv: getenv}),
+		Limits:   readLimits(&reader{getenv: getenv}),
 	}
 }
 
@@ -134,7 +136,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 
 // Validate checks every section.
 func (c Config) Validate() error {
-	return errors.Join(c.Database.Validate(), c.Auth.Validate(), c.Model.Validate(), c.Web.Validate())
+	return errors.Join(c.Database.Validate(), c.Auth.Validate(), c.Model.Validate(), c.Web.Validate(), c.Limits.Validate())
 }
 
 func readDatabase(r *reader) Database {

@@ -1,9 +1,12 @@
 package config
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
+
+	"mentormemory/mentor"
 )
 
 func envOf(vars map[string]string) func(string) string {
@@ -22,6 +25,34 @@ func TestDefaults(t *testing.T) {
 		cfg.Auth.DevMode || cfg.Auth.SupabaseAnonKey != "" || cfg.Model.Workers != 4 || cfg.Model.ChatConfigured() || cfg.Model.EmbeddingConfigured() ||
 		cfg.Model.CounselorDeadline != 60*time.Second {
 		t.Fatalf("defaults not applied: %+v", cfg)
+	}
+	want := mentor.Limits{ReadsPerMinute: 300, SearchesPerMinute: 60, WritesPerMinute: 120, ModelRequestsPerMinute: 30,
+		LearnersPerDay: 100, TurnsPerDay: 2_000, ModelCallsPerDay: 1_000, ModelTokensPerDay: 2_000_000}
+	if cfg.Limits.Limits != want {
+		t.Fatalf("limits %+v, want the defaults %+v", cfg.Limits.Limits, want)
+	}
+}
+
+// Each limit can be set, 0 lifts one, and MENTOR_LIMITS=off lifts them all.
+func TestLimits(t *testing.T) {
+	base := map[string]string{"DATABASE_URL": "postgres://u@localhost/db", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32)}
+	with := func(vars map[string]string) map[string]string {
+		maps.Copy(vars, base)
+		return vars
+	}
+	cfg, err := FromEnv(envOf(with(map[string]string{
+		"MENTOR_LIMIT_READS_PER_MINUTE": "10", "MENTOR_LIMIT_SEARCHES_PER_MINUTE": "0", "MENTOR_LIMIT_WRITES_PER_MINUTE": "12",
+		"MENTOR_LIMIT_MODEL_REQUESTS_PER_MINUTE": "13", "MENTOR_LIMIT_LEARNERS_PER_DAY": "14", "MENTOR_LIMIT_TURNS_PER_DAY": "15",
+		"MENTOR_LIMIT_MODEL_CALLS_PER_DAY": "16", "MENTOR_LIMIT_MODEL_TOKENS_PER_DAY": "17000000",
+	})))
+	want := mentor.Limits{ReadsPerMinute: 10, WritesPerMinute: 12, ModelRequestsPerMinute: 13,
+		LearnersPerDay: 14, TurnsPerDay: 15, ModelCallsPerDay: 16, ModelTokensPerDay: 17_000_000}
+	if err != nil || cfg.Limits.Limits != want {
+		t.Errorf("limits %+v (error %v), want %+v", cfg.Limits.Limits, err, want)
+	}
+	cfg, err = FromEnv(envOf(with(map[string]string{"MENTOR_LIMITS": "off", "MENTOR_LIMIT_TURNS_PER_DAY": "15"})))
+	if err != nil || cfg.Limits.Limits != (mentor.Limits{}) {
+		t.Errorf("MENTOR_LIMITS=off: limits %+v (error %v), want none", cfg.Limits.Limits, err)
 	}
 }
 
@@ -53,6 +84,9 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_AUTH_CHECK_CACHE": "-1s"}, "SUPABASE_AUTH_CHECK_CACHE must be a positive duration"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MEMORY_WORKERS": "0"}, "MEMORY_WORKERS must be a whole number from 1 to 64"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "*"}, "a wildcard is not allowed"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MENTOR_LIMITS": "no"}, "MENTOR_LIMITS must be on or off"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MENTOR_LIMIT_TURNS_PER_DAY": "-1"}, "MENTOR_LIMIT_TURNS_PER_DAY must be a whole number from 0"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MENTOR_LIMIT_MODEL_TOKENS_PER_DAY": "2M"}, "MENTOR_LIMIT_MODEL_TOKENS_PER_DAY must be a whole number"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, "CORS_ALLOWED_ORIGINS must list origins"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "app.example.com"}, "CORS_ALLOWED_ORIGINS must list origins"},
 	}

@@ -31,6 +31,7 @@ type Counselor struct {
 	deadline  time.Duration
 	svc       *mentor.Service
 	tools     *tools.Executor
+	budget    llm.Budget
 }
 
 func New(cfg Config, svc *mentor.Service) *Counselor {
@@ -43,7 +44,7 @@ func New(cfg Config, svc *mentor.Service) *Counselor {
 		deadline = DefaultDeadline
 	}
 	return &Counselor{client: llm.NewChatClient(cfg.Config), model: cfg.Model, maxRounds: rounds, deadline: deadline,
-		svc: svc, tools: tools.NewExecutor(svc)}
+		svc: svc, tools: tools.NewExecutor(svc), budget: cfg.Budget}
 }
 
 // errOutOfTime is the cause of a chat that its deadline ended.
@@ -99,7 +100,7 @@ func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.
 			// Out of rounds: ask for an answer from what was found so far.
 			params.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("none")}
 		}
-		resp, err := c.client.Chat.Completions.New(ctx, params)
+		resp, err := llm.Complete(ctx, c.client, c.budget, params)
 		if err != nil {
 			return mentor.ChatReply{}, modelFailed(err)
 		}

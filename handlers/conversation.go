@@ -60,7 +60,12 @@ func updateMessage(r mentor.UpdateResult) string {
 	if r.Archived {
 		msg += "; the earlier segment was archived"
 	}
-	if r.Conversation.SummaryStale {
+	switch {
+	case !r.Conversation.SummaryStale:
+	case mentor.ErrorCode(r.SummaryErr) == mentor.CodeRateLimited:
+		// The next update would be refused too: say until when.
+		msg += "; the summary could not be updated: " + mentor.ErrorMessage(r.SummaryErr)
+	default:
 		msg += "; the summary could not be updated and will catch up on the next update"
 	}
 	return msg

@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,6 +16,7 @@ var statusOf = map[mentor.Code]int{
 	mentor.CodeUnauthenticated: http.StatusUnauthorized,
 	mentor.CodeNotFound:        http.StatusNotFound,
 	mentor.CodeTooLarge:        http.StatusRequestEntityTooLarge,
+	mentor.CodeRateLimited:     http.StatusTooManyRequests,
 	mentor.CodeUpstream:        http.StatusBadGateway,
 	mentor.CodeUnavailable:     http.StatusServiceUnavailable,
 	mentor.CodeInternal:        http.StatusInternalServerError,
@@ -31,7 +34,10 @@ func renderError(err error, c echo.Context) {
 		return
 	}
 	status, message := describe(err)
-	if status == http.StatusServiceUnavailable {
+	if wait := mentor.RetryAfter(err); wait > 0 {
+		// Whole seconds, rounded up: retrying a moment early is refused again.
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	} else if status == http.StatusServiceUnavailable {
 		c.Response().Header().Set("Retry-After", "1")
 	}
 	if c.Request().Method == http.MethodHead {

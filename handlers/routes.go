@@ -42,6 +42,9 @@ type Deps struct {
 	// CORSOrigins are the other browser origins (the Next.js app's) allowed
 	// to call the API; none when empty.
 	CORSOrigins []string
+	// Limits bound each facilitator's requests a minute, by kind; none when
+	// zero.
+	Limits mentor.Limits
 }
 
 // NewServer returns the whole HTTP app. The local server and the Vercel
@@ -55,9 +58,9 @@ func NewServer(d Deps) *echo.Echo {
 	e.JSONSerializer = wholeJSON{}
 
 	// Order: request id → logger → recover → answer headers → CORS → body
-	// limit → auth (per route). The logger sits outside recover so that a
-	// panic's request is logged like any other failed one; CORS comes before
-	// auth, as a browser's preflight carries no token.
+	// limit → auth → the request's kind (per route). The logger sits outside
+	// recover so that a panic's request is logged like any other failed one;
+	// CORS comes before auth, as a browser's preflight carries no token.
 	e.Use(requestID())
 	e.Use(requestLogger(log))
 	e.Use(recoverPanics(log))
@@ -73,21 +76,25 @@ func NewServer(d Deps) *echo.Echo {
 	// Auth is attached per route, not to a group: a group's middleware would
 	// also answer unknown paths and wrong methods, hiding 404 and 405.
 	authed := requireAuth(d.Verifier, d.Sessions)
-	e.GET("/api/conversation-memory", h.getConversationMemory, authed)
-	e.POST("/api/conversation-memory", h.postConversationMemory, authed)
-	e.DELETE("/api/conversation-memory", h.deleteConversationMemory, authed)
-	e.GET("/api/learners", h.listLearners, authed)
-	e.POST("/api/learners", h.createLearner, authed)
-	e.GET("/api/memories", h.listMemories, authed)
-	e.POST("/api/memories", h.addMemory, authed)
-	e.GET("/api/memories/context", h.memoryContext, authed)
-	e.PATCH("/api/memories/:id", h.correctMemory, authed)
-	e.DELETE("/api/memories/:id", h.forgetMemory, authed)
-	e.POST("/api/sessions/end", h.endSession, authed)
-	e.GET("/api/opening-context", h.openingContext, authed)
-	e.GET("/api/tools", h.listTools, authed)
-	e.POST("/api/tools/call", h.callTool, authed)
-	e.POST("/api/counselor", h.counselorChat, authed)
+	// Then the request's kind, for its limit a minute (see quota.go).
+	limit := perMinute{d.Limits}
+	read, search, write, model := limit.of(mentor.ReadRequests), limit.of(mentor.SearchRequests),
+		limit.of(mentor.WriteRequests), limit.of(mentor.ModelRequests)
+	e.GET("/api/conversation-memory", h.getConversationMemory, authed, limit.by(readOrSearch))
+	e.POST("/api/conversation-memory", h.postConversationMemory, authed, write)
+	e.DELETE("/api/conversation-memory", h.deleteConversationMemory, authed, write)
+	e.GET("/api/learners", h.listLearners, authed, read)
+	e.POST("/api/learners", h.createLearner, authed, write)
+	e.GET("/api/memories", h.listMemories, authed, read)
+	e.POST("/api/memories", h.addMemory, authed, write)
+	e.GET("/api/memories/context", h.memoryContext, authed, search)
+	e.PATCH("/api/memories/:id", h.correctMemory, authed, write)
+	e.DELETE("/api/memories/:id", h.forgetMemory, authed, write)
+	e.POST("/api/sessions/end", h.endSession, authed, write)
+	e.GET("/api/opening-context", h.openingContext, authed, read)
+	e.GET("/api/tools", h.listTools, authed) // a constant: nothing to limit
+	e.POST("/api/tools/call", h.callTool, authed, model)
+	e.POST("/api/counselor", h.counselorChat, authed, model)
 
 	// The web client: its settings, dev sign-in, and one route per static
 	// file (see static.go), each with the page's security headers.

@@ -29,6 +29,7 @@ var (
 type Chat struct {
 	client openai.Client
 	model  string
+	budget Budget
 }
 
 // NewBackgroundChat returns the chat model of cfg, with DefaultChatModel and
@@ -36,7 +37,7 @@ type Chat struct {
 // NewBackgroundClient.
 func NewBackgroundChat(cfg Config) Chat {
 	cfg = cfg.WithDefaults(DefaultChatModel, DefaultChatTimeout)
-	return Chat{client: NewBackgroundClient(cfg), model: cfg.Model}
+	return Chat{client: NewBackgroundClient(cfg), model: cfg.Model, budget: cfg.Budget}
 }
 
 // Prompt is one question to a chat model.
@@ -48,7 +49,7 @@ type Prompt struct {
 
 // Ask sends p and returns the reply's choices, which may be none.
 func (c Chat) Ask(ctx context.Context, p Prompt) ([]openai.ChatCompletionChoice, error) {
-	resp, err := c.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+	resp, err := Complete(ctx, c.client, c.budget, openai.ChatCompletionNewParams{
 		Model: c.model,
 		Messages: []openai.ChatCompletionMessageParamUnion{
 			openai.SystemMessage(p.System),

@@ -23,7 +23,14 @@ func (k Kind) Error() string { return string(k) }
 // but what it says, in the logs and in memory_jobs.last_error, is only how
 // the model failed (see describe): a model's error body or refusal may
 // quote the turns it was given, and those are memory text.
+//
+// A refusal of the model budget is no failure of the model's: it keeps its
+// own code, message and Retry-After.
 func Failure(message string, cause error) error {
+	switch mentor.ErrorCode(cause) {
+	case mentor.CodeRateLimited, mentor.CodeTooLarge:
+		return cause
+	}
 	return &mentor.Error{Code: mentor.CodeUpstream, Message: message, Cause: described{cause}}
 }
 

@@ -31,6 +31,9 @@ type Config struct {
 	Model      string        // empty: the adapter's default
 	Timeout    time.Duration // per request; zero: the adapter's default
 	HTTPClient *http.Client  // optional
+	// Budget, when set, is charged for every chat completion (see
+	// Complete).
+	Budget Budget
 }
 
 // WithDefaults fills in the model and the timeout when they are not set.

@@ -3,6 +3,7 @@ package mentor
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Code classifies an error so the HTTP layer can pick a status without
@@ -14,6 +15,7 @@ const (
 	CodeUnauthenticated Code = "unauthenticated" // 401
 	CodeNotFound        Code = "not_found"       // 404
 	CodeTooLarge        Code = "too_large"       // 413
+	CodeRateLimited     Code = "rate_limited"    // 429: a quota is used up
 	CodeUnavailable     Code = "unavailable"     // 503
 	CodeUpstream        Code = "upstream"        // 502: the model failed
 	CodeInternal        Code = "internal"        // 500
@@ -25,6 +27,9 @@ type Error struct {
 	Code    Code
 	Message string
 	Cause   error
+	// RetryAfter, when set, is how long the caller should wait before
+	// trying again (the end of a quota's window).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -63,4 +68,13 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return "Internal error"
+}
+
+// RetryAfter returns how long err asks the caller to wait, or zero.
+func RetryAfter(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
 }

@@ -40,6 +40,9 @@ type UpdateResult struct {
 	Conversation ConversationRecord
 	Added        int
 	Archived     bool
+	// SummaryErr is why the summarizer failed, when it did: the summary
+	// is then stale.
+	SummaryErr error
 }
 
 // Update stores new turns, then brings the summary up to date.
@@ -69,21 +72,22 @@ func (s *Service) Update(ctx context.Context, learnerID *string, turns []Turn, r
 	}
 	result := UpdateResult{Conversation: appended.Conversation, Added: appended.Added, Archived: appended.Archived}
 	if appended.Job != nil {
-		result.Conversation = s.summarize(ctx, *appended.Job, appended.Conversation)
+		result.Conversation, result.SummaryErr = s.summarize(ctx, *appended.Job, appended.Conversation)
 	}
 	return result, nil
 }
 
 // summarize does a summary job left by a committed update and returns the
-// conversation as it then is.
-func (s *Service) summarize(ctx context.Context, job SummaryJob, committed ConversationRecord) ConversationRecord {
+// conversation as it then is, and the summarizer's failure.
+func (s *Service) summarize(ctx context.Context, job SummaryJob, committed ConversationRecord) (ConversationRecord, error) {
 	// The client may hang up; the stored turns still deserve their summary.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SummaryBudget)
 	defer cancel()
-	summary, err := s.summarizer.Summarize(ctx, job.Request)
+	summary, summaryErr := s.summarizer.Summarize(ctx, job.Request)
 	var conv ConversationRecord
-	if err != nil {
-		s.log.Warn("summary failed; marked stale", "summarizer", s.summarizer.Name(), "err", err)
+	var err error
+	if summaryErr != nil {
+		s.log.Warn("summary failed; marked stale", "summarizer", s.summarizer.Name(), "err", summaryErr)
 		conv, err = s.store.MarkSummaryStale(ctx, job)
 	} else {
 		conv, err = s.store.SaveSummary(ctx, job, summary)
@@ -93,9 +97,9 @@ func (s *Service) summarize(ctx context.Context, job SummaryJob, committed Conve
 		// rather than fail a request whose data is safe.
 		s.log.Error("saving summary failed", "err", err)
 		committed.SummaryStale = true
-		return committed
+		return committed, summaryErr
 	}
-	return conv
+	return conv, summaryErr
 }
 
 func (s *Service) Get(ctx context.Context, learnerID *string) (*ConversationRecord, error) {

@@ -34,6 +34,7 @@ var memoryTables = []string{
 	"mentor_sessions",
 	"session_openings",
 	"memory_jobs",
+	"usage_counters",
 }
 
 // turn is a turn as the log stores it and the archive's jsonb holds it.
@@ -372,6 +373,7 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 			values ($1::uuid, $2::uuid, $3::uuid, '{"welcome_hook": "Pizza fractions again?"}')`, f.id, f.learner, session)
 		apptest.Exec(t, tx, `insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key)
 			values ($1::uuid, $2::uuid, 'extract', 'turns:1-2')`, f.id, f.learner)
+		apptest.Exec(t, tx, `select public.use_quota('turns/day', 2, null)`)
 	})
 	// Only the archiving triggers write the archive; the row stands for one
 	// they wrote.

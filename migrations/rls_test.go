@@ -62,6 +62,8 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			insert: `insert into public.session_openings (facilitator_id, session_id, opening) values ($1::uuid, gen_random_uuid(), '{}')`},
 		{table: "memory_jobs", ownInsert: true, set: "status = 'done'", updateDenied: true, deleteDenied: true,
 			insert: `insert into public.memory_jobs (facilitator_id, kind, dedupe_key) values ($1::uuid, 'extract', 'intruder')`},
+		{table: "usage_counters", set: "used = 0", updateDenied: true, deleteDenied: true,
+			insert: `insert into public.usage_counters (facilitator_id, counter, window_ends_at, used) values ($1::uuid, 'read/minute', now(), 0)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.table, func(t *testing.T) {

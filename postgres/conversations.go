@@ -148,7 +148,13 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 		}
 
 		b := &pgx.Batch{}
+		// The new turns count against the day's quota in the round trip
+		// that inserts them; resent turns are not new and cost nothing.
+		turnsCharge, chargeTurns := s.limits.Charge(mentor.TurnsStored, int64(len(added)))
 		if len(added) > 0 {
+			if chargeTurns {
+				queueCharge(b, turnsCharge)
+			}
 			queueInsertTurns(b, me, req.LearnerID, added)
 			session := mentor.AdvanceSession(o.session, added, o.learnerName, uuid.NewString)
 			if err := queueSessionWrite(b, me, req.LearnerID, session); err != nil {
@@ -162,6 +168,11 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 		var summaryTurns []mentor.StoredTurn
 		if err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
 			if len(added) > 0 {
+				if chargeTurns {
+					if _, err := br.Exec(); err != nil {
+						return err
+					}
+				}
 				var err error
 				if added, stored, err = readInsertedTurns(br, added); err != nil {
 					return err

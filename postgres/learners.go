@@ -27,9 +27,22 @@ func (s *Store) ListLearners(ctx context.Context) ([]mentor.Learner, error) {
 func (s *Store) CreateLearner(ctx context.Context, name string) (mentor.Learner, error) {
 	var l mentor.Learner
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
-		return tx.QueryRow(ctx, `insert into public.learners (facilitator_id, name)
-			values ($1::uuid, $2) returning id::text, name, created_at`, me, name,
-		).Scan(&l.ID, &l.Name, &l.CreatedAt)
+		// Counted in the same round trip as the insert.
+		b := &pgx.Batch{}
+		charge, charged := s.limits.Charge(mentor.LearnersAdded, 1)
+		if charged {
+			queueCharge(b, charge)
+		}
+		b.Queue(`insert into public.learners (facilitator_id, name)
+			values ($1::uuid, $2) returning id::text, name, created_at`, me, name)
+		return sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
+			if charged {
+				if _, err := br.Exec(); err != nil {
+					return err
+				}
+			}
+			return br.QueryRow().Scan(&l.ID, &l.Name, &l.CreatedAt)
+		})
 	})
 	return l, err
 }

@@ -35,18 +35,7 @@ func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEnd
 // more is a network round trip on every post when the database is remote.
 func TestPostMakesSixRoundTrips(t *testing.T) {
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	counter := &roundTrips{}
-	cfg.ConnConfig.Tracer = counter
-	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool, counter := countedPool(t)
 	facilitator, learner := seedLearner(t, pool)
 	ctx = asFacilitator(ctx, facilitator)
 	store := postgres.NewStore(pool, 50)
@@ -70,4 +59,23 @@ func TestPostMakesSixRoundTrips(t *testing.T) {
 	if got := counter.n.Load(); got != 6 {
 		t.Fatalf("a post made %d round trips, want 6", got)
 	}
+}
+
+// countedPool is a pool on a fresh database, as the app opens it, whose
+// round trips are counted.
+func countedPool(t *testing.T) (*pgxpool.Pool, *roundTrips) {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := &roundTrips{}
+	cfg.ConnConfig.Tracer = counter
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool, counter
 }

@@ -75,6 +75,8 @@ type Store struct {
 	// inlineSummarizer, when set, writes the summary in a post's own
 	// transaction.
 	inlineSummarizer mentor.Summarizer
+	// limits bound the turns and learners each facilitator adds a day.
+	limits mentor.Limits
 }
 
 var _ mentor.Store = (*Store)(nil)
@@ -121,12 +123,24 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // inTx runs fn in one transaction as the caller: role memory_service (role
 // authenticated's reads plus the service's writes, migration 0013), with
-// the verified claims in request.jwt.claims, as Supabase's own API does. The settings are transaction-local, so nothing leaks to the next
-// user of the connection.
-func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) error {
+// the verified claims in request.jwt.claims, as Supabase's own API does.
+// The settings are transaction-local, so nothing leaks to the next user of
+// the connection.
+//
+// The request's charge (mentor.TakeRequestCharge), if it has one not taken
+// yet, goes with the settings, in the same round trip.
+func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) (err error) {
 	caller, ok := mentor.CallerFrom(ctx)
 	if !ok {
 		return mentor.Errorf(mentor.CodeUnauthenticated, "Authentication required")
+	}
+	charge, charged := mentor.TakeRequestCharge(ctx)
+	if charged {
+		defer func() {
+			if err != nil {
+				s.recount(ctx, charge, err)
+			}
+		}()
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
 	defer cancel()
@@ -136,7 +150,22 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) e
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 
-	if err := callerExists(tx.QueryRow(ctx, actAsCaller, string(caller.Claims), s.archiveTurns, caller.UserID)); err != nil {
+	b := &pgx.Batch{}
+	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns, caller.UserID)
+	if charged {
+		queueCharge(b, charge)
+	}
+	if err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
+		if err := callerExists(br.QueryRow()); err != nil {
+			return err
+		}
+		for range b.Len() - 1 {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
 		return dbError(err)
 	}
 	if err := fn(tx, caller.UserID); err != nil {
@@ -179,7 +208,8 @@ func callerExists(row pgx.Row) error {
 // runs as one implicit transaction, so the settings hold for every query
 // and end with it. collect reads the queries' results in order. When a
 // learner is named, the batch first checks that it is one of the caller's,
-// and the read fails with not-found otherwise.
+// and the read fails with not-found otherwise. The request's charge, if it
+// has one not taken yet, comes right after the settings.
 func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.Batch, me string), collect func(br pgx.BatchResults) error) error {
 	caller, ok := mentor.CallerFrom(ctx)
 	if !ok {
@@ -189,6 +219,10 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 	defer cancel()
 	b := &pgx.Batch{}
 	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns, caller.UserID)
+	charge, charged := mentor.TakeRequestCharge(ctx)
+	if charged {
+		queueReadCharge(b, charge)
+	}
 	if learnerID != nil {
 		b.Queue(learnerNameSQL, caller.UserID, *learnerID)
 	}
@@ -196,6 +230,11 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 	return dbError(sendBatch(ctx, s.pool, b, func(br pgx.BatchResults) error {
 		if err := callerExists(br.QueryRow()); err != nil {
 			return err
+		}
+		if charged {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
 		}
 		if learnerID != nil {
 			if _, err := learnerName(br.QueryRow()); err != nil {
@@ -259,6 +298,8 @@ func dbError(err error) error {
 			return &mentor.Error{Code: mentor.CodeUnavailable, Message: "Busy, please retry", Cause: err}
 		case pgErr.Code == "57014": // statement_timeout
 			return &mentor.Error{Code: mentor.CodeUnavailable, Message: "The request took too long; please retry or ask for less", Cause: err}
+		case pgErr.Code == quotaUsedUp:
+			return refusal(pgErr)
 		}
 		return mentor.Internal(err)
 	}

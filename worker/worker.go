@@ -34,6 +34,8 @@ type Store interface {
 	ExtractionInput(ctx context.Context, job mentor.ExtractionJob) (mentor.ExtractionRequest, error)
 	CompleteExtraction(ctx context.Context, job mentor.ExtractionJob, learnt []mentor.NewMemory) ([]mentor.Saved, error)
 	FailJob(ctx context.Context, job mentor.ExtractionJob, cause error, retryAt *time.Time) error
+	// DeferJob puts a job back, attempt unspent, to run at until.
+	DeferJob(ctx context.Context, job mentor.ExtractionJob, until time.Time) error
 	IdleSessions(ctx context.Context, limit int) ([]mentor.IdleSession, error)
 	EndSession(ctx context.Context, learnerID *string, reason string) (mentor.Ended, error)
 }
@@ -156,6 +158,13 @@ func (w *Worker) RunOnce(ctx context.Context) (bool, error) {
 		if errors.Is(err, mentor.ErrLeaseLost) {
 			w.log.Warn("memory job taken over by another worker", "job", job.ID)
 			return true, nil
+		}
+		// The facilitator's model budget is used up for the day: the
+		// exchange waits for the next one, it is not lost.
+		if mentor.ErrorCode(err) == mentor.CodeRateLimited {
+			until := time.Now().Add(mentor.RetryAfter(err))
+			w.log.Info("memory job waits for the model budget", "job", job.ID, "until", until)
+			return true, w.store.DeferJob(context.WithoutCancel(ctx), *job, until)
 		}
 		retryAt := w.retryAt(job.Attempts)
 		w.log.Warn("memory extraction failed", "job", job.ID, "attempt", job.Attempts, "retry", retryAt != nil, "err", err)

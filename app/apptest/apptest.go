@@ -2,7 +2,8 @@
 // as app.New builds it on a fresh database; NewUser and NewLearner make a
 // facilitator with a token and their learners; Call, Client and Scenario
 // send requests and check the answers; Exec, Count, Scalar and Column read
-// and write as the database's owner; Logs collects what the app logs;
+// and write as the database's owner; Used and EndWindow read a quota's
+// counter and end its window; Logs collects what the app logs;
 // SupabaseAuth stands in for Supabase Auth (JWKS, session check, sign-in).
 package apptest
 
@@ -42,6 +43,11 @@ type Options struct {
 	MaxToolRounds     int
 	CounselorDeadline time.Duration     // default: counselor.DefaultDeadline
 	Summarizer        mentor.Summarizer // default: the offline one
+	// ModelSummaries has the model at ModelURL write the summaries, as
+	// the app sets it up, instead of Summarizer.
+	ModelSummaries bool
+	// Limits are the facilitators' quotas; none by default.
+	Limits mentor.Limits
 	// Logs, when set, receives every log line of the app, at every level,
 	// as JSON.
 	Logs *Logs
@@ -62,7 +68,8 @@ type Service struct {
 // on 127.0.0.1, until the test ends.
 func Start(tb testing.TB, opts Options) *Service {
 	tb.Helper()
-	cfg := config.Config{Auth: opts.Auth, Web: opts.Web, Database: config.Database{ArchiveTurns: opts.ArchiveTurns}}
+	cfg := config.Config{Auth: opts.Auth, Web: opts.Web, Database: config.Database{ArchiveTurns: opts.ArchiveTurns},
+		Limits: config.Limits{Limits: opts.Limits}}
 	if cfg.Database.ArchiveTurns == 0 {
 		cfg.Database.ArchiveTurns = 50
 	}
@@ -73,7 +80,7 @@ func Start(tb testing.TB, opts Options) *Service {
 		cfg.Model.Chat = llm.Config{APIKey: "test-key", BaseURL: opts.ModelURL, Model: "test-model", Timeout: 10 * time.Second}
 		cfg.Model.CounselorDeadline = opts.CounselorDeadline
 	}
-	if opts.Summarizer == nil {
+	if opts.Summarizer == nil && !opts.ModelSummaries {
 		opts.Summarizer = summarizer.NewOffline()
 	}
 	pool := appPool(tb, opts.DatabaseURL)

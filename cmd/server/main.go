@@ -209,10 +209,10 @@ func simulate(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("--start: %w", err)
 	}
-	// The simulation needs the database and the model settings; it
+	// The simulation needs the database, the model and the limits; it
 	// verifies no tokens, so the auth settings are not checked.
 	cfg := config.Read(getenv)
-	if err := cfg.Model.Validate(); err != nil {
+	if err := errors.Join(cfg.Model.Validate(), cfg.Limits.Validate()); err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
 	pool, err := migrated(ctx, getenv, io.Discard)

@@ -24,9 +24,15 @@ const benchSecret = "bench-secret-that-is-at-least-32-characters-long"
 // benchConfig is the app's configuration as cmd/server reads it from the
 // environment, here a fixed one: the benchmark's database and token secret,
 // plus model settings when given (without OPENAI_API_KEY, the offline
-// summarizer).
+// summarizer). The facilitators' limits are far above what the benchmark
+// asks of any of them, so every request is counted, as in production, and
+// none is refused.
 func benchConfig(databaseURL string, model map[string]string) (config.Config, error) {
 	env := map[string]string{"DATABASE_URL": databaseURL, "SUPABASE_JWT_SECRET": benchSecret}
+	for _, limit := range []string{"READS_PER_MINUTE", "SEARCHES_PER_MINUTE", "WRITES_PER_MINUTE", "MODEL_REQUESTS_PER_MINUTE",
+		"LEARNERS_PER_DAY", "TURNS_PER_DAY", "MODEL_CALLS_PER_DAY", "MODEL_TOKENS_PER_DAY"} {
+		env["MENTOR_LIMIT_"+limit] = "1000000"
+	}
 	maps.Copy(env, model)
 	cfg, err := config.FromEnv(func(name string) string { return env[name] })
 	if err != nil {
