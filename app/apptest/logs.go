@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// Logs collects what the app logs, for a test to read (Options.Logs). It is
-// safe for concurrent use: the app logs a request after it has answered.
+// Logs collects what the app (Options.Logs) or a child process logs, for a
+// test to read. It is safe for concurrent use: the app logs a request after
+// it has answered.
 type Logs struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -26,6 +27,16 @@ func (l *Logs) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// Tail is the end of what was logged, enough to see why something failed.
+func (l *Logs) Tail() string {
+	s := l.String()
+	const keep = 6000
+	if len(s) > keep {
+		s = "…" + s[len(s)-keep:]
+	}
+	return s
 }
 
 // WaitFor returns what was logged once it holds want; the test fails when

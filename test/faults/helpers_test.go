@@ -1,14 +1,12 @@
 package faults
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -54,31 +52,6 @@ func waitFor(t testing.TB, limit time.Duration, what string, done func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// syncBuffer collects a child's or a logger's output from several
-// goroutines, to show when a test fails.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// tail is the end of the output, enough to see why something failed.
-func (b *syncBuffer) tail() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := b.buf.String()
-	const keep = 6000
-	if len(s) > keep {
-		s = "…" + s[len(s)-keep:]
-	}
-	return s
 }
 
 // connect opens a superuser connection, closed when the test ends.

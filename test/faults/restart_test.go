@@ -66,10 +66,10 @@ func TestDatabaseRestartAnswers503ThenRecovers(t *testing.T) {
 	cluster := startPrivateCluster(t)
 	ctx := context.Background()
 
-	var serviceLog syncBuffer
+	var serviceLog apptest.Logs
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("service log:\n%s", serviceLog.tail())
+			t.Logf("service log:\n%s", serviceLog.Tail())
 		}
 	})
 	log := slog.New(slog.NewTextHandler(&serviceLog, &slog.HandlerOptions{Level: slog.LevelWarn}))

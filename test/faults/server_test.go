@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"mentormemory/app/apptest"
 	"net"
 	"net/http"
 	"os"
@@ -65,7 +66,7 @@ type serverProcess struct {
 	cmd    *exec.Cmd
 	addr   string // host:port
 	url    string
-	output *syncBuffer
+	output *apptest.Logs
 	exited chan struct{} // closed once the process is gone
 }
 
@@ -84,7 +85,7 @@ func startServer(t *testing.T, env map[string]string) *serverProcess {
 	p := &serverProcess{
 		cmd:    cmd,
 		addr:   fmt.Sprintf("127.0.0.1:%d", port),
-		output: &syncBuffer{},
+		output: &apptest.Logs{},
 		exited: make(chan struct{}),
 	}
 	p.url = "http://" + p.addr
@@ -102,14 +103,14 @@ func startServer(t *testing.T, env map[string]string) *serverProcess {
 			<-p.exited
 		}
 		if t.Failed() {
-			t.Logf("output of the server on %s:\n%s", p.addr, p.output.tail())
+			t.Logf("output of the server on %s:\n%s", p.addr, p.output.Tail())
 		}
 	})
 
 	client := &http.Client{Timeout: time.Second}
 	waitFor(t, 20*time.Second, "the server to answer /healthz", func() bool {
 		if !p.running() {
-			t.Fatalf("the server exited at start (%v):\n%s", cmd.ProcessState, p.output.tail())
+			t.Fatalf("the server exited at start (%v):\n%s", cmd.ProcessState, p.output.Tail())
 		}
 		resp, err := client.Get(p.url + "/healthz")
 		if err != nil {
