@@ -10,9 +10,9 @@ import (
 // Quotas. What each facilitator does is counted per window, in the store,
 // so the limits hold across restarts and across every server sharing the
 // database: requests a minute by kind, and per day (UTC) the learners
-// added, the turns stored and the model's calls and tokens. Windows are
-// fixed (a clock minute, a UTC day), so a refusal can say exactly when to
-// try again.
+// added, the turns stored and the model's calls and tokens. A minute runs
+// from the first request after the last one ended, a day is a UTC day; a
+// refusal says exactly when the window ends.
 
 // Counter names what is counted, and its window after the slash.
 type Counter string

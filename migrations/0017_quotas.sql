@@ -1,10 +1,13 @@
 -- Quotas: each facilitator's usage, counted in the database so that limits
 -- hold across restarts and across every server sharing it.
 --
--- A counter's name says its window: 'read/minute', 'turns/day' (days in
--- UTC). One row per facilitator and counter holds the usage of the current
--- window; a window that has ended starts again from nothing at the next use,
--- so the table keeps a handful of rows per facilitator whatever the traffic.
+-- A counter's name says its window: 'read/minute', 'turns/day'. A minute
+-- starts with the first use after the last one ended, so a burst cannot
+-- take twice the limit across a clock minute's end; a day is a UTC day, so
+-- a facilitator's budget renews at a time they can know. One row per
+-- facilitator and counter holds the usage of the current window; a window
+-- that has ended starts again from nothing at the next use, so the table
+-- keeps a handful of rows per facilitator whatever the traffic.
 create table public.usage_counters (
   facilitator_id uuid not null references auth.users (id) on delete cascade,
   counter text not null check (counter ~ '^[a-z_]+/(minute|day)$'),
@@ -54,7 +57,10 @@ begin
   if period not in ('minute', 'day') then
     raise exception 'a counter''s name ends in /minute or /day, not %', p_counter using errcode = '22023';
   end if;
-  window_end := date_trunc(period, now(), 'UTC') + ('1 ' || period)::interval;
+  window_end := case period
+    when 'minute' then now() + interval '1 minute'
+    else date_trunc('day', now(), 'UTC') + interval '1 day'
+  end;
 
   insert into public.usage_counters as c (facilitator_id, counter, window_ends_at, used)
   values (caller, p_counter, window_end, p_amount)
