@@ -115,8 +115,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	}, log)
 	a.Service.OnJobQueued(a.Worker.Wake)
 
+	health := postgres.NewHealth(a.Pool)
+	a.close = append(a.close, health.Close)
 	deps := handlers.Deps{
-		Service: a.Service, Verifier: verifier, Sessions: sessions, DB: store, Log: log,
+		Service: a.Service, Verifier: verifier, Sessions: sessions, DB: health, Log: log,
 		Web:         handlers.WebConfig{SupabaseURL: cfg.Auth.SupabaseURL, SupabaseAnonKey: cfg.Auth.SupabaseAnonKey},
 		CORSOrigins: cfg.Web.CORSOrigins,
 	}

@@ -32,7 +32,9 @@ type Deps struct {
 	Verifier TokenVerifier
 	// Sessions optionally confirms each token's session with Supabase Auth.
 	Sessions SessionPolicy
-	DB       Pinger
+	// DB answers /healthz, on a connection requests cannot take
+	// (postgres.Health).
+	DB Pinger
 	// Counselor answers chat messages; nil when no model is configured, and
 	// the chat endpoint then says how to configure one.
 	Counselor Counselor

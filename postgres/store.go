@@ -103,16 +103,6 @@ func (s *Store) WithInlineSummarizer(summarizer mentor.Summarizer) *Store {
 	return s
 }
 
-// Ping reports whether the database answers.
-func (s *Store) Ping(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
-	defer cancel()
-	if err := s.pool.Ping(ctx); err != nil {
-		return dbError(err)
-	}
-	return nil
-}
-
 // inTx runs fn in one transaction as the caller: role authenticated, with
 // the verified claims in request.jwt.claims, exactly as Supabase's own API
 // does. The settings are transaction-local, so nothing leaks to the next
