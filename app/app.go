@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -121,6 +122,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 		Service: a.Service, Verifier: verifier, Sessions: sessions, DB: health, Log: log,
 		Web:         handlers.WebConfig{SupabaseURL: cfg.Auth.SupabaseURL, SupabaseAnonKey: cfg.Auth.SupabaseAnonKey},
 		CORSOrigins: cfg.Web.CORSOrigins,
+		Limits: handlers.Limits{
+			Requests:  cmp.Or(cfg.Web.RequestsInFlight, config.DefaultRequestsInFlight),
+			BodyBytes: cmp.Or(cfg.Web.BodyBytesInFlight, config.DefaultBodyMBInFlight<<20),
+			Wait:      cmp.Or(cfg.Web.BusyWait, config.DefaultBusyWait),
+		},
 	}
 	// Left nil when off: the handlers then say how to turn them on.
 	if cfg.Model.ChatConfigured() {

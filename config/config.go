@@ -91,8 +91,25 @@ type Web struct {
 	// origins, besides the service's own, allowed to call the API, e.g. the
 	// Next.js app's. Empty: none. Never a wildcard.
 	CORSOrigins []string
-	problems    []error
+	// RequestsInFlight (MAX_REQUESTS_IN_FLIGHT, default 64) and
+	// BodyBytesInFlight (MAX_BODY_MB_IN_FLIGHT, in MiB, default 32) bound
+	// the signed-in requests served at once and the bodies they announce (a
+	// body of unknown length counts as the largest allowed, 2 MiB). A
+	// request over either waits up to BusyWait (BUSY_WAIT, default 1s),
+	// then gets a 503 with Retry-After.
+	RequestsInFlight  int
+	BodyBytesInFlight int64
+	BusyWait          time.Duration
+	problems          []error
 }
+
+// The defaults of the limits on work in flight; app.New applies them to a
+// Config built in code that leaves the limits zero.
+const (
+	DefaultRequestsInFlight = 64
+	DefaultBodyMBInFlight   = 32
+	DefaultBusyWait         = time.Second
+)
 
 // ChatConfigured reports whether a language model is configured.
 func (m Model) ChatConfigured() bool { return m.Chat.APIKey != "" }
@@ -242,8 +259,12 @@ func (m Model) Validate() error {
 
 func readWeb(r *reader) Web {
 	w := Web{
-		Port:        r.number("PORT", 8080, 1, 65535),
-		CORSOrigins: r.origins("CORS_ALLOWED_ORIGINS"),
+		Port:             r.number("PORT", 8080, 1, 65535),
+		CORSOrigins:      r.origins("CORS_ALLOWED_ORIGINS"),
+		RequestsInFlight: r.number("MAX_REQUESTS_IN_FLIGHT", DefaultRequestsInFlight, 1, 100_000),
+		// At least one body of the largest size must fit.
+		BodyBytesInFlight: int64(r.number("MAX_BODY_MB_IN_FLIGHT", DefaultBodyMBInFlight, 2, 1<<20)) << 20,
+		BusyWait:          r.duration("BUSY_WAIT", DefaultBusyWait),
 	}
 	w.problems = r.problems
 	return w

@@ -22,6 +22,9 @@ func TestDefaults(t *testing.T) {
 		cfg.Auth.DevMode || cfg.Auth.SupabaseAnonKey != "" || cfg.Model.Workers != 4 || cfg.Model.ChatConfigured() || cfg.Model.EmbeddingConfigured() {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
+	if cfg.Web.RequestsInFlight != 64 || cfg.Web.BodyBytesInFlight != 32<<20 || cfg.Web.BusyWait != time.Second {
+		t.Fatalf("limits on work in flight: %+v %+v", cfg.Web, cfg.Database)
+	}
 }
 
 func TestEachErrorNamesItsVariable(t *testing.T) {
@@ -50,6 +53,9 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "SUPABASE_AUTH_CHECK_CACHE": "-1s"}, "SUPABASE_AUTH_CHECK_CACHE must be a positive duration"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MEMORY_WORKERS": "0"}, "MEMORY_WORKERS must be a whole number from 1 to 64"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "*"}, "a wildcard is not allowed"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MAX_REQUESTS_IN_FLIGHT": "many"}, "MAX_REQUESTS_IN_FLIGHT must be a whole number from 1"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MAX_BODY_MB_IN_FLIGHT": "1"}, "MAX_BODY_MB_IN_FLIGHT must be a whole number from 2"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "BUSY_WAIT": "0s"}, "BUSY_WAIT must be a positive duration"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, "CORS_ALLOWED_ORIGINS must list origins"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "app.example.com"}, "CORS_ALLOWED_ORIGINS must list origins"},
 	}

@@ -44,6 +44,9 @@ type Deps struct {
 	// CORSOrigins are the other browser origins (the Next.js app's) allowed
 	// to call the API; none when empty.
 	CORSOrigins []string
+	// Limits bound the signed-in requests in flight; the zero value sets
+	// none.
+	Limits Limits
 }
 
 // NewServer returns the whole HTTP app. The local server and the Vercel
@@ -57,9 +60,11 @@ func NewServer(d Deps) *echo.Echo {
 	e.JSONSerializer = wholeJSON{}
 
 	// Order: request id → logger → recover → answer headers → CORS → body
-	// limit → auth (per route). The logger sits outside recover so that a
-	// panic's request is logged like any other failed one; CORS comes before
-	// auth, as a browser's preflight carries no token.
+	// limit → auth → admission (the last two per route). The logger sits
+	// outside recover so that a panic's request is logged like any other
+	// failed one; CORS comes before auth, as a browser's preflight carries
+	// no token; admission comes after it, so a request without a valid
+	// token neither waits nor takes room.
 	e.Use(requestID())
 	e.Use(requestLogger(log))
 	e.Use(recoverPanics(log))
@@ -74,22 +79,22 @@ func NewServer(d Deps) *echo.Echo {
 
 	// Auth is attached per route, not to a group: a group's middleware would
 	// also answer unknown paths and wrong methods, hiding 404 and 405.
-	authed := requireAuth(d.Verifier, d.Sessions)
-	e.GET("/api/conversation-memory", h.getConversationMemory, authed)
-	e.POST("/api/conversation-memory", h.postConversationMemory, authed)
-	e.DELETE("/api/conversation-memory", h.deleteConversationMemory, authed)
-	e.GET("/api/learners", h.listLearners, authed)
-	e.POST("/api/learners", h.createLearner, authed)
-	e.GET("/api/memories", h.listMemories, authed)
-	e.POST("/api/memories", h.addMemory, authed)
-	e.GET("/api/memories/context", h.memoryContext, authed)
-	e.PATCH("/api/memories/:id", h.correctMemory, authed)
-	e.DELETE("/api/memories/:id", h.forgetMemory, authed)
-	e.POST("/api/sessions/end", h.endSession, authed)
-	e.GET("/api/opening-context", h.openingContext, authed)
-	e.GET("/api/tools", h.listTools, authed)
-	e.POST("/api/tools/call", h.callTool, authed)
-	e.POST("/api/counselor", h.counselorChat, authed)
+	authed := []echo.MiddlewareFunc{requireAuth(d.Verifier, d.Sessions), admit(d.Limits)}
+	e.GET("/api/conversation-memory", h.getConversationMemory, authed...)
+	e.POST("/api/conversation-memory", h.postConversationMemory, authed...)
+	e.DELETE("/api/conversation-memory", h.deleteConversationMemory, authed...)
+	e.GET("/api/learners", h.listLearners, authed...)
+	e.POST("/api/learners", h.createLearner, authed...)
+	e.GET("/api/memories", h.listMemories, authed...)
+	e.POST("/api/memories", h.addMemory, authed...)
+	e.GET("/api/memories/context", h.memoryContext, authed...)
+	e.PATCH("/api/memories/:id", h.correctMemory, authed...)
+	e.DELETE("/api/memories/:id", h.forgetMemory, authed...)
+	e.POST("/api/sessions/end", h.endSession, authed...)
+	e.GET("/api/opening-context", h.openingContext, authed...)
+	e.GET("/api/tools", h.listTools, authed...)
+	e.POST("/api/tools/call", h.callTool, authed...)
+	e.POST("/api/counselor", h.counselorChat, authed...)
 
 	// The web client: its settings, dev sign-in, and one route per static
 	// file (see static.go), each with the page's security headers.
