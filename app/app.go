@@ -110,7 +110,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	if models.extractor != nil {
 		store.WithExtraction()
 	}
-	a.Service = mentor.NewService(store, models.summarizer, log).WithEmbedder(models.embedder)
+	// The limits on work in flight; a Config built in code may leave them
+	// zero.
+	busyWait := cmp.Or(cfg.Web.BusyWait, config.DefaultBusyWait)
+	perFacilitator := cmp.Or(cfg.Database.PerFacilitator, config.DefaultPerFacilitator)
+	// Requests share the store, and through it the pool, fairly; the worker
+	// has its own bound (cfg.Model.Workers).
+	fair := mentor.LimitPerFacilitator(store, perFacilitator, busyWait)
+	a.Service = mentor.NewService(fair, models.summarizer, log).WithEmbedder(models.embedder)
 	a.Worker = worker.New(store, worker.Config{
 		Extractor: models.extractor, Embedder: models.embedder, Concurrency: cfg.Model.Workers,
 	}, log)
@@ -125,7 +132,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 		Limits: handlers.Limits{
 			Requests:  cmp.Or(cfg.Web.RequestsInFlight, config.DefaultRequestsInFlight),
 			BodyBytes: cmp.Or(cfg.Web.BodyBytesInFlight, config.DefaultBodyMBInFlight<<20),
-			Wait:      cmp.Or(cfg.Web.BusyWait, config.DefaultBusyWait),
+			Wait:      busyWait,
 		},
 	}
 	// Left nil when off: the handlers then say how to turn them on.

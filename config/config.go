@@ -32,7 +32,12 @@ type Database struct {
 	// ArchiveTurns (MEMORY_ARCHIVE_TURNS, default 50) is how many turns a
 	// conversation's active segment holds before it goes to the archive.
 	ArchiveTurns int
-	problems     []error
+	// PerFacilitator (DB_CONCURRENCY_PER_FACILITATOR, default 2) is how
+	// many of one facilitator's requests may use the database at once, so
+	// that one facilitator cannot hold every connection of the pool (4 on
+	// 2 cores); the others wait up to Web.BusyWait, then get a 503.
+	PerFacilitator int
+	problems       []error
 }
 
 // Auth is how access tokens are verified, and the optional checks and
@@ -106,6 +111,7 @@ type Web struct {
 // The defaults of the limits on work in flight; app.New applies them to a
 // Config built in code that leaves the limits zero.
 const (
+	DefaultPerFacilitator   = 2
 	DefaultRequestsInFlight = 64
 	DefaultBodyMBInFlight   = 32
 	DefaultBusyWait         = time.Second
@@ -142,8 +148,9 @@ func (c Config) Validate() error {
 
 func readDatabase(r *reader) Database {
 	d := Database{
-		URL:          r.text("DATABASE_URL"),
-		ArchiveTurns: r.number("MEMORY_ARCHIVE_TURNS", 50, 2, 10_000),
+		URL:            r.text("DATABASE_URL"),
+		ArchiveTurns:   r.number("MEMORY_ARCHIVE_TURNS", 50, 2, 10_000),
+		PerFacilitator: r.number("DB_CONCURRENCY_PER_FACILITATOR", DefaultPerFacilitator, 1, 1000),
 	}
 	d.problems = r.problems
 	return d

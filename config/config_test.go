@@ -22,7 +22,7 @@ func TestDefaults(t *testing.T) {
 		cfg.Auth.DevMode || cfg.Auth.SupabaseAnonKey != "" || cfg.Model.Workers != 4 || cfg.Model.ChatConfigured() || cfg.Model.EmbeddingConfigured() {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
-	if cfg.Web.RequestsInFlight != 64 || cfg.Web.BodyBytesInFlight != 32<<20 || cfg.Web.BusyWait != time.Second {
+	if cfg.Web.RequestsInFlight != 64 || cfg.Web.BodyBytesInFlight != 32<<20 || cfg.Web.BusyWait != time.Second || cfg.Database.PerFacilitator != 2 {
 		t.Fatalf("limits on work in flight: %+v %+v", cfg.Web, cfg.Database)
 	}
 }
@@ -56,6 +56,7 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MAX_REQUESTS_IN_FLIGHT": "many"}, "MAX_REQUESTS_IN_FLIGHT must be a whole number from 1"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MAX_BODY_MB_IN_FLIGHT": "1"}, "MAX_BODY_MB_IN_FLIGHT must be a whole number from 2"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "BUSY_WAIT": "0s"}, "BUSY_WAIT must be a positive duration"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "DB_CONCURRENCY_PER_FACILITATOR": "0"}, "DB_CONCURRENCY_PER_FACILITATOR must be a whole number from 1"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, "CORS_ALLOWED_ORIGINS must list origins"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "app.example.com"}, "CORS_ALLOWED_ORIGINS must list origins"},
 	}
