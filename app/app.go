@@ -228,7 +228,9 @@ const MaxHeaderBytes = 32 << 10
 // HTTPServer serves the app at addr with the limits of a public server: a
 // slow client cannot hold a connection by trickling its headers or body,
 // headers are bounded, and a post, which may wait for its summary for
-// mentor.SummaryBudget, has time to answer.
+// mentor.SummaryBudget, has time to answer. WriteTimeout covers a route's
+// work and its answer together, so it is long; a client that does not read
+// is let go sooner, handlers.WriteAnswerTimeout after its answer starts.
 func (a *App) HTTPServer(addr string) *http.Server {
 	return &http.Server{
 		Addr:              addr,

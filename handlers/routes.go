@@ -59,8 +59,9 @@ func NewServer(d Deps) *echo.Echo {
 	e.HTTPErrorHandler = renderError
 	e.JSONSerializer = wholeJSON{}
 
-	// Order: request id → logger → recover → answer headers → CORS → body
-	// limit → auth → admission (the last two per route). The logger sits
+	// Order: request id → logger → recover → answer headers and write
+	// deadline → CORS → body limit → auth → admission (the last two per
+	// route). The logger sits
 	// outside recover so that a panic's request is logged like any other
 	// failed one; CORS comes before auth, as a browser's preflight carries
 	// no token; admission comes after it, so a request without a valid
@@ -69,6 +70,7 @@ func NewServer(d Deps) *echo.Echo {
 	e.Use(requestLogger(log))
 	e.Use(recoverPanics(log))
 	e.Use(answerHeaders())
+	e.Use(writeDeadline(WriteAnswerTimeout))
 	if len(d.CORSOrigins) > 0 {
 		e.Use(corsFor(d.CORSOrigins))
 	}
