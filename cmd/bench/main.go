@@ -10,7 +10,7 @@
 //	bench clients -db URL [-clients 50] [-duration 60s] [-think-min 500ms] [-think-max 2s]
 //	           [-modes offline,model] [-model-latency 1s] [-out FILE]
 //	bench rss  -db URL -server BIN [-label NAME] [-duration 20s] [-settle 10s] [-header-conns 300]
-//	           [-posters 150] [-stalled 200] [-out FILE]
+//	           [-posters 150] [-stalled 200] [-loads headers,posts,stalled] [-out FILE]
 //
 // load skips what is loaded already, so a second run reuses the data; run
 // needs the data loaded, and so does clients, the load run of concurrent
@@ -125,6 +125,7 @@ func command(ctx context.Context, args []string) error {
 		flags.IntVar(&c.HeaderConns, "header-conns", 300, "connections sending a 1 MiB header line")
 		flags.IntVar(&c.Posters, "posters", 150, "facilitators posting a 2 MB conversation at once")
 		flags.IntVar(&c.Stalled, "stalled", 200, "connections stalling a 2 MiB body one byte short")
+		flags.StringVar(&c.Loads, "loads", "headers,posts,stalled", "loads to run, in this order: headers, posts, stalled")
 		flags.StringVar(&c.Out, "out", ".data/bench-rss.md", "Markdown results file, appended to")
 		flags.StringVar(&c.ServerLog, "server-log", ".data/bench-rss-server.log", "the server's log")
 		if err := parse(); err != nil {

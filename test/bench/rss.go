@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -50,6 +51,7 @@ type RSSConfig struct {
 	HeaderConns int
 	Posters     int
 	Stalled     int
+	Loads       string // comma-separated: headers, posts, stalled
 	Out         string
 	ServerLog   string
 }
@@ -63,7 +65,22 @@ func (c RSSConfig) validate() error {
 	case c.HeaderConns < 1 || c.Posters < 1 || c.Stalled < 1:
 		return fmt.Errorf("-header-conns, -posters and -stalled must be positive")
 	}
+	for _, l := range strings.Split(c.Loads, ",") {
+		if !slices.Contains(rssLoads, l) {
+			return fmt.Errorf("-loads: unknown load %q (want some of %s)", l, strings.Join(rssLoads, ", "))
+		}
+	}
 	return nil
+}
+
+// rssLoads are the loads of the memory run, in the order they run.
+var rssLoads = []string{"headers", "posts", "stalled"}
+
+// rssLoad is one load of the memory run: what it does, and doing it to
+// srv until ctx ends.
+type rssLoad struct {
+	name, what string
+	run        func(ctx context.Context, srv *server, t *tally)
 }
 
 // headerLineBytes is the size of the header line each header connection
@@ -102,10 +119,7 @@ func RunRSS(ctx context.Context, c RSSConfig, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	loads := []struct {
-		name, what string
-		run        func(ctx context.Context, srv *server, t *tally)
-	}{
+	loads := []rssLoad{
 		{"headers", fmt.Sprintf("%d connections, each sending GET /healthz with a %d KiB header line, then again once answered",
 			c.HeaderConns, headerLineBytes>>10),
 			func(ctx context.Context, srv *server, t *tally) { srv.sendHeaders(ctx, c.HeaderConns, t) }},
@@ -116,6 +130,7 @@ func RunRSS(ctx context.Context, c RSSConfig, stdout io.Writer) error {
 			c.Stalled, handlers.MaxBodyBytes),
 			func(ctx context.Context, srv *server, t *tally) { srv.stall(ctx, c.Stalled, tokens, t) }},
 	}
+	loads = slices.DeleteFunc(loads, func(l rssLoad) bool { return !slices.Contains(strings.Split(c.Loads, ","), l.name) })
 	var rows [][]string
 	for _, l := range loads {
 		fmt.Fprintf(stdout, "%s: %s, for %s\n", l.name, l.what, c.Duration)
@@ -267,7 +282,7 @@ func startServer(ctx context.Context, c RSSConfig, dbURL string) (*server, error
 	// Dev mode makes it listen on 127.0.0.1 only, as a benchmark should.
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DATABASE_URL=" + dbURL, "SUPABASE_JWT_SECRET=" + benchSecret,
 		"PORT=" + port, "MENTOR_DEV_MODE=true"}
-	for _, name := range []string{"GOGC", "GOMEMLIMIT"} {
+	for _, name := range []string{"GOGC", "GOMEMLIMIT", "GODEBUG"} {
 		if v := os.Getenv(name); v != "" {
 			cmd.Env = append(cmd.Env, name+"="+v)
 		}
@@ -369,12 +384,18 @@ func (t *tally) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// The outcomes of requests cut off by the load's end.
+const (
+	unanswered      = "no answer before the load ended"
+	stillConnecting = "still connecting when the load ended"
+)
+
 // statusOf names the answer read from conn, or why there was none.
 func statusOf(conn net.Conn) string {
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		if ne, ok := err.(net.Error); ok && ne.Timeout() {
-			return "no answer before the load ended"
+			return unanswered
 		}
 		return "closed without an answer"
 	}
@@ -382,33 +403,44 @@ func statusOf(conn net.Conn) string {
 	return strconv.Itoa(resp.StatusCode)
 }
 
+// reason is the system's word for a failure, when it has one.
+func reason(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	return err.Error()
+}
+
 // everyConn runs n connections, each sending what request(i) returns on a
 // new connection and reading the answer, again and again until ctx ends.
 // The request is sent while the answer is read: the server may answer
 // before it has read it all, and close.
 func (s *server) everyConn(ctx context.Context, n int, t *tally, request func(i int) net.Buffers) {
+	end, _ := ctx.Deadline()
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
 			var d net.Dialer
 			for ctx.Err() == nil {
 				conn, err := d.DialContext(ctx, "tcp", s.addr)
-				if err != nil {
-					if ctx.Err() == nil {
-						t.add("could not connect")
-						sleep(ctx, 10*time.Millisecond)
-					}
+				switch {
+				case err != nil && time.Now().Before(end):
+					t.add("could not connect (" + reason(err) + ")")
+					sleep(ctx, 10*time.Millisecond)
 					continue
+				case err != nil:
+					t.add(stillConnecting)
+					return
 				}
-				deadline, _ := ctx.Deadline()
-				_ = conn.SetDeadline(deadline)
+				_ = conn.SetDeadline(end)
 				go func() {
 					parts := request(i)
 					_, _ = parts.WriteTo(conn)
 				}()
 				outcome := statusOf(conn)
 				conn.Close()
-				if ctx.Err() == nil || outcome == "no answer before the load ended" {
+				if ctx.Err() == nil || outcome == unanswered {
 					t.add(outcome)
 				}
 			}
@@ -447,7 +479,7 @@ func (s *server) post(ctx context.Context, tokens []string, body []byte, t *tall
 				resp, err := client.Do(req)
 				switch {
 				case err != nil && ctx.Err() != nil:
-					t.add("no answer before the load ended")
+					t.add(unanswered)
 				case err != nil:
 					t.add("no answer")
 				default:
