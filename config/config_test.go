@@ -22,7 +22,7 @@ func TestDefaults(t *testing.T) {
 		cfg.Auth.DevMode || cfg.Auth.SupabaseAnonKey != "" || cfg.Model.Workers != 4 || cfg.Model.ChatConfigured() || cfg.Model.EmbeddingConfigured() {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
-	if cfg.Web.RequestsInFlight != 64 || cfg.Web.BodyBytesInFlight != 32<<20 || cfg.Web.BusyWait != time.Second || cfg.Database.PerFacilitator != 2 {
+	if cfg.Web.RequestsInFlight != 64 || cfg.Web.BodyBytesInFlight != 16<<20 || cfg.Web.BusyWait != time.Second || cfg.Database.PerFacilitator != 2 {
 		t.Fatalf("limits on work in flight: %+v %+v", cfg.Web, cfg.Database)
 	}
 }
