@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -115,17 +116,31 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	if models.extractor != nil {
 		store.WithExtraction()
 	}
-	a.Service = mentor.NewService(store, models.summarizer, log).WithEmbedder(models.embedder)
+	// The limits on work in flight; a Config built in code may leave them
+	// zero.
+	busyWait := cmp.Or(cfg.Web.BusyWait, config.DefaultBusyWait)
+	perFacilitator := cmp.Or(cfg.Database.PerFacilitator, config.DefaultPerFacilitator)
+	// Requests share the store, and through it the pool, fairly; the worker
+	// has its own bound (cfg.Model.Workers).
+	fair := mentor.LimitPerFacilitator(store, perFacilitator, busyWait)
+	a.Service = mentor.NewService(fair, models.summarizer, log).WithEmbedder(models.embedder)
 	a.Worker = worker.New(store, worker.Config{
 		Extractor: models.extractor, Embedder: models.embedder, Concurrency: cfg.Model.Workers,
 	}, log)
 	a.Service.OnJobQueued(a.Worker.Wake)
 
+	health := postgres.NewHealth(a.Pool)
+	a.close = append(a.close, health.Close)
 	deps := handlers.Deps{
-		Service: a.Service, Verifier: verifier, Sessions: sessions, DB: store, Log: log,
+		Service: a.Service, Verifier: verifier, Sessions: sessions, DB: health, Log: log,
 		Web:         handlers.WebConfig{SupabaseURL: cfg.Auth.SupabaseURL, SupabaseAnonKey: cfg.Auth.SupabaseAnonKey},
 		CORSOrigins: cfg.Web.CORSOrigins,
 		Limits:      limits,
+		InFlight: handlers.InFlight{
+			Requests:  cmp.Or(cfg.Web.RequestsInFlight, config.DefaultRequestsInFlight),
+			BodyBytes: cmp.Or(cfg.Web.BodyBytesInFlight, config.DefaultBodyMBInFlight<<20),
+			Wait:      busyWait,
+		},
 	}
 	// Left nil when off: the handlers then say how to turn them on.
 	if cfg.Model.ChatConfigured() {
@@ -222,7 +237,9 @@ const MaxHeaderBytes = 32 << 10
 // HTTPServer serves the app at addr with the limits of a public server: a
 // slow client cannot hold a connection by trickling its headers or body,
 // headers are bounded, and a post, which may wait for its summary for
-// mentor.SummaryBudget, has time to answer.
+// mentor.SummaryBudget, has time to answer. WriteTimeout covers a route's
+// work and its answer together, so it is long; a client that does not read
+// is let go sooner, handlers.WriteAnswerTimeout after its answer starts.
 func (a *App) HTTPServer(addr string) *http.Server {
 	return &http.Server{
 		Addr:              addr,

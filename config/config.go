@@ -34,7 +34,12 @@ type Database struct {
 	// ArchiveTurns (MEMORY_ARCHIVE_TURNS, default 50) is how many turns a
 	// conversation's active segment holds before it goes to the archive.
 	ArchiveTurns int
-	problems     []error
+	// PerFacilitator (DB_CONCURRENCY_PER_FACILITATOR, default 2) is how
+	// many of one facilitator's requests may use the database at once, so
+	// that one facilitator cannot hold every connection of the pool (4 on
+	// 2 cores); the others wait up to Web.BusyWait, then get a 503.
+	PerFacilitator int
+	problems       []error
 }
 
 // Auth is how access tokens are verified, and the optional checks and
@@ -106,8 +111,29 @@ type Web struct {
 	// origins, besides the service's own, allowed to call the API, e.g. the
 	// Next.js app's. Empty: none. Never a wildcard.
 	CORSOrigins []string
-	problems    []error
+	// RequestsInFlight (MAX_REQUESTS_IN_FLIGHT, default 64) and
+	// BodyBytesInFlight (MAX_BODY_MB_IN_FLIGHT, in MiB, default 16) bound
+	// the signed-in requests served at once and the bodies they announce (a
+	// body of unknown length counts as the largest allowed, 2 MiB). A
+	// request over either waits up to BusyWait (BUSY_WAIT, default 1s),
+	// then gets a 503 with Retry-After.
+	RequestsInFlight  int
+	BodyBytesInFlight int64
+	BusyWait          time.Duration
+	problems          []error
 }
+
+// The defaults of the limits on work in flight; app.New applies them to a
+// Config built in code that leaves the limits zero. A 2 MB post holds about
+// 6 MB while it is served, and with the server's GOGC of 400 the heap grows
+// to five times what is live before a collection: 16 MiB of bodies is about
+// 50 MB live and 250 MB of heap, without a memory limit.
+const (
+	DefaultPerFacilitator   = 2
+	DefaultRequestsInFlight = 64
+	DefaultBodyMBInFlight   = 16
+	DefaultBusyWait         = time.Second
+)
 
 // ChatConfigured reports whether a language model is configured.
 func (m Model) ChatConfigured() bool { return m.Chat.APIKey != "" }
@@ -141,8 +167,9 @@ func (c Config) Validate() error {
 
 func readDatabase(r *reader) Database {
 	d := Database{
-		URL:          r.text("DATABASE_URL"),
-		ArchiveTurns: r.number("MEMORY_ARCHIVE_TURNS", 50, 2, 10_000),
+		URL:            r.text("DATABASE_URL"),
+		ArchiveTurns:   r.number("MEMORY_ARCHIVE_TURNS", 50, 2, 10_000),
+		PerFacilitator: r.number("DB_CONCURRENCY_PER_FACILITATOR", DefaultPerFacilitator, 1, 1000),
 	}
 	d.problems = r.problems
 	return d
@@ -262,8 +289,12 @@ func (m Model) Validate() error {
 
 func readWeb(r *reader) Web {
 	w := Web{
-		Port:        r.number("PORT", 8080, 1, 65535),
-		CORSOrigins: r.origins("CORS_ALLOWED_ORIGINS"),
+		Port:             r.number("PORT", 8080, 1, 65535),
+		CORSOrigins:      r.origins("CORS_ALLOWED_ORIGINS"),
+		RequestsInFlight: r.number("MAX_REQUESTS_IN_FLIGHT", DefaultRequestsInFlight, 1, 100_000),
+		// At least one body of the largest size must fit.
+		BodyBytesInFlight: int64(r.number("MAX_BODY_MB_IN_FLIGHT", DefaultBodyMBInFlight, 2, 1<<20)) << 20,
+		BusyWait:          r.duration("BUSY_WAIT", DefaultBusyWait),
 	}
 	w.problems = r.problems
 	return w

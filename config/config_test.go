@@ -31,6 +31,9 @@ func TestDefaults(t *testing.T) {
 	if cfg.Limits.Limits != want {
 		t.Fatalf("limits %+v, want the defaults %+v", cfg.Limits.Limits, want)
 	}
+	if cfg.Web.RequestsInFlight != 64 || cfg.Web.BodyBytesInFlight != 16<<20 || cfg.Web.BusyWait != time.Second || cfg.Database.PerFacilitator != 2 {
+		t.Fatalf("limits on work in flight: %+v %+v", cfg.Web, cfg.Database)
+	}
 }
 
 // Each limit can be set, 0 lifts one, and MENTOR_LIMITS=off lifts them all.
@@ -87,6 +90,10 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MENTOR_LIMITS": "no"}, "MENTOR_LIMITS must be on or off"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MENTOR_LIMIT_TURNS_PER_DAY": "-1"}, "MENTOR_LIMIT_TURNS_PER_DAY must be a whole number from 0"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MENTOR_LIMIT_MODEL_TOKENS_PER_DAY": "2M"}, "MENTOR_LIMIT_MODEL_TOKENS_PER_DAY must be a whole number"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MAX_REQUESTS_IN_FLIGHT": "many"}, "MAX_REQUESTS_IN_FLIGHT must be a whole number from 1"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MAX_BODY_MB_IN_FLIGHT": "1"}, "MAX_BODY_MB_IN_FLIGHT must be a whole number from 2"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "BUSY_WAIT": "0s"}, "BUSY_WAIT must be a positive duration"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "DB_CONCURRENCY_PER_FACILITATOR": "0"}, "DB_CONCURRENCY_PER_FACILITATOR must be a whole number from 1"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, "CORS_ALLOWED_ORIGINS must list origins"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "app.example.com"}, "CORS_ALLOWED_ORIGINS must list origins"},
 	}

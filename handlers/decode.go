@@ -16,65 +16,146 @@ import (
 	"mentormemory/mentor"
 )
 
-// decodeJSON reads the request body into dst, turning every way it can be
-// wrong into a 400 (or a 413) that says what to fix.
+// decodeJSON decodes the request body into dst as it arrives, turning
+// every way it can be wrong into a 400 (or a 413) that says what to fix.
 func decodeJSON(c echo.Context, dst any) error {
-	body, err := readBody(c)
-	if err != nil {
-		return err
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
+	err := decodeBody(c.Request().Body, dst)
+	if err == errEmptyBody {
 		return mentor.Errorf(mentor.CodeInvalid, "Request body required (JSON)")
 	}
-	return decodeBody(body, dst)
+	return err
 }
 
 // decodeOptionalJSON is decodeJSON for a body that may be left out: an
 // empty body leaves dst as it is.
 func decodeOptionalJSON(c echo.Context, dst any) error {
-	body, err := readBody(c)
-	if err != nil || len(bytes.TrimSpace(body)) == 0 {
-		return err
+	err := decodeBody(c.Request().Body, dst)
+	if err == errEmptyBody {
+		return nil
 	}
-	return decodeBody(body, dst)
+	return err
 }
 
-func readBody(c echo.Context) ([]byte, error) {
-	body, err := io.ReadAll(c.Request().Body)
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, mentor.Errorf(mentor.CodeTooLarge, "Request body too large (at most %d bytes)", tooLarge.Limit)
-		}
-		return nil, mentor.Errorf(mentor.CodeInvalid, "Could not read the request body")
-	}
-	return body, nil
-}
+// errEmptyBody is decodeBody's answer to a body of white space alone.
+var errEmptyBody = errors.New("empty body")
 
-func decodeBody(body []byte, dst any) error {
-	// encoding/json would quietly replace invalid UTF-8 with U+FFFD.
-	if !utf8.Valid(body) {
+// decodeBody decodes the one JSON value of body into dst while reading it,
+// instead of reading the whole body first and decoding a copy: a body near
+// the size limit then costs one buffer, the decoder's, not two. The rest of
+// the body is read (and dropped) even after the value failed to decode, so
+// that a body is judged as a whole, in this order: too large, unreadable,
+// not UTF-8, malformed JSON, data after the value.
+func decodeBody(body io.Reader, dst any) error {
+	src := &checkedBody{r: body}
+	dec := json.NewDecoder(src)
+	decodeErr := dec.Decode(dst)
+	var rest afterValue
+	_, _ = io.Copy(&rest, io.MultiReader(dec.Buffered(), src))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(src.err, &tooLarge):
+		return mentor.Errorf(mentor.CodeTooLarge, "Request body too large (at most %d bytes)", tooLarge.Limit)
+	case src.err != nil:
+		return mentor.Errorf(mentor.CodeInvalid, "Could not read the request body")
+	case !src.text.valid():
+		// encoding/json would quietly replace invalid UTF-8 with U+FFFD.
 		return mentor.Errorf(mentor.CodeInvalid, "Request body must be valid UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(dst); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return mentor.Errorf(mentor.CodeInvalid, "Malformed JSON: %s has the wrong type", typeErr.Field)
-		}
-		var fieldErr fieldError
-		if errors.As(err, &fieldErr) {
-			return mentor.Errorf(mentor.CodeInvalid, "%s", string(fieldErr))
-		}
-		return mentor.Errorf(mentor.CodeInvalid, "Malformed JSON")
-	}
-	// Only white space may follow the object. (Decoder.More would miss a
-	// stray '}' or ']'.)
-	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+	case decodeErr == io.EOF:
+		return errEmptyBody
+	case decodeErr != nil:
+		return jsonError(decodeErr)
+	case rest.data:
 		return mentor.Errorf(mentor.CodeInvalid, "Malformed JSON: unexpected data after the object")
 	}
 	return nil
 }
+
+// jsonError tells the client what is wrong with a body that failed to
+// decode.
+func jsonError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return mentor.Errorf(mentor.CodeInvalid, "Malformed JSON: %s has the wrong type", typeErr.Field)
+	}
+	var fieldErr fieldError
+	if errors.As(err, &fieldErr) {
+		return mentor.Errorf(mentor.CodeInvalid, "%s", string(fieldErr))
+	}
+	return mentor.Errorf(mentor.CodeInvalid, "Malformed JSON")
+}
+
+// checkedBody reads a body, checking that it is UTF-8 and keeping the
+// first error other than its end, so that the body's own failures (too
+// large, cut off) are told apart from the JSON's.
+type checkedBody struct {
+	r    io.Reader
+	text utf8Stream
+	err  error
+}
+
+func (b *checkedBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.text.write(p[:n])
+	if err == io.EOF {
+		b.text.end()
+	} else if err != nil && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
+// afterValue notes whether anything but JSON white space follows the
+// value. (Decoder.More would miss a stray '}' or ']'.)
+type afterValue struct{ data bool }
+
+func (a *afterValue) Write(p []byte) (int, error) {
+	if !a.data {
+		a.data = len(bytes.TrimLeft(p, " \t\r\n")) > 0
+	}
+	return len(p), nil
+}
+
+// utf8Stream checks that text which arrives in pieces is valid UTF-8; a
+// character may be cut between two pieces.
+type utf8Stream struct {
+	cut     []byte // the start of a character the last piece ended in
+	invalid bool
+}
+
+func (u *utf8Stream) write(p []byte) {
+	// First finish the character the last piece cut, a byte at a time.
+	for len(u.cut) > 0 && len(p) > 0 && !u.invalid {
+		u.cut = append(u.cut, p[0])
+		p = p[1:]
+		if utf8.FullRune(u.cut) {
+			u.invalid = !utf8.Valid(u.cut)
+			u.cut = u.cut[:0]
+		}
+	}
+	if u.invalid || len(p) == 0 {
+		return
+	}
+	// Keep back a character this piece cuts: its first byte is one of the
+	// last three.
+	whole := len(p)
+	for i := len(p) - 1; i >= 0 && i > len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				whole = i
+			}
+			break
+		}
+	}
+	u.invalid = !utf8.Valid(p[:whole])
+	u.cut = append(u.cut, p[whole:]...)
+}
+
+// end marks the end of the text: a character cut there is invalid.
+func (u *utf8Stream) end() {
+	u.invalid = u.invalid || len(u.cut) > 0
+}
+
+func (u *utf8Stream) valid() bool { return !u.invalid }
 
 // fieldError is a decoding error whose text is already fit for the client.
 type fieldError string

@@ -155,6 +155,30 @@ func (r *readTracker) Read(p []byte) (int, error) {
 	return r.ReadCloser.Read(p)
 }
 
+// WriteAnswerTimeout is how long an answer has to reach the client once it
+// starts: the longest answers (a search of 100 results with their turns,
+// about 6 MB) need 600 KB/s, the usual ones (under 60 KB) a few KB/s.
+const WriteAnswerTimeout = 10 * time.Second
+
+// writeDeadline gives each answer d to be written from the moment it
+// starts, however long the route took to compute it. The server's
+// WriteTimeout must leave the counselor its model rounds (app.HTTPServer),
+// and until it ran out a client that did not read held its answer in
+// memory, and its room among the requests in flight: 100 such clients of a
+// 6 MB search held 1 GB for 90 s.
+func writeDeadline(d time.Duration) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			res := c.Response()
+			res.Before(func() {
+				// Not every ResponseWriter can (a test's recorder cannot).
+				_ = http.NewResponseController(res.Writer).SetWriteDeadline(time.Now().Add(d))
+			})
+			return next(c)
+		}
+	}
+}
+
 // requestLogger writes one line per request, and renders the error of a
 // request that failed. A failed request's line carries the error with its
 // hidden cause, whatever the status (4xx at warn, 5xx at error), so the

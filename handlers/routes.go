@@ -32,7 +32,9 @@ type Deps struct {
 	Verifier TokenVerifier
 	// Sessions optionally confirms each token's session with Supabase Auth.
 	Sessions SessionPolicy
-	DB       Pinger
+	// DB answers /healthz, on a connection requests cannot take
+	// (postgres.Health).
+	DB Pinger
 	// Counselor answers chat messages; nil when no model is configured, and
 	// the chat endpoint then says how to configure one.
 	Counselor Counselor
@@ -45,6 +47,9 @@ type Deps struct {
 	// Limits bound each facilitator's requests a minute, by kind; none when
 	// zero.
 	Limits mentor.Limits
+	// InFlight bounds the signed-in requests in flight; the zero value sets
+	// no bound.
+	InFlight InFlight
 }
 
 // NewServer returns the whole HTTP app. The local server and the Vercel
@@ -57,14 +62,17 @@ func NewServer(d Deps) *echo.Echo {
 	e.HTTPErrorHandler = renderError
 	e.JSONSerializer = wholeJSON{}
 
-	// Order: request id → logger → recover → answer headers → CORS → body
-	// limit → auth → the request's kind (per route). The logger sits outside
-	// recover so that a panic's request is logged like any other failed one;
-	// CORS comes before auth, as a browser's preflight carries no token.
+	// Order: request id → logger → recover → answer headers and write
+	// deadline → CORS → body limit → auth → admission → the request's kind
+	// (the last three per route). The logger sits outside recover so that a
+	// panic's request is logged like any other failed one; CORS comes before
+	// auth, as a browser's preflight carries no token; admission comes after
+	// auth, so a request without a valid token neither waits nor takes room.
 	e.Use(requestID())
 	e.Use(requestLogger(log))
 	e.Use(recoverPanics(log))
 	e.Use(answerHeaders())
+	e.Use(writeDeadline(WriteAnswerTimeout))
 	if len(d.CORSOrigins) > 0 {
 		e.Use(corsFor(d.CORSOrigins))
 	}
@@ -75,26 +83,26 @@ func NewServer(d Deps) *echo.Echo {
 
 	// Auth is attached per route, not to a group: a group's middleware would
 	// also answer unknown paths and wrong methods, hiding 404 and 405.
-	authed := requireAuth(d.Verifier, d.Sessions)
+	authed, admitted := requireAuth(d.Verifier, d.Sessions), admit(d.InFlight)
 	// Then the request's kind, for its limit a minute (see quota.go).
 	limit := perMinute{d.Limits}
 	read, search, write, model := limit.of(mentor.ReadRequests), limit.of(mentor.SearchRequests),
 		limit.of(mentor.WriteRequests), limit.of(mentor.ModelRequests)
-	e.GET("/api/conversation-memory", h.getConversationMemory, authed, limit.by(readOrSearch))
-	e.POST("/api/conversation-memory", h.postConversationMemory, authed, write)
-	e.DELETE("/api/conversation-memory", h.deleteConversationMemory, authed, write)
-	e.GET("/api/learners", h.listLearners, authed, read)
-	e.POST("/api/learners", h.createLearner, authed, write)
-	e.GET("/api/memories", h.listMemories, authed, read)
-	e.POST("/api/memories", h.addMemory, authed, write)
-	e.GET("/api/memories/context", h.memoryContext, authed, search)
-	e.PATCH("/api/memories/:id", h.correctMemory, authed, write)
-	e.DELETE("/api/memories/:id", h.forgetMemory, authed, write)
-	e.POST("/api/sessions/end", h.endSession, authed, write)
-	e.GET("/api/opening-context", h.openingContext, authed, read)
-	e.GET("/api/tools", h.listTools, authed) // a constant: nothing to limit
-	e.POST("/api/tools/call", h.callTool, authed, model)
-	e.POST("/api/counselor", h.counselorChat, authed, model)
+	e.GET("/api/conversation-memory", h.getConversationMemory, authed, admitted, limit.by(readOrSearch))
+	e.POST("/api/conversation-memory", h.postConversationMemory, authed, admitted, write)
+	e.DELETE("/api/conversation-memory", h.deleteConversationMemory, authed, admitted, write)
+	e.GET("/api/learners", h.listLearners, authed, admitted, read)
+	e.POST("/api/learners", h.createLearner, authed, admitted, write)
+	e.GET("/api/memories", h.listMemories, authed, admitted, read)
+	e.POST("/api/memories", h.addMemory, authed, admitted, write)
+	e.GET("/api/memories/context", h.memoryContext, authed, admitted, search)
+	e.PATCH("/api/memories/:id", h.correctMemory, authed, admitted, write)
+	e.DELETE("/api/memories/:id", h.forgetMemory, authed, admitted, write)
+	e.POST("/api/sessions/end", h.endSession, authed, admitted, write)
+	e.GET("/api/opening-context", h.openingContext, authed, admitted, read)
+	e.GET("/api/tools", h.listTools, authed, admitted) // a constant: nothing to limit
+	e.POST("/api/tools/call", h.callTool, authed, admitted, model)
+	e.POST("/api/counselor", h.counselorChat, authed, admitted, model)
 
 	// The web client: its settings, dev sign-in, and one route per static
 	// file (see static.go), each with the page's security headers.

@@ -44,3 +44,11 @@ const OpeningMemories = openingMemories
 
 // StoredClientTurnsSQL is the lookup of resent turns by client id.
 const StoredClientTurnsSQL = storedClientTurnsSQL
+
+// ConnPID is the server process of h's connection; 0 when it has none.
+func (h *Health) ConnPID() uint32 {
+	if h.conn == nil {
+		return 0
+	}
+	return h.conn.PgConn().PID()
+}

@@ -111,16 +111,6 @@ func (s *Store) WithInlineSummarizer(summarizer mentor.Summarizer) *Store {
 	return s
 }
 
-// Ping reports whether the database answers.
-func (s *Store) Ping(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
-	defer cancel()
-	if err := s.pool.Ping(ctx); err != nil {
-		return dbError(err)
-	}
-	return nil
-}
-
 // inTx runs fn in one transaction as the caller: role memory_service (role
 // authenticated's reads plus the service's writes, migration 0013), with
 // the verified claims in request.jwt.claims, as Supabase's own API does.

@@ -9,10 +9,13 @@
 //	           [-routes get,search,recall-light] [-cpuprofile FILE]
 //	bench clients -db URL [-clients 50] [-duration 60s] [-think-min 500ms] [-think-max 2s]
 //	           [-modes offline,model] [-model-latency 1s] [-out FILE]
+//	bench rss  -db URL -server BIN [-label NAME] [-duration 20s] [-settle 10s] [-header-conns 300]
+//	           [-posters 150] [-stalled 200] [-loads headers,posts,stalled] [-out FILE]
 //
 // load skips what is loaded already, so a second run reuses the data; run
 // needs the data loaded, and so does clients, the load run of concurrent
-// web clients. The learner memories (-memories per learner, 0 for none)
+// web clients. rss needs no data: it runs a server binary on a database of
+// its own and measures that process's memory. The learner memories (-memories per learner, 0 for none)
 // are a data set of their own, loaded after the conversations.
 // scripts/bench starts a private cluster and runs both. -db must connect as
 // a superuser (or a role that bypasses RLS): the loader writes every
@@ -45,7 +48,7 @@ func main() {
 
 func command(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: bench load|run|clients [flags] (bench load -h for the flags)")
+		return errors.New("usage: bench load|run|clients|rss [flags] (bench load -h for the flags)")
 	}
 	name, args := args[0], args[1:]
 	flags := flag.NewFlagSet("bench "+name, flag.ContinueOnError)
@@ -113,7 +116,24 @@ func command(ctx context.Context, args []string) error {
 		}
 		c.DatabaseURL = *db
 		return bench.RunClients(ctx, c, os.Stdout)
+	case "rss":
+		c := bench.RSSConfig{}
+		flags.StringVar(&c.Server, "server", "", "the server binary to measure (go build ./cmd/server)")
+		flags.StringVar(&c.Label, "label", "this tree", "what the report calls the server, e.g. its revision")
+		flags.DurationVar(&c.Duration, "duration", 20*time.Second, "how long each load runs")
+		flags.DurationVar(&c.Settle, "settle", 10*time.Second, "how long after a load the server's memory is read again")
+		flags.IntVar(&c.HeaderConns, "header-conns", 300, "connections sending a 1 MiB header line")
+		flags.IntVar(&c.Posters, "posters", 150, "facilitators posting a 2 MB conversation at once")
+		flags.IntVar(&c.Stalled, "stalled", 200, "connections stalling a 2 MiB body one byte short")
+		flags.StringVar(&c.Loads, "loads", "headers,posts,stalled", "loads to run, in this order: headers, posts, stalled")
+		flags.StringVar(&c.Out, "out", ".data/bench-rss.md", "Markdown results file, appended to")
+		flags.StringVar(&c.ServerLog, "server-log", ".data/bench-rss-server.log", "the server's log")
+		if err := parse(); err != nil {
+			return err
+		}
+		c.DatabaseURL = *db
+		return bench.RunRSS(ctx, c, os.Stdout)
 	default:
-		return fmt.Errorf("unknown command %q (want load, run or clients)", name)
+		return fmt.Errorf("unknown command %q (want load, run, clients or rss)", name)
 	}
 }

@@ -108,6 +108,7 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, nil))
 	app.TuneGC(getenv)
+	app.LimitMemory(getenv, log)
 
 	a, err := app.New(ctx, cfg, log)
 	if err != nil {

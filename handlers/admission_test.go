@@ -1,0 +1,118 @@
+package handlers_test
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"mentormemory/app/apptest"
+	"mentormemory/config"
+)
+
+// A signed-in request over the limit on requests in flight waits a moment,
+// then gets a 503 with Retry-After; the room comes back when the request
+// that held it is answered.
+func TestRequestsOverTheInFlightLimitAnswer503(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{Web: config.Web{RequestsInFlight: 1, BusyWait: 500 * time.Millisecond}})
+	u := svc.NewUser(t)
+	body := `{"name":"Emma"}`
+	held := holdRequest(t, svc, u.Token, "/api/learners", body, 5)
+
+	untilBusy(t, func() apptest.Response { return svc.Call(t, u.Token, http.MethodGet, "/api/learners", nil) })
+
+	if status := held.finish(); status != http.StatusCreated {
+		t.Fatalf("the request that held the room: status %d, want 201", status)
+	}
+	svc.Call(t, u.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
+}
+
+// Bodies in flight are bounded by the bytes they announce: while one
+// request holds the whole allowance, another body waits, then gets a 503,
+// and requests without a body are still served.
+func TestBodiesOverTheInFlightLimitAnswer503(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{Web: config.Web{BodyBytesInFlight: 2 << 20, BusyWait: 500 * time.Millisecond}})
+	u := svc.NewUser(t)
+	// The largest body allowed: a learner, then white space up to 2 MiB.
+	body := `{"name":"Max"}`
+	body += strings.Repeat(" ", 2<<20-len(body))
+	held := holdRequest(t, svc, u.Token, "/api/learners", body, 1000)
+
+	untilBusy(t, func() apptest.Response {
+		return svc.Call(t, u.Token, http.MethodPost, "/api/learners", map[string]any{"name": "Emma"})
+	})
+	svc.Call(t, u.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
+
+	if status := held.finish(); status != http.StatusCreated {
+		t.Fatalf("the request that held the allowance: status %d, want 201", status)
+	}
+	svc.Call(t, u.Token, http.MethodPost, "/api/learners", map[string]any{"name": "Emma"}).WantStatus(http.StatusCreated)
+}
+
+// untilBusy sends requests until one is refused for lack of room, which
+// must come as the API's 503 with Retry-After; until then each is served.
+// The request holding the room may not be admitted yet when the first ones
+// arrive.
+func untilBusy(t *testing.T, send func() apptest.Response) {
+	t.Helper()
+	for range 50 {
+		r := send()
+		if r.Status != http.StatusServiceUnavailable {
+			if r.Status >= 300 {
+				t.Fatalf("answer %s, want a 2xx before the limit is reached and a 503 after", r)
+			}
+			continue
+		}
+		r.WantError(http.StatusServiceUnavailable, "Too many requests in progress, please retry")
+		if r.Header.Get("Retry-After") == "" {
+			t.Fatal("a 503 without Retry-After")
+		}
+		return
+	}
+	t.Fatal("no request was refused while the limit was held")
+}
+
+// heldRequest is a request whose body is sent in part, so the server
+// holds it in flight, reading, until finish sends the rest.
+type heldRequest struct {
+	conn net.Conn
+	rest string
+}
+
+// holdRequest posts body to path with token, sending only its first sent
+// bytes.
+func holdRequest(t *testing.T, svc *apptest.Service, token, path, body string, sent int) *heldRequest {
+	t.Helper()
+	u, err := url.Parse(svc.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	head := "POST " + path + " HTTP/1.1\r\nHost: " + u.Host + "\r\nAuthorization: Bearer " + token +
+		"\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
+	if _, err := conn.Write([]byte(head + body[:sent])); err != nil {
+		t.Fatal(err)
+	}
+	return &heldRequest{conn: conn, rest: body[sent:]}
+}
+
+// finish sends the rest of the body and returns the answer's status.
+func (h *heldRequest) finish() int {
+	if _, err := h.conn.Write([]byte(h.rest)); err != nil {
+		return 0
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(h.conn), nil)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}

@@ -1,0 +1,109 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mentormemory/app/apptest"
+	"mentormemory/config"
+)
+
+// One facilitator's burst of posts cannot take the service from another.
+// The test holds the lock of the burster's conversation, so each of their
+// posts that reaches the database waits there holding a connection, as
+// posts did when each stored 2 MB; the pool has 4. Only
+// config.DefaultPerFacilitator of them may reach it; the other posts are
+// refused with a 503, and the other facilitator's reads and the health
+// check are answered. (Before, the burst held every connection: the reads
+// waited, then answered 503, and so did /healthz.)
+func TestOneFacilitatorsBurstLeavesOthersServed(t *testing.T) {
+	// The posts that reach the database wait there until the test lets
+	// them go, which must not end them.
+	svc := apptest.Start(t, apptest.Options{TxTimeout: 2 * time.Minute})
+	burster, other := svc.NewUser(t), svc.NewUser(t)
+	svc.NewLearner(t, other, "Emma")
+	svc.PostTurns(t, burster, "", apptest.Exchange("Max read two pages alone.", "Ask him what happens next.")...).WantStatus(http.StatusOK)
+
+	// Deferred in this order, the lock is let go before the burst is waited
+	// for, however the test ends.
+	var burst sync.WaitGroup
+	defer burst.Wait()
+	ctx := context.Background()
+	lock, err := svc.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback(ctx)
+	if _, err := lock.Exec(ctx, `select 1 from conversation_updates where facilitator_id = $1::uuid for update`, burster.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	// Each post is about 2 MB: an exchange, then white space, which JSON
+	// allows after the object. What the service holds for a post in flight
+	// is its body, whatever the body says.
+	exchange := apptest.Exchange("Max read three pages alone today.", "Let him pick the next book.")
+	exchange[0].ID, exchange[1].ID = "burst-q", "burst-a"
+	encoded, err := json.Marshal(apptest.ConversationBody("", exchange))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(encoded) + strings.Repeat(" ", 2_000_000)
+
+	const posts = 48
+	answers := make(chan apptest.Response, posts)
+	for range posts {
+		burst.Go(func() { answers <- svc.Call(t, burster.Token, http.MethodPost, "/api/conversation-memory", body) })
+	}
+	// next is the next answer of the burst. The bound only keeps a broken
+	// service from hanging the test: it used to leave posts waiting on the
+	// lock past their transaction's timeout.
+	next := func() apptest.Response {
+		t.Helper()
+		select {
+		case r := <-answers:
+			return r
+		case <-time.After(time.Minute):
+			t.Fatal("a post of the burst got no answer")
+			return apptest.Response{}
+		}
+	}
+
+	// Every post but those waiting in the database is refused.
+	for range posts - config.DefaultPerFacilitator {
+		if r := next(); r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
+			t.Fatalf("a post of the burst answered %s, want 503 with Retry-After", r)
+		}
+	}
+	// The posts let in may still be on their way to the lock.
+	waiting := 0
+	for range 200 {
+		if waiting = svc.Count(t, `select count(*) from pg_stat_activity
+			where datname = current_database() and wait_event_type = 'Lock'`); waiting >= config.DefaultPerFacilitator {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if waiting != config.DefaultPerFacilitator {
+		t.Fatalf("%d of the burster's posts wait in the database, want %d", waiting, config.DefaultPerFacilitator)
+	}
+
+	for range 3 {
+		svc.Call(t, other.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
+		svc.Call(t, "", http.MethodGet, "/healthz", nil).WantStatus(http.StatusOK)
+	}
+
+	if err := lock.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range config.DefaultPerFacilitator {
+		next().WantStatus(http.StatusOK)
+	}
+	if n := svc.Count(t, `select count(*) from conversation_turns where facilitator_id = $1::uuid`, burster.ID); n != 4 {
+		t.Fatalf("the burster has %d turns stored, want 4: the first exchange and the burst's, once", n)
+	}
+}
