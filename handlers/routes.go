@@ -61,11 +61,10 @@ func NewServer(d Deps) *echo.Echo {
 
 	// Order: request id → logger → recover → answer headers and write
 	// deadline → CORS → body limit → auth → admission (the last two per
-	// route). The logger sits
-	// outside recover so that a panic's request is logged like any other
-	// failed one; CORS comes before auth, as a browser's preflight carries
-	// no token; admission comes after it, so a request without a valid
-	// token neither waits nor takes room.
+	// route). The logger sits outside recover so that a panic's request is
+	// logged like any other failed one; CORS comes before auth, as a
+	// browser's preflight carries no token; admission comes after auth, so
+	// a request without a valid token neither waits nor takes room.
 	e.Use(requestID())
 	e.Use(requestLogger(log))
 	e.Use(recoverPanics(log))
