@@ -116,12 +116,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	if models.extractor != nil {
 		store.WithExtraction()
 	}
-	// The limits on work in flight; a Config built in code may leave them
-	// zero.
+	// The limits on work in flight default here too, for a Config built in
+	// code. Requests share the store, and through it the pool, fairly; the
+	// worker has its own bound (cfg.Model.Workers).
 	busyWait := cmp.Or(cfg.Web.BusyWait, config.DefaultBusyWait)
 	perFacilitator := cmp.Or(cfg.Database.PerFacilitator, config.DefaultPerFacilitator)
-	// Requests share the store, and through it the pool, fairly; the worker
-	// has its own bound (cfg.Model.Workers).
 	fair := mentor.LimitPerFacilitator(store, perFacilitator, busyWait)
 	a.Service = mentor.NewService(fair, models.summarizer, log).WithEmbedder(models.embedder)
 	a.Worker = worker.New(store, worker.Config{

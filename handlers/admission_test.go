@@ -87,6 +87,19 @@ type heldRequest struct {
 // bytes.
 func holdRequest(t *testing.T, svc *apptest.Service, token, path, body string, sent int) *heldRequest {
 	t.Helper()
+	conn := dialService(t, svc)
+	head := "POST " + path + " HTTP/1.1\r\nHost: " + conn.RemoteAddr().String() + "\r\nAuthorization: Bearer " + token +
+		"\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
+	if _, err := conn.Write([]byte(head + body[:sent])); err != nil {
+		t.Fatal(err)
+	}
+	return &heldRequest{conn: conn, rest: body[sent:]}
+}
+
+// dialService opens a connection to the service, closed when the test
+// ends, for requests a client would not send.
+func dialService(t *testing.T, svc *apptest.Service) net.Conn {
+	t.Helper()
 	u, err := url.Parse(svc.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -96,12 +109,7 @@ func holdRequest(t *testing.T, svc *apptest.Service, token, path, body string, s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	head := "POST " + path + " HTTP/1.1\r\nHost: " + u.Host + "\r\nAuthorization: Bearer " + token +
-		"\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
-	if _, err := conn.Write([]byte(head + body[:sent])); err != nil {
-		t.Fatal(err)
-	}
-	return &heldRequest{conn: conn, rest: body[sent:]}
+	return conn
 }
 
 // finish sends the rest of the body and returns the answer's status.

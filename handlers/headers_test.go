@@ -2,9 +2,7 @@ package handlers_test
 
 import (
 	"bufio"
-	"net"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -94,16 +92,8 @@ func TestOversizedHeadersAreRefused(t *testing.T) {
 // refused at once, not after the server has waited for the rest of it.
 func TestUnauthenticatedLargeBodyIsRefusedAtOnce(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{})
-	u, err := url.Parse(svc.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := net.Dial("tcp", u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.Write([]byte("POST /api/conversation-memory HTTP/1.1\r\nHost: " + u.Host +
+	conn := dialService(t, svc)
+	if _, err := conn.Write([]byte("POST /api/conversation-memory HTTP/1.1\r\nHost: " + conn.RemoteAddr().String() +
 		"\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{\"conversation_turns\": [")); err != nil {
 		t.Fatal(err)
 	}

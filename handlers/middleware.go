@@ -161,10 +161,10 @@ func (r *readTracker) Read(p []byte) (int, error) {
 const WriteAnswerTimeout = 10 * time.Second
 
 // writeDeadline gives each answer d to be written from the moment it
-// starts, however long the route took to compute it. The server's
-// WriteTimeout must leave the counselor its model rounds (app.HTTPServer),
-// and until it ran out a client that did not read held its answer in
-// memory, and its room among the requests in flight: 100 such clients of a
+// starts, however long the route took to compute it. Without it a client
+// that does not read holds its answer in memory, and its room among the
+// requests in flight, until the server's WriteTimeout, which must leave
+// the counselor its model rounds (app.HTTPServer): 100 such clients of a
 // 6 MB search held 1 GB for 90 s.
 func writeDeadline(d time.Duration) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
