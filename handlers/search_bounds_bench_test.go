@@ -1,0 +1,96 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mentormemory/app/apptest"
+)
+
+// BenchmarkNeighbourDuringUnknownWordSearches times another facilitator's
+// GET /api/learners, one request at a time, alone and while facilitator A
+// runs four searches of 100 made-up words at once, over and over, against
+// a full (20,000-word) vocabulary. It reports p50 and p99 of B's requests
+// and of A's searches.
+//
+//	go test ./handlers -run '^$' -bench NeighbourDuringUnknownWordSearches -benchtime 200x
+func BenchmarkNeighbourDuringUnknownWordSearches(b *testing.B) {
+	svc := apptest.Start(b, apptest.Options{})
+	a, neighbour := svc.NewUser(b), svc.NewUser(b)
+	svc.PostTurns(b, a, "", apptest.Exchange("We practised fractions with pizza.", "Lovely.")...).WantStatus(http.StatusOK)
+	svc.Exec(b, `insert into public.search_vocabulary (facilitator_id, word)
+		select $1::uuid, translate(lpad(g::text, 6, '0'), '0123456789', 'abcdefghij') || 'zz'
+		from generate_series(1, 19990) g`, a.ID)
+	words := make([]string, 100)
+	for i := range words {
+		words[i] = "q" + string(rune('b'+i/25)) + string(rune('a'+i%25)) + "x"
+	}
+	search := apptest.Request{Method: http.MethodGet, Token: a.Token,
+		Path: "/api/conversation-memory?include_archive=true&search=" + url.QueryEscape(strings.Join(words, " "))}
+	learners := apptest.Request{Method: http.MethodGet, Path: "/api/learners", Token: neighbour.Token}
+	client := apptest.Client{URL: svc.URL}
+
+	for _, tc := range []struct {
+		name     string
+		searches int
+	}{{"alone", 0}, {"beside 4 searches", 4}} {
+		b.Run(tc.name, func(b *testing.B) {
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			var searchTimes []time.Duration
+			for range tc.searches {
+				wg.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						start := time.Now()
+						r := client.Do(b, search)
+						mu.Lock()
+						searchTimes = append(searchTimes, time.Since(start))
+						mu.Unlock()
+						if r.Status != http.StatusOK {
+							b.Errorf("A's search answered %s", r)
+							return
+						}
+					}
+				})
+			}
+			times := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				start := time.Now()
+				r := client.Do(b, learners)
+				times = append(times, time.Since(start))
+				if r.Status != http.StatusOK {
+					b.Fatalf("the neighbour's GET answered %s", r)
+				}
+			}
+			b.StopTimer()
+			close(stop)
+			wg.Wait()
+			reportPercentiles(b, "neighbour", times)
+			if len(searchTimes) > 0 {
+				reportPercentiles(b, "search", searchTimes)
+			}
+		})
+	}
+}
+
+// reportPercentiles reports the p50 and p99 of times, in milliseconds.
+func reportPercentiles(b *testing.B, name string, times []time.Duration) {
+	slices.Sort(times)
+	at := func(q float64) float64 {
+		return float64(times[int(q*float64(len(times)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(at(0.5), name+"-p50-ms")
+	b.ReportMetric(at(0.99), name+"-p99-ms")
+}
