@@ -60,5 +60,5 @@ func admit(l InFlight) echo.MiddlewareFunc {
 }
 
 func busy(cause error) error {
-	return &mentor.Error{Code: mentor.CodeUnavailable, Message: "Too many requests in progress, please retry", Cause: cause}
+	return mentor.Busy("Too many requests in progress, please retry", cause)
 }

@@ -18,12 +18,21 @@ import (
 // then gets a 503 with Retry-After; the room comes back when the request
 // that held it is answered.
 func TestRequestsOverTheInFlightLimitAnswer503(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{Web: config.Web{RequestsInFlight: 1, BusyWait: 500 * time.Millisecond}})
+	logs := &apptest.Logs{}
+	svc := apptest.Start(t, apptest.Options{Web: config.Web{RequestsInFlight: 1, BusyWait: 500 * time.Millisecond}, Logs: logs})
 	u := svc.NewUser(t)
 	body := `{"name":"Emma"}`
 	held := holdRequest(t, svc, u.Token, "/api/learners", body, 5)
 
 	untilBusy(t, func() apptest.Response { return svc.Call(t, u.Token, http.MethodGet, "/api/learners", nil) })
+	// The refusal is the service guarding itself, expected under load: a
+	// warning, so that a flood of them does not bury the errors.
+	logged := logs.WaitFor(t, `"status":503`)
+	for _, line := range strings.Split(logged, "\n") {
+		if strings.Contains(line, `"status":503`) && !strings.Contains(line, `"level":"WARN"`) {
+			t.Errorf("a refusal for lack of room is logged as %s, want a warning", line)
+		}
+	}
 
 	if status := held.finish(); status != http.StatusCreated {
 		t.Fatalf("the request that held the room: status %d, want 201", status)

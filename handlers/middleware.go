@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -181,8 +182,9 @@ func writeDeadline(d time.Duration) echo.MiddlewareFunc {
 
 // requestLogger writes one line per request, and renders the error of a
 // request that failed. A failed request's line carries the error with its
-// hidden cause, whatever the status (4xx at warn, 5xx at error), so the
-// reason a client was refused can be found by its request id. The query
+// hidden cause, whatever the status (4xx at warn, 5xx at error but for the
+// 503s of mentor.ErrBusy, at warn), so the reason a client was refused can
+// be found by its request id. The query
 // string is left out: it can hold search text, and memory text is never
 // logged at info level.
 func requestLogger(log *slog.Logger) echo.MiddlewareFunc {
@@ -204,7 +206,7 @@ func requestLogger(log *slog.Logger) echo.MiddlewareFunc {
 			switch {
 			case err == nil:
 				log.Info("request", attrs...)
-			case status >= 500:
+			case status >= 500 && !errors.Is(err, mentor.ErrBusy):
 				log.Error("request", append(attrs, "err", err)...)
 			default:
 				log.Warn("request", append(attrs, "err", err)...)

@@ -21,6 +21,17 @@ const (
 	CodeInternal        Code = "internal"        // 500
 )
 
+// ErrBusy is the cause of a 503 that is the service guarding itself, not a
+// fault: a limit on work in flight, or a row another request holds. Such
+// refusals are expected under load, or under attack, and are logged as
+// warnings, so they do not bury the errors that need someone.
+var ErrBusy = errors.New("busy")
+
+// Busy is the 503 a refused request gets, with message, for cause.
+func Busy(message string, cause error) error {
+	return &Error{Code: CodeUnavailable, Message: message, Cause: fmt.Errorf("%w: %w", ErrBusy, cause)}
+}
+
 // Error carries a stable code, a message that is safe to show to the caller,
 // and an optional cause that is only ever logged.
 type Error struct {

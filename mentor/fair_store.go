@@ -80,7 +80,7 @@ func (c *callerSlots) take(ctx context.Context) (release func(), err error) {
 		err = ctx.Err()
 	}
 	leave()
-	return nil, &Error{Code: CodeUnavailable, Message: "Too many of your requests at once, please retry", Cause: err}
+	return nil, Busy("Too many of your requests at once, please retry", err)
 }
 
 // call runs do on one of the caller's slots.

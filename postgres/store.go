@@ -285,7 +285,7 @@ func dbError(err error) error {
 			return unavailable(err)
 		case pgErr.Code == "40001", pgErr.Code == "40P01", // serialization failure, deadlock
 			pgErr.Code == "55P03": // lock_timeout: another request holds the row
-			return &mentor.Error{Code: mentor.CodeUnavailable, Message: "Busy, please retry", Cause: err}
+			return mentor.Busy("Busy, please retry", err)
 		case pgErr.Code == "57014": // statement_timeout
 			return &mentor.Error{Code: mentor.CodeUnavailable, Message: "The request took too long; please retry or ask for less", Cause: err}
 		case pgErr.Code == quotaUsedUp:
