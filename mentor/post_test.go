@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"mentormemory/mentor"
@@ -207,5 +208,26 @@ func TestResentTurnsAreFoundByIDOnlyWhenEveryTurnHasOne(t *testing.T) {
 	}
 	if mentor.HaveClientIDs([]mentor.Turn{{ID: "1"}, {}}) {
 		t.Error("turns with an id missing are looked up by id")
+	}
+}
+
+// A summary job is small enough for the post's own transaction while its
+// text (the summary so far and the turns) is an exchange or two, not more.
+func TestOnlySmallSummaryJobsFitInline(t *testing.T) {
+	const inlineLimit = 16 << 10
+	turn := func(n int) mentor.Turn { return mentor.Turn{Role: mentor.RoleUser, Content: strings.Repeat("a", n)} }
+	for _, tc := range []struct {
+		job  mentor.SummaryJob
+		fits bool
+	}{
+		{mentor.SummaryJob{Request: mentor.SummaryRequest{Previous: strings.Repeat("s", 2000), Turns: []mentor.Turn{turn(500), turn(800)}}}, true},
+		{mentor.SummaryJob{Request: mentor.SummaryRequest{Turns: []mentor.Turn{turn(inlineLimit)}}}, true},
+		{mentor.SummaryJob{Request: mentor.SummaryRequest{Previous: "s", Turns: []mentor.Turn{turn(inlineLimit)}}}, false},
+		{mentor.SummaryJob{Request: mentor.SummaryRequest{Turns: []mentor.Turn{turn(10_000), turn(10_000)}}}, false},
+	} {
+		if got := tc.job.FitsInline(); got != tc.fits {
+			t.Errorf("a job of %d turns and a %d-byte summary fits inline: %v, want %v",
+				len(tc.job.Request.Turns), len(tc.job.Request.Previous), got, tc.fits)
+		}
 	}
 }

@@ -196,11 +196,11 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 			out.Queued = true
 		}
 		job := mentor.PlanSummary(o.conv, req.Regenerate, summaryTurns, o.learnerName)
-		// A summary the store can write itself is saved by the same update,
-		// in the same transaction; any other is the service's to ask for
-		// once the turns are committed.
+		// A summary the store can write itself, from a little text, is saved
+		// by the same update, in the same transaction; any other is the
+		// service's to ask for once the turns are committed.
 		var inline *mentor.InlineSummary
-		if job != nil && s.inlineSummarizer != nil {
+		if job != nil && s.inlineSummarizer != nil && job.FitsInline() {
 			summary, err := s.inlineSummarizer.Summarize(ctx, job.Request)
 			inline = &mentor.InlineSummary{Job: *job, Summary: summary, Err: err}
 			out.SummaryErr = err

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -73,5 +74,25 @@ func TestInlineSummarizerFailureMarksTheSummaryStale(t *testing.T) {
 	}
 	if out.Added != 2 || out.Conversation.TurnCount != 4 || !out.Conversation.SummaryStale || out.Conversation.Summary != "" {
 		t.Fatalf("added %d, conversation %+v; want 4 turns stored and the summary stale", out.Added, out.Conversation)
+	}
+}
+
+// A post with much text to summarize leaves its summary for after the
+// commit, even with an inline summarizer: the post's transaction, which
+// holds the conversation's lock, never reads a long segment to summarize.
+func TestLargeSummaryIsLeftForAfterTheCommit(t *testing.T) {
+	pool, facilitator, learner := newLearnerDatabase(t)
+	ctx := asFacilitator(context.Background(), facilitator)
+	store := postgres.NewStore(pool, 50).WithInlineSummarizer(echoSummarizer{})
+	turns := make([]mentor.Turn, 40)
+	for i := range turns {
+		turns[i] = mentor.Turn{Role: []string{mentor.RoleUser, mentor.RoleAssistant}[i%2], Content: strings.Repeat("Reading with Ada. ", 30)}
+	}
+	out, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: turns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Job == nil || out.Added != 40 {
+		t.Fatalf("added %d, job %+v: want the 40 turns stored and the summary left to the service", out.Added, out.Job)
 	}
 }
