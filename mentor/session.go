@@ -72,11 +72,23 @@ var nextTime = regexp.MustCompile(`(?i)\b(next time|next session|next week|tomor
 
 var sentenceEnd = regexp.MustCompile(`[^.!?]+[.!?]*`)
 
+// closingReadTurns is how many of a post's new turns are read for
+// feelings, moments and hooks. A post of many new turns (a client sending a
+// long history at once) is no single sitting: all its questions count as
+// exchanges, but only its latest turns are read, which is all the closing
+// state keeps anyway; reading the 500 turns of a 2 MB post took most of a
+// second inside the post's transaction.
+const closingReadTurns = 10
+
 // AdvanceClosing folds a new exchange into the closing state.
 func AdvanceClosing(state ClosingState, exchange []Turn, learnerName string) ClosingState {
 	for _, t := range exchange {
 		if t.Role == RoleUser {
 			state.Exchanges++
+		}
+	}
+	for _, t := range exchange[max(0, len(exchange)-closingReadTurns):] {
+		if t.Role == RoleUser {
 			emotions := EmotionsIn(t.Content)
 			// An exclamation in frustration is no breakthrough; a
 			// breakthrough with no other feeling named is excitement.

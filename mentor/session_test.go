@@ -56,6 +56,26 @@ func TestNewTurnsAdvanceTheLiveSession(t *testing.T) {
 	}
 }
 
+// A post of a long history at once counts every question as an exchange
+// but reads only its latest turns for feelings, moments and hooks.
+func TestALongPostIsReadFromItsLatestTurns(t *testing.T) {
+	var turns []mentor.Turn
+	for range 245 {
+		turns = append(turns, user("I'm nervous about the test"), reply("Next time we'll review graphs."))
+	}
+	for range 4 {
+		turns = append(turns, user("Fine"), reply("Good."))
+	}
+	turns = append(turns, user("Oh, I get it now!"), reply("Yes!"))
+	write := mentor.AdvanceSession(mentor.CurrentSession{ID: "s-1"}, turns, "Alex", nil)
+	if write.Closing.Exchanges != 250 {
+		t.Fatalf("%d exchanges, want all 250 questions counted", write.Closing.Exchanges)
+	}
+	if !slices.Equal(write.Closing.EmotionalArc, []string{"excited"}) || len(write.Closing.NextSessionHooks) != 0 {
+		t.Fatalf("closing %+v: want only the latest turns read (excited, no hooks)", write.Closing)
+	}
+}
+
 func TestTheLastExchangeKeepsItsEnd(t *testing.T) {
 	long := strings.Repeat("é", mentor.MaxPreviousExchangeChars) + "the end"
 	write := mentor.AdvanceSession(mentor.CurrentSession{ID: "s-1"}, []mentor.Turn{user(long)}, "", nil)
