@@ -2,9 +2,7 @@ package handlers_test
 
 import (
 	"net/http"
-	"net/url"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,16 +20,7 @@ import (
 func BenchmarkNeighbourDuringUnknownWordSearches(b *testing.B) {
 	svc := apptest.Start(b, apptest.Options{})
 	a, neighbour := svc.NewUser(b), svc.NewUser(b)
-	svc.PostTurns(b, a, "", apptest.Exchange("We practised fractions with pizza.", "Lovely.")...).WantStatus(http.StatusOK)
-	svc.Exec(b, `insert into public.search_vocabulary (facilitator_id, word)
-		select $1::uuid, translate(lpad(g::text, 6, '0'), '0123456789', 'abcdefghij') || 'zz'
-		from generate_series(1, 19990) g`, a.ID)
-	words := make([]string, 100)
-	for i := range words {
-		words[i] = "q" + string(rune('b'+i/25)) + string(rune('a'+i%25)) + "x"
-	}
-	search := apptest.Request{Method: http.MethodGet, Token: a.Token,
-		Path: "/api/conversation-memory?include_archive=true&search=" + url.QueryEscape(strings.Join(words, " "))}
+	search := unknownWordSearch(b, svc, a)
 	learners := apptest.Request{Method: http.MethodGet, Path: "/api/learners", Token: neighbour.Token}
 	client := apptest.Client{URL: svc.URL}
 

@@ -18,23 +18,13 @@ import (
 func TestSearchOfUnknownWordsIsBounded(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{})
 	a, b := svc.NewUser(t), svc.NewUser(t)
-	svc.PostTurns(t, a, "", apptest.Exchange("We practised fractions with pizza.", "Lovely.")...).WantStatus(http.StatusOK)
-	svc.Exec(t, `insert into public.search_vocabulary (facilitator_id, word)
-		select $1::uuid, translate(lpad(g::text, 6, '0'), '0123456789', 'abcdefghij') || 'zz'
-		from generate_series(1, 19990) g`, a.ID)
-
-	// 100 four-letter made-up words: 499 characters, inside the limit.
-	words := make([]string, 100)
-	for i := range words {
-		words[i] = "q" + string(rune('b'+i/25)) + string(rune('a'+i%25)) + "x"
-	}
-	search := "/api/conversation-memory?include_archive=true&search=" + url.QueryEscape(strings.Join(words, " "))
+	search := unknownWordSearch(t, svc, a)
 
 	var wg sync.WaitGroup
 	answers := make([]apptest.Response, 6)
 	for i := range answers {
 		wg.Go(func() {
-			request := apptest.Request{Method: http.MethodGet, Path: search, Token: a.Token}
+			request := search
 			if i >= 4 {
 				request = apptest.Request{Method: http.MethodGet, Path: "/api/learners", Token: b.Token}
 			}
@@ -92,4 +82,21 @@ func TestSnippetMarksCannotBeForged(t *testing.T) {
 	if strings.Count(snippet, "<mark>") != 1 || strings.Count(snippet, "</mark>") != 1 || !strings.Contains(snippet, "<mark>Fractions</mark>") {
 		t.Fatalf("snippet %q: want only the match marked", snippet)
 	}
+}
+
+// unknownWordSearch gives facilitator a a conversation and a full
+// vocabulary (20,000 words), and returns a's search of 100 four-letter
+// made-up words (499 characters, inside the limit).
+func unknownWordSearch(tb testing.TB, svc *apptest.Service, a apptest.User) apptest.Request {
+	tb.Helper()
+	svc.PostTurns(tb, a, "", apptest.Exchange("We practised fractions with pizza.", "Lovely.")...).WantStatus(http.StatusOK)
+	svc.Exec(tb, `insert into public.search_vocabulary (facilitator_id, word)
+		select $1::uuid, translate(lpad(g::text, 6, '0'), '0123456789', 'abcdefghij') || 'zz'
+		from generate_series(1, 19990) g`, a.ID)
+	words := make([]string, 100)
+	for i := range words {
+		words[i] = "q" + string(rune('b'+i/25)) + string(rune('a'+i%25)) + "x"
+	}
+	return apptest.Request{Method: http.MethodGet, Token: a.Token,
+		Path: "/api/conversation-memory?include_archive=true&search=" + url.QueryEscape(strings.Join(words, " "))}
 }
