@@ -72,7 +72,9 @@ grant insert, update on public.session_openings to memory_service;
 grant insert on public.memory_jobs to memory_service;
 
 -- The write policies now name the service's role; the read policies stay
--- with authenticated, which memory_service inherits.
+-- with authenticated, which memory_service inherits. The archive is written
+-- only by the archiving triggers, so its insert policy goes.
+drop policy archive_insert on public.conversation_history_archive;
 alter policy learners_insert on public.learners to memory_service;
 alter policy learners_update on public.learners to memory_service;
 alter policy learners_delete on public.learners to memory_service;
@@ -80,7 +82,6 @@ alter policy conversation_updates_insert on public.conversation_updates to memor
 alter policy conversation_updates_update on public.conversation_updates to memory_service;
 alter policy conversation_updates_delete on public.conversation_updates to memory_service;
 alter policy conversation_turns_insert on public.conversation_turns to memory_service;
-alter policy archive_insert on public.conversation_history_archive to memory_service;
 alter policy learner_memories_insert on public.learner_memories to memory_service;
 alter policy learner_memories_update on public.learner_memories to memory_service;
 alter policy learner_memories_delete on public.learner_memories to memory_service;

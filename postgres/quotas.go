@@ -72,12 +72,12 @@ func (s *Store) UseQuotas(ctx context.Context, charges ...mentor.Charge) error {
 
 // recount counts again the charge of a request whose transaction rolled
 // back with err, taking the charge with it: a failed request costs the
-// database like any other, so it counts too. Not a refused one, and not
-// when the database is unreachable, which would only make the caller wait
-// twice.
+// database like any other, so it counts too. Not a refused one, not when
+// the database is unreachable, which would only make the caller wait
+// twice, and not for a user who no longer exists.
 func (s *Store) recount(ctx context.Context, charge mentor.Charge, err error) {
 	switch mentor.ErrorCode(err) {
-	case mentor.CodeRateLimited, mentor.CodeUnavailable:
+	case mentor.CodeRateLimited, mentor.CodeUnavailable, mentor.CodeUnauthenticated:
 		return
 	}
 	charge.Limit = 0 // it was within the limit when it was taken
