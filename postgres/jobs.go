@@ -88,11 +88,43 @@ func parseExtractPayload(raw []byte) (extractPayload, error) {
 	return p, nil
 }
 
+// asWorker runs one of the queue's own statements, queued by queue, as
+// role memory_worker (migration 0018) in one implicit transaction: no
+// superuser and no owner, with rights over the queue's bookkeeping only, so
+// nothing that fires on these tables runs with more. collect reads its
+// result.
+func (s *Store) asWorker(ctx context.Context, queue func(b *pgx.Batch), collect func(br pgx.BatchResults) error) error {
+	b := &pgx.Batch{}
+	b.Queue(actAsWorker)
+	queue(b)
+	return dbError(sendBatch(ctx, s.pool, b, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		return collect(br)
+	}))
+}
+
+// actAsWorker switches the transaction to role memory_worker, with the
+// same statement timeout as a request's.
+const actAsWorker = `select set_config('role', 'memory_worker', true),
+	set_config('statement_timeout', '` + statementTimeout + `', true)`
+
+// execAsWorker runs one statement of the queue's as memory_worker.
+func (s *Store) execAsWorker(ctx context.Context, sql string, args ...any) error {
+	return s.asWorker(ctx, func(b *pgx.Batch) { b.Queue(sql, args...) }, func(br pgx.BatchResults) error {
+		_, err := br.Exec()
+		return err
+	})
+}
+
 // leaseJob leases the next due extraction job as it is stored.
 func (s *Store) leaseJob(ctx context.Context) (*mentor.ExtractionJob, []byte, error) {
 	var job mentor.ExtractionJob
 	var payload []byte
-	err := s.pool.QueryRow(ctx, `update public.memory_jobs j
+	found := false
+	err := s.asWorker(ctx, func(b *pgx.Batch) {
+		b.Queue(`update public.memory_jobs j
 		set status = 'running', attempts = attempts + 1, lease_token = gen_random_uuid(),
 			leased_until = now() + make_interval(secs => $1)
 		from (select facilitator_id, id from public.memory_jobs
@@ -104,12 +136,17 @@ func (s *Store) leaseJob(ctx context.Context) (*mentor.ExtractionJob, []byte, er
 			for update skip locked) due
 		where j.facilitator_id = due.facilitator_id and j.id = due.id
 		returning j.facilitator_id::text, j.id, j.learner_id::text, j.payload, j.attempts, j.lease_token::text`,
-		jobLease.Seconds()).Scan(&job.FacilitatorID, &job.ID, &job.LearnerID, &payload, &job.Attempts, &job.Lease)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, dbError(err)
+			jobLease.Seconds())
+	}, func(br pgx.BatchResults) error {
+		err := br.QueryRow().Scan(&job.FacilitatorID, &job.ID, &job.LearnerID, &payload, &job.Attempts, &job.Lease)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		found = err == nil
+		return err
+	})
+	if err != nil || !found {
+		return nil, nil, err
 	}
 	return &job, payload, nil
 }
@@ -233,10 +270,10 @@ func addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job mentor.Ex
 }
 
 // markJobDone finishes the job if this worker still holds its lease. Jobs
-// are the service's own bookkeeping, closed to callers, so the statement
-// runs as the service: the role is reset for the rest of the transaction.
+// are the queue's bookkeeping, closed to callers, so the statement runs as
+// memory_worker: the role changes for the rest of the transaction.
 func markJobDone(ctx context.Context, tx pgx.Tx, job mentor.ExtractionJob) error {
-	if _, err := tx.Exec(ctx, `reset role`); err != nil {
+	if _, err := tx.Exec(ctx, `set local role memory_worker`); err != nil {
 		return err
 	}
 	tag, err := tx.Exec(ctx, `update public.memory_jobs
@@ -252,27 +289,28 @@ func markJobDone(ctx context.Context, tx pgx.Tx, job mentor.ExtractionJob) error
 // FailJob records a failed attempt: the job is retried at retryAt, or
 // marked failed for good when retryAt is nil.
 func (s *Store) FailJob(ctx context.Context, job mentor.ExtractionJob, cause error, retryAt *time.Time) error {
-	_, err := s.pool.Exec(ctx, `update public.memory_jobs
+	return s.execAsWorker(ctx, `update public.memory_jobs
 		set status = case when $4::timestamptz is null then 'failed' else 'pending' end,
 			run_after = coalesce($4, run_after), last_error = left($5, 500), lease_token = null,
 			finished_at = case when $4::timestamptz is null then now() end
 		where facilitator_id = $1::uuid and id = $2 and lease_token = $3::uuid`,
 		job.FacilitatorID, job.ID, job.Lease, retryAt, cause.Error())
-	return dbError(err)
 }
 
 // IdleSessions lists live sessions idle past the limit, across
 // facilitators, for the worker to end.
 func (s *Store) IdleSessions(ctx context.Context, limit int) ([]mentor.IdleSession, error) {
-	rows, err := s.pool.Query(ctx, `select facilitator_id::text, learner_id::text from public.mentor_sessions
-		where ended_at is null and last_activity_at <= now() - make_interval(secs => $1)
-		order by last_activity_at limit $2`, mentor.SessionIdleLimit.Seconds(), limit)
-	if err != nil {
-		return nil, dbError(err)
-	}
-	idle, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (mentor.IdleSession, error) {
-		var s mentor.IdleSession
-		return s, row.Scan(&s.FacilitatorID, &s.LearnerID)
+	var idle []mentor.IdleSession
+	err := s.asWorker(ctx, func(b *pgx.Batch) {
+		b.Queue(`select facilitator_id::text, learner_id::text from public.mentor_sessions
+			where ended_at is null and last_activity_at <= now() - make_interval(secs => $1)
+			order by last_activity_at limit $2`, mentor.SessionIdleLimit.Seconds(), limit)
+	}, func(br pgx.BatchResults) (err error) {
+		idle, err = collectRows(br, func(row pgx.CollectableRow) (mentor.IdleSession, error) {
+			var s mentor.IdleSession
+			return s, row.Scan(&s.FacilitatorID, &s.LearnerID)
+		})
+		return err
 	})
-	return idle, dbError(err)
+	return idle, err
 }

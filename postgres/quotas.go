@@ -90,10 +90,9 @@ func (s *Store) recount(ctx context.Context, charge mentor.Charge, err error) {
 // has room again: it runs at until, and the attempt it was claimed with is
 // given back, so a budget used up never fails an exchange's extraction.
 func (s *Store) DeferJob(ctx context.Context, job mentor.ExtractionJob, until time.Time) error {
-	_, err := s.pool.Exec(ctx, `update public.memory_jobs
+	return s.execAsWorker(ctx, `update public.memory_jobs
 		set status = 'pending', run_after = $4, attempts = greatest(attempts - 1, 0), lease_token = null,
 			last_error = 'waiting for the day''s model budget'
 		where facilitator_id = $1::uuid and id = $2 and lease_token = $3::uuid`,
 		job.FacilitatorID, job.ID, job.Lease, until)
-	return dbError(err)
 }

@@ -19,7 +19,7 @@ begin;
 select plan((select count(*)::int from pg_temp.public_tables)
   + (select count(*)::int * 3 from pg_proc where pronamespace = 'public'::regnamespace and prosecdef)
   + (select count(*)::int * 6 from pg_class where relnamespace = 'public'::regnamespace and relkind = 'S')
-  + 32);
+  + 42);
 
 -- TRUNCATE and TRIGGER, on a table the migrating role creates later: the
 -- default privileges hold neither for the roles a user can reach, nor
@@ -172,6 +172,34 @@ select ok(exists (select from unnest(p.proconfig) c where c like 'search_path=%'
 from pg_proc p
 where p.pronamespace = 'public'::regnamespace and p.prosecdef
 order by p.oid::regprocedure::text;
+
+-- The worker's role (migration 0018) keeps the queue's books across
+-- facilitators and nothing else: out of every token's reach, no superuser,
+-- not the owner, and refused whatever a job's work reads or writes (that
+-- runs as the job's facilitator, as memory_service).
+select ok(not pg_has_role('anon', 'memory_worker', 'member'), 'anon is not a member of memory_worker');
+select ok(not pg_has_role('authenticated', 'memory_worker', 'member'), 'authenticated is not a member of memory_worker');
+select case when exists (select from pg_roles where rolname = 'authenticator')
+  then ok(not pg_has_role('authenticator', 'memory_worker', 'member'),
+    'authenticator (PostgREST) cannot switch to memory_worker')
+  else skip('no role authenticator here (not a Supabase database)', 1) end;
+select ok(exists (select from pg_roles where rolname = 'memory_worker' and not rolsuper and not rolbypassrls)
+    and not pg_has_role('memory_worker', (select relowner from pg_class where oid = 'public.memory_jobs'::regclass), 'usage'),
+  'memory_worker is no superuser, bypasses no row-level security and does not own the queue');
+-- pgTAP's own functions, for the role under test (rolled back with the rest).
+do $$ begin
+  execute format('grant usage on schema %I to memory_worker',
+    (select extnamespace::regnamespace::text from pg_extension where extname = 'pgtap'));
+end $$;
+select pg_temp.act_as('memory_worker');
+select throws_ok('select content from public.learner_memories', '42501', null, 'memory_worker reads memories: refused');
+select throws_ok('select content from public.conversation_turns', '42501', null, 'memory_worker reads turns: refused');
+select throws_ok('select last_message from public.mentor_sessions', '42501', null, 'memory_worker reads what a session said: refused');
+select throws_ok($$insert into public.memory_jobs (facilitator_id, kind, dedupe_key) values ('$$ || pg_temp.id('a') || $$', 'extract', 'forged')$$,
+  '42501', null, 'memory_worker queues a job: refused');
+select throws_ok($$update public.memory_jobs set payload = '{}'$$, '42501', null, 'memory_worker rewrites a job''s payload: refused');
+select throws_ok('truncate public.memory_jobs', '42501', null, 'memory_worker empties the queue: refused');
+select pg_temp.act_as_owner();
 
 select * from finish();
 rollback;
