@@ -14,10 +14,12 @@ import (
 )
 
 // One facilitator's burst of posts cannot take the service from another.
-// The test holds the lock of the burster's conversation, so each of their
+// The test holds the lock of the burster's conversations, so each of their
 // posts that reaches the database waits there holding a connection, as
-// posts did when each stored 2 MB; the pool has 4. Only
-// config.DefaultPerFacilitator of them may reach it; the other posts are
+// posts did when each stored 2 MB; the pool has 4. The burst goes to four
+// conversations (posts to one take turns before the database, one at a
+// time), and only config.DefaultPerFacilitator of them may reach it; the
+// other posts are
 // refused with a 503, and the other facilitator's reads and the health
 // check are answered. (Before, the burst held every connection: the reads
 // waited, then answered 503, and so did /healthz.)
@@ -27,7 +29,10 @@ func TestOneFacilitatorsBurstLeavesOthersServed(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{TxTimeout: 2 * time.Minute})
 	burster, other := svc.NewUser(t), svc.NewUser(t)
 	svc.NewLearner(t, other, "Emma")
-	svc.PostTurns(t, burster, "", apptest.Exchange("Max read two pages alone.", "Ask him what happens next.")...).WantStatus(http.StatusOK)
+	conversations := []string{"", svc.NewLearner(t, burster, "Max"), svc.NewLearner(t, burster, "Ada"), svc.NewLearner(t, burster, "Sam")}
+	for _, learner := range conversations {
+		svc.PostTurns(t, burster, learner, apptest.Exchange("They read two pages alone.", "Ask what happens next.")...).WantStatus(http.StatusOK)
+	}
 
 	// Deferred in this order, the lock is let go before the burst is waited
 	// for, however the test ends.
@@ -46,17 +51,21 @@ func TestOneFacilitatorsBurstLeavesOthersServed(t *testing.T) {
 	// Each post is about 2 MB: an exchange, then white space, which JSON
 	// allows after the object. What the service holds for a post in flight
 	// is its body, whatever the body says.
-	exchange := apptest.Exchange("Max read three pages alone today.", "Let him pick the next book.")
+	exchange := apptest.Exchange("They read three pages alone today.", "Let them pick the next book.")
 	exchange[0].ID, exchange[1].ID = "burst-q", "burst-a"
-	encoded, err := json.Marshal(apptest.ConversationBody("", exchange))
-	if err != nil {
-		t.Fatal(err)
+	bodies := make([]string, len(conversations))
+	for i, learner := range conversations {
+		encoded, err := json.Marshal(apptest.ConversationBody(learner, exchange))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies[i] = string(encoded) + strings.Repeat(" ", 2_000_000)
 	}
-	body := string(encoded) + strings.Repeat(" ", 2_000_000)
 
 	const posts = 48
 	answers := make(chan apptest.Response, posts)
-	for range posts {
+	for i := range posts {
+		body := bodies[i%len(bodies)]
 		burst.Go(func() { answers <- svc.Call(t, burster.Token, http.MethodPost, "/api/conversation-memory", body) })
 	}
 	// next is the next answer of the burst. The bound only keeps a broken
@@ -103,7 +112,8 @@ func TestOneFacilitatorsBurstLeavesOthersServed(t *testing.T) {
 	for range config.DefaultPerFacilitator {
 		next().WantStatus(http.StatusOK)
 	}
-	if n := svc.Count(t, `select count(*) from conversation_turns where facilitator_id = $1::uuid`, burster.ID); n != 4 {
-		t.Fatalf("the burster has %d turns stored, want 4: the first exchange and the burst's, once", n)
+	stored := 2*len(conversations) + 2*config.DefaultPerFacilitator
+	if n := svc.Count(t, `select count(*) from conversation_turns where facilitator_id = $1::uuid`, burster.ID); n != stored {
+		t.Fatalf("the burster has %d turns stored, want %d: each conversation's first exchange, and the burst's where a post was let in", n, stored)
 	}
 }

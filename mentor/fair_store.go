@@ -15,8 +15,20 @@ import (
 // wait 9 s, and 48 made it fail. Waiting for a model holds no slot: only
 // the store's calls are counted. Calls without a caller pass through, and
 // the store refuses them.
+//
+// The changes that lock a conversation's record or live session (a post,
+// clearing, ending the session) also take turns per conversation, before
+// the facilitator's slot: a post behind another to the same conversation
+// waits here, up to wait, holding no connection, instead of on the row's
+// lock in the database, holding one. (Across server instances the
+// database's lock is still what orders them, bounded by its lock timeout.)
 func LimitPerFacilitator(store Store, n int, wait time.Duration) Store {
-	return &fairStore{store: store, slots: &callerSlots{n: n, wait: wait, byCaller: map[string]*slots{}}}
+	return &fairStore{
+		store:           store,
+		wait:            wait,
+		perCaller:       newKeyedSlots(n, "Too many of your requests at once, please retry"),
+		perConversation: newKeyedSlots(1, "Another change to this conversation is in progress, please retry"),
+	}
 }
 
 // fairStore is a Store whose every call takes one of its caller's slots.
@@ -24,49 +36,54 @@ func LimitPerFacilitator(store Store, n int, wait time.Duration) Store {
 // to Store cannot pass through unlimited.
 type fairStore struct {
 	store Store
-	slots *callerSlots
+	// wait bounds a call's whole wait, for its conversation and its slot.
+	wait            time.Duration
+	perCaller       *keyedSlots
+	perConversation *keyedSlots
 }
 
 var _ Store = (*fairStore)(nil)
 
-// callerSlots are n slots per caller.
-type callerSlots struct {
-	n        int
-	wait     time.Duration
-	mu       sync.Mutex
-	byCaller map[string]*slots
+// keyedSlots are n slots per key.
+type keyedSlots struct {
+	n int
+	// busy is the message of a call refused after waiting.
+	busy  string
+	mu    sync.Mutex
+	byKey map[string]*slots
 }
 
-// slots are one caller's: a semaphore, and how many calls hold or wait for
+func newKeyedSlots(n int, busy string) *keyedSlots {
+	return &keyedSlots{n: n, busy: busy, byKey: map[string]*slots{}}
+}
+
+// slots are one key's: a semaphore, and how many calls hold or wait for
 // it, so that it is dropped when none does.
 type slots struct {
 	taken chan struct{}
 	users int
 }
 
-// take waits for one of the caller's slots and returns what gives it back.
-func (c *callerSlots) take(ctx context.Context) (release func(), err error) {
-	caller, ok := CallerFrom(ctx)
-	if !ok {
-		return func() {}, nil
-	}
-	c.mu.Lock()
-	s := c.byCaller[caller.UserID]
+// take waits until deadline for one of key's slots and returns what gives
+// it back.
+func (k *keyedSlots) take(ctx context.Context, key string, deadline time.Time) (release func(), err error) {
+	k.mu.Lock()
+	s := k.byKey[key]
 	if s == nil {
-		s = &slots{taken: make(chan struct{}, c.n)}
-		c.byCaller[caller.UserID] = s
+		s = &slots{taken: make(chan struct{}, k.n)}
+		k.byKey[key] = s
 	}
 	s.users++
-	c.mu.Unlock()
+	k.mu.Unlock()
 	leave := func() {
-		c.mu.Lock()
+		k.mu.Lock()
 		if s.users--; s.users == 0 {
-			delete(c.byCaller, caller.UserID)
+			delete(k.byKey, key)
 		}
-		c.mu.Unlock()
+		k.mu.Unlock()
 	}
 
-	timer := time.NewTimer(c.wait)
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
 	case s.taken <- struct{}{}:
@@ -75,23 +92,55 @@ func (c *callerSlots) take(ctx context.Context) (release func(), err error) {
 			leave()
 		}, nil
 	case <-timer.C:
-		err = fmt.Errorf("%d calls of facilitator %s already in progress", c.n, caller.UserID)
+		err = fmt.Errorf("%d calls for %s already in progress", k.n, key)
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
 	leave()
-	return nil, Busy("Too many of your requests at once, please retry", err)
+	return nil, Busy(k.busy, err)
 }
 
 // call runs do on one of the caller's slots.
 func call[T any](f *fairStore, ctx context.Context, do func() (T, error)) (T, error) {
-	release, err := f.slots.take(ctx)
+	return callBy(f, ctx, time.Now().Add(f.wait), do)
+}
+
+// callBy runs do on one of the caller's slots, waiting for it until
+// deadline.
+func callBy[T any](f *fairStore, ctx context.Context, deadline time.Time, do func() (T, error)) (T, error) {
+	caller, ok := CallerFrom(ctx)
+	if !ok {
+		return do()
+	}
+	release, err := f.perCaller.take(ctx, caller.UserID, deadline)
 	if err != nil {
 		var none T
 		return none, err
 	}
 	defer release()
 	return do()
+}
+
+// callOnConversation runs do once the conversation of learnerID (nil: the
+// caller's general one) is free of the caller's other changes, then on one
+// of the caller's slots: both waits together last at most f.wait.
+func callOnConversation[T any](f *fairStore, ctx context.Context, learnerID *string, do func() (T, error)) (T, error) {
+	caller, ok := CallerFrom(ctx)
+	if !ok {
+		return do()
+	}
+	key := caller.UserID + "/"
+	if learnerID != nil {
+		key += *learnerID
+	}
+	deadline := time.Now().Add(f.wait)
+	release, err := f.perConversation.take(ctx, key, deadline)
+	if err != nil {
+		var none T
+		return none, err
+	}
+	defer release()
+	return callBy(f, ctx, deadline, do)
 }
 
 func (f *fairStore) ListLearners(ctx context.Context) ([]Learner, error) {
@@ -107,7 +156,7 @@ func (f *fairStore) GetConversation(ctx context.Context, learnerID *string) (*Co
 }
 
 func (f *fairStore) AppendTurns(ctx context.Context, req AppendRequest) (Appended, error) {
-	return call(f, ctx, func() (Appended, error) { return f.store.AppendTurns(ctx, req) })
+	return callOnConversation(f, ctx, req.LearnerID, func() (Appended, error) { return f.store.AppendTurns(ctx, req) })
 }
 
 func (f *fairStore) SaveSummary(ctx context.Context, job SummaryJob, summary string) (ConversationRecord, error) {
@@ -119,7 +168,7 @@ func (f *fairStore) MarkSummaryStale(ctx context.Context, job SummaryJob) (Conve
 }
 
 func (f *fairStore) ClearConversation(ctx context.Context, learnerID *string) (bool, error) {
-	return call(f, ctx, func() (bool, error) { return f.store.ClearConversation(ctx, learnerID) })
+	return callOnConversation(f, ctx, learnerID, func() (bool, error) { return f.store.ClearConversation(ctx, learnerID) })
 }
 
 func (f *fairStore) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
@@ -152,7 +201,7 @@ func (f *fairStore) LiveSession(ctx context.Context, learnerID *string) (Session
 }
 
 func (f *fairStore) EndSession(ctx context.Context, learnerID *string, reason string) (Ended, error) {
-	return call(f, ctx, func() (Ended, error) { return f.store.EndSession(ctx, learnerID, reason) })
+	return callOnConversation(f, ctx, learnerID, func() (Ended, error) { return f.store.EndSession(ctx, learnerID, reason) })
 }
 
 func (f *fairStore) Opening(ctx context.Context, learnerID *string) (*Opening, error) {

@@ -50,9 +50,11 @@ func Open(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 // connect_timeout; DefaultTxTimeout bounds each request's transaction,
 // waiting for a connection included. Within it, no statement of a request
 // runs longer than statementTimeout, and none waits longer than lockTimeout
-// for a row another request holds (posts to one conversation take turns on
-// its row): either answers a 503 the client retries, and frees the
-// connection for everyone else long before the transaction's own limit.
+// for a row another request holds (posts to one conversation take turns in
+// the server before they take a connection, mentor.LimitPerFacilitator, so
+// this wait is for another server instance's post): either answers a 503
+// the client retries, and frees the connection for everyone else long
+// before the transaction's own limit.
 const (
 	supabaseTransactionPoolerPort = 6543
 
