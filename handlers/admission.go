@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -16,6 +17,11 @@ import (
 // database, and an answer stays in memory until the client has read it.
 // Unbounded, 150 posts of 2 MB at once took 1.6 GB. The zero value admits
 // everything.
+//
+// Each facilitator may hold at most a share of both, a quarter (a request,
+// and a body of the largest size, at least): beyond it their requests are
+// refused at once, so that one facilitator's flood leaves room for the
+// others.
 type InFlight struct {
 	Requests  int           // requests served at once
 	BodyBytes int64         // bytes of the bodies they announce, together
@@ -34,12 +40,24 @@ func admit(l InFlight) echo.MiddlewareFunc {
 	}
 	requests := semaphore.NewWeighted(int64(l.Requests))
 	bodies := semaphore.NewWeighted(l.BodyBytes)
+	shares := &facilitatorShares{
+		requests: max(1, l.Requests/4),
+		bytes:    max(MaxBodyBytes, l.BodyBytes/4),
+		held:     map[string]*share{},
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			size := req.ContentLength
 			if size < 0 {
 				size = MaxBodyBytes
+			}
+			if caller, ok := mentor.CallerFrom(req.Context()); ok {
+				release, err := shares.take(caller.UserID, size)
+				if err != nil {
+					return err
+				}
+				defer release()
 			}
 			ctx, cancel := context.WithTimeout(req.Context(), l.Wait)
 			defer cancel()
@@ -57,6 +75,50 @@ func admit(l InFlight) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// facilitatorShares count what each facilitator's requests hold in flight.
+type facilitatorShares struct {
+	requests int
+	bytes    int64
+	mu       sync.Mutex
+	held     map[string]*share
+}
+
+// share is what one facilitator's requests hold.
+type share struct {
+	requests int
+	bytes    int64
+}
+
+// take counts a request of the facilitator with a body of size, or refuses
+// it when that would pass their share; what it returns gives it back.
+func (f *facilitatorShares) take(facilitator string, size int64) (release func(), err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.held[facilitator]
+	if s == nil {
+		s = &share{}
+		f.held[facilitator] = s
+	}
+	if s.requests+1 > f.requests || s.bytes+size > f.bytes {
+		if s.requests == 0 {
+			delete(f.held, facilitator)
+		}
+		return nil, mentor.Busy("Too many of your requests in progress, please retry",
+			fmt.Errorf("facilitator %s holds %d requests and %d body bytes in flight", facilitator, s.requests, s.bytes))
+	}
+	s.requests++
+	s.bytes += size
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		s.requests--
+		s.bytes -= size
+		if s.requests == 0 {
+			delete(f.held, facilitator)
+		}
+	}, nil
 }
 
 func busy(cause error) error {

@@ -20,11 +20,13 @@ import (
 func TestRequestsOverTheInFlightLimitAnswer503(t *testing.T) {
 	logs := &apptest.Logs{}
 	svc := apptest.Start(t, apptest.Options{Web: config.Web{RequestsInFlight: 1, BusyWait: 500 * time.Millisecond}, Logs: logs})
-	u := svc.NewUser(t)
+	// Another facilitator's request meets the limit: the first one's own
+	// share is a test of its own.
+	u, other := svc.NewUser(t), svc.NewUser(t)
 	body := `{"name":"Emma"}`
 	held := holdRequest(t, svc, u.Token, "/api/learners", body, 5)
 
-	untilBusy(t, func() apptest.Response { return svc.Call(t, u.Token, http.MethodGet, "/api/learners", nil) })
+	untilBusy(t, func() apptest.Response { return svc.Call(t, other.Token, http.MethodGet, "/api/learners", nil) })
 	// The refusal is the service guarding itself, expected under load: a
 	// warning, so that a flood of them does not bury the errors.
 	logged := logs.WaitFor(t, `"status":503`)
@@ -40,19 +42,45 @@ func TestRequestsOverTheInFlightLimitAnswer503(t *testing.T) {
 	svc.Call(t, u.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
 }
 
+// One facilitator holds at most a quarter of the requests in flight: their
+// next is refused at once, and another facilitator's is served.
+func TestOneFacilitatorHoldsAShareOfTheRequestsInFlight(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{Web: config.Web{RequestsInFlight: 4, BusyWait: 500 * time.Millisecond}})
+	flooder, other := svc.NewUser(t), svc.NewUser(t)
+	held := holdRequest(t, svc, flooder.Token, "/api/learners", `{"name":"Emma"}`, 5)
+
+	for range 50 {
+		r := svc.Call(t, flooder.Token, http.MethodGet, "/api/learners", nil)
+		if r.Status == http.StatusOK {
+			continue // the held request may not be admitted yet
+		}
+		r.WantError(http.StatusServiceUnavailable, "Too many of your requests in progress, please retry")
+		if r.Header.Get("Retry-After") == "" {
+			t.Fatal("a 503 without Retry-After")
+		}
+		svc.Call(t, other.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
+		if status := held.finish(); status != http.StatusCreated {
+			t.Fatalf("the request that held the share: status %d, want 201", status)
+		}
+		svc.Call(t, flooder.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
+		return
+	}
+	t.Fatal("the facilitator's second request in flight was never refused")
+}
+
 // Bodies in flight are bounded by the bytes they announce: while one
 // request holds the whole allowance, another body waits, then gets a 503,
 // and requests without a body are still served.
 func TestBodiesOverTheInFlightLimitAnswer503(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{Web: config.Web{BodyBytesInFlight: 2 << 20, BusyWait: 500 * time.Millisecond}})
-	u := svc.NewUser(t)
+	u, other := svc.NewUser(t), svc.NewUser(t)
 	// The largest body allowed: a learner, then white space up to 2 MiB.
 	body := `{"name":"Max"}`
 	body += strings.Repeat(" ", 2<<20-len(body))
 	held := holdRequest(t, svc, u.Token, "/api/learners", body, 1000)
 
 	untilBusy(t, func() apptest.Response {
-		return svc.Call(t, u.Token, http.MethodPost, "/api/learners", map[string]any{"name": "Emma"})
+		return svc.Call(t, other.Token, http.MethodPost, "/api/learners", map[string]any{"name": "Emma"})
 	})
 	svc.Call(t, u.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
 
