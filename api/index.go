@@ -33,6 +33,10 @@ func build() {
 		return
 	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	// The function's memory is fixed and small (1 GB by default): the
+	// collector tightens before the platform ends the instance. Go's own
+	// GOGC (100) is kept: an instance serves few requests at once.
+	app.LimitMemory(os.Getenv, log)
 	a, err := app.New(context.Background(), cfg, log)
 	if err != nil {
 		startErr = err

@@ -18,7 +18,9 @@ const MemoryLimitPercent = 85
 
 // LimitMemory gives the Go runtime a memory limit unless GOMEMLIMIT sets
 // one: MemoryLimitPercent of the container's limit (its cgroup's
-// memory.max, or memory.limit_in_bytes under cgroup v1). With GOGC at
+// memory.max, or memory.limit_in_bytes under cgroup v1), or, where no
+// cgroup can be read, of the function's memory that AWS Lambda, and so
+// Vercel, names in AWS_LAMBDA_FUNCTION_MEMORY_SIZE. With GOGC at
 // ServerGCPercent the heap may grow to five times what is live before a
 // collection; near the limit the collector runs as often as it must and
 // gives memory back to the system, instead of the kernel killing the
@@ -33,13 +35,17 @@ func limitMemory(getenv func(string) string, root fs.FS, log *slog.Logger) {
 		return
 	}
 	container, file := containerMemoryLimit(root)
+	from := "/" + file
+	if container == 0 {
+		container, from = functionMemorySize(getenv)
+	}
 	if container == 0 {
 		log.Info("memory limit", "from", "none: no container limit found", "limit", "none")
 		return
 	}
 	limit := container / 100 * MemoryLimitPercent
 	debug.SetMemoryLimit(limit)
-	log.Info("memory limit", "from", "/"+file, "container_bytes", container, "limit_bytes", limit)
+	log.Info("memory limit", "from", from, "container_bytes", container, "limit_bytes", limit)
 }
 
 // containerMemoryLimit is the smallest memory limit of this process's
@@ -105,4 +111,16 @@ func readLimit(root fs.FS, file string) int64 {
 		return 0
 	}
 	return n
+}
+
+// functionMemorySize is the memory of a Lambda (or Vercel) function, from
+// AWS_LAMBDA_FUNCTION_MEMORY_SIZE in MB, and the variable's name; 0 when
+// it is unset or unreadable.
+func functionMemorySize(getenv func(string) string) (limit int64, from string) {
+	const name = "AWS_LAMBDA_FUNCTION_MEMORY_SIZE"
+	mb, err := strconv.ParseInt(strings.TrimSpace(getenv(name)), 10, 64)
+	if err != nil || mb <= 0 || mb >= noLimit>>20 {
+		return 0, ""
+	}
+	return mb << 20, name
 }

@@ -85,3 +85,28 @@ func TestLimitMemoryAppliesAShareOfTheContainerUnlessGOMEMLIMITIsSet(t *testing.
 		t.Fatalf("with GOMEMLIMIT set, the limit was changed to %d; the runtime's own reading of GOMEMLIMIT must win", got)
 	}
 }
+
+// Where no cgroup can be read, as in a Lambda or Vercel function, the
+// function's memory size is the container's limit.
+func TestLimitMemoryUsesTheFunctionsMemorySizeWithoutACgroup(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	var log bytes.Buffer
+	limitMemory(func(name string) string {
+		if name == "AWS_LAMBDA_FUNCTION_MEMORY_SIZE" {
+			return "1024"
+		}
+		return ""
+	}, fstest.MapFS{}, slog.New(slog.NewTextHandler(&log, nil)))
+	if got, want := debug.SetMemoryLimit(-1), int64(1024<<20)/100*MemoryLimitPercent; got != want {
+		t.Fatalf("memory limit %d, want %d (%d%% of 1024 MB)", got, want, MemoryLimitPercent)
+	}
+	if !strings.Contains(log.String(), "from=AWS_LAMBDA_FUNCTION_MEMORY_SIZE") {
+		t.Fatalf("the log does not say where the limit came from: %s", log.String())
+	}
+
+	debug.SetMemoryLimit(math.MaxInt64)
+	limitMemory(func(string) string { return "" }, fstest.MapFS{}, slog.New(slog.NewTextHandler(&log, nil)))
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Fatalf("with neither a cgroup nor a function size, the limit was set to %d", got)
+	}
+}
