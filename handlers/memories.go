@@ -35,10 +35,14 @@ func (h *handler) addMemory(c echo.Context) error {
 		return err
 	}
 	status, message := http.StatusCreated, "Memory stored"
-	if saved.Merged {
+	switch {
+	case saved.Merged:
 		status, message = http.StatusOK, "Already known: the existing memory was reinforced"
+	case saved.Superseded != nil:
+		message = "Memory stored; it replaces the memory it contradicts, which is kept in the history"
 	}
-	return c.JSON(status, map[string]any{"success": true, "memory": saved.Memory, "merged": saved.Merged, "message": message})
+	return c.JSON(status, map[string]any{"success": true, "memory": saved.Memory, "merged": saved.Merged,
+		"superseded": saved.Superseded, "message": message})
 }
 
 func (h *handler) correctMemory(c echo.Context) error {
@@ -66,6 +70,20 @@ func (h *handler) forgetMemory(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"success": true, "deleted": id})
+}
+
+// memoryHistory lists every change of a memory, oldest first, with who
+// made it; a forgotten memory's history keeps no word of it.
+func (h *handler) memoryHistory(c echo.Context) error {
+	id, err := mentor.ParseMemoryID(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	changes, err := h.svc.MemoryHistory(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "memory_id": id, "history": changes})
 }
 
 // listMemories lists one learner's memories (learner_id=<uuid>), the

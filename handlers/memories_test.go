@@ -64,7 +64,7 @@ func TestMemoriesAddCorrectForget(t *testing.T) {
 		t.Fatalf("correction not applied: %s", fixed.Raw)
 	}
 	svc.Call(t, dana.Token, http.MethodPatch, "/api/memories/"+id, map[string]any{}).
-		WantError(http.StatusBadRequest, "Nothing to change: send type, content, importance, confidence or metadata")
+		WantError(http.StatusBadRequest, "Nothing to change: send type, content, importance, confidence, metadata or confirm")
 	svc.Call(t, dana.Token, http.MethodPatch, "/api/memories/"+id, map[string]any{"importance": 2}).
 		WantError(http.StatusBadRequest, "importance must be between 0 and 1")
 

@@ -98,6 +98,7 @@ func NewServer(d Deps) *echo.Echo {
 	e.GET("/api/memories/context", h.memoryContext, authed, admitted, search)
 	e.PATCH("/api/memories/:id", h.correctMemory, authed, admitted, write)
 	e.DELETE("/api/memories/:id", h.forgetMemory, authed, admitted, write)
+	e.GET("/api/memories/:id/history", h.memoryHistory, authed, admitted, read)
 	e.POST("/api/sessions/end", h.endSession, authed, admitted, write)
 	e.GET("/api/opening-context", h.openingContext, authed, admitted, read)
 	e.GET("/api/tools", h.listTools, authed, admitted) // a constant: nothing to limit

@@ -188,6 +188,10 @@ func (f *fairStore) DeleteMemory(ctx context.Context, id string) error {
 	return err
 }
 
+func (f *fairStore) MemoryHistory(ctx context.Context, id string) ([]MemoryChange, error) {
+	return call(f, ctx, func() ([]MemoryChange, error) { return f.store.MemoryHistory(ctx, id) })
+}
+
 func (f *fairStore) ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error) {
 	return call(f, ctx, func() ([]LearnerMemory, error) { return f.store.ListMemories(ctx, q) })
 }

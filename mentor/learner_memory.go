@@ -28,6 +28,15 @@ const (
 	SourceAdded     = "added"     // a person added it through the API
 )
 
+// A memory's status: only current memories are recalled. The others stay
+// listed, and in the memory's history, for a person to see.
+const (
+	StatusCurrent    = "current"
+	StatusSuperseded = "superseded" // a newer memory contradicts it
+	StatusExpired    = "expired"    // its moment has passed
+	StatusResolved   = "resolved"   // a later breakthrough settled it
+)
+
 // LearnerMemory is one thing the mentor knows about a learner (or, with no
 // learner, about the facilitator's situation in general).
 type LearnerMemory struct {
@@ -48,9 +57,17 @@ type LearnerMemory struct {
 	SourceTurnIDs []int64 `json:"source_turn_ids"`
 	// Mentions counts how often the same fact was learnt; repeats are merged
 	// into one memory and raise its confidence and importance.
-	Mentions   int       `json:"mentions"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	Mentions int `json:"mentions"`
+	// Status is current, or why the memory left recall; SupersededBy names
+	// the memory that replaced it.
+	Status       string  `json:"status"`
+	SupersededBy *string `json:"superseded_by"`
+	// NeedsReview asks a person to look at a change made without one.
+	NeedsReview bool      `json:"needs_review"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	// LastSeenAt is when the fact was last learnt or confirmed; Confidence
+	// decays from there (ConfidenceNow).
 	LastSeenAt time.Time `json:"last_seen_at"`
 }
 
@@ -87,6 +104,11 @@ type NewMemory struct {
 	SessionID     *string    `json:"session_id,omitempty"`
 	SourceTurnIDs []int64    `json:"source_turn_ids,omitempty"`
 	Source        string     `json:"-"`
+	// Replaces names a known memory this one contradicts (the extractor
+	// says so), which it supersedes.
+	Replaces *string `json:"-"`
+	// JobID is the extraction job it was learnt in, for its history.
+	JobID *int64 `json:"-"`
 	// Embedding of Content, when an embedding model is configured.
 	Embedding *Embedding `json:"-"`
 }
@@ -106,7 +128,19 @@ type MemoryPatch struct {
 	Importance *float64    `json:"importance"`
 	Confidence *float64    `json:"confidence"`
 	Metadata   Metadata    `json:"metadata"`
-	Embedding  *Embedding  `json:"-"`
+	// Confirm says a person confirms the memory as it stands (or as
+	// corrected): its confidence becomes 1 and its decay starts again.
+	Confirm   bool       `json:"confirm"`
+	Embedding *Embedding `json:"-"`
+}
+
+// Change names what a patch does to a memory, for its history: a
+// confirmation alone, or a correction.
+func (p MemoryPatch) Change() string {
+	if p.Confirm && p.Type == nil && p.Content == nil && p.Importance == nil && p.Confidence == nil && p.Metadata == nil {
+		return ChangeConfirmed
+	}
+	return ChangeCorrected
 }
 
 // MemoryFilter narrows memories by type and by metadata. Empty fields match
@@ -125,7 +159,41 @@ type Saved struct {
 	// Merged is true when the memory repeated one already known, which was
 	// reinforced instead of storing a copy.
 	Merged bool `json:"merged"`
+	// Superseded is the known memory the new one contradicts and replaced,
+	// if any.
+	Superseded *string `json:"superseded,omitempty"`
 }
+
+// MemoryChange is one entry of a memory's history.
+type MemoryChange struct {
+	ID        int64   `json:"id"`
+	MemoryID  string  `json:"memory_id"`
+	Change    string  `json:"change"`
+	Actor     string  `json:"actor"`
+	JobID     *int64  `json:"job_id"`
+	SessionID *string `json:"session_id"`
+	// RelatedMemoryID is the memory that superseded this one.
+	RelatedMemoryID  *string   `json:"related_memory_id"`
+	ContentBefore    *string   `json:"content_before"`
+	ContentAfter     *string   `json:"content_after"`
+	ConfidenceBefore *float64  `json:"confidence_before"`
+	ConfidenceAfter  *float64  `json:"confidence_after"`
+	StatusAfter      *string   `json:"status_after"`
+	At               time.Time `json:"at"`
+}
+
+// Changes to a memory, and who made them.
+const (
+	ChangeCreated    = "created"
+	ChangeMerged     = "merged"
+	ChangeConfirmed  = "confirmed"
+	ChangeCorrected  = "corrected"
+	ChangeSuperseded = "superseded"
+	ChangeForgotten  = "forgotten"
+
+	ActorExtraction  = "extraction"
+	ActorFacilitator = "facilitator"
+)
 
 // Embedder turns text into vectors of meaning.
 type Embedder interface {

@@ -19,6 +19,8 @@ const (
 	DefaultMemoryList    = 50
 	MaxMemoryList        = 200
 	MaxMemoryOffset      = 100_000
+	// MaxMemoryHistory bounds a memory's history as listed.
+	MaxMemoryHistory = 500
 	// A person adding a memory knows it; the importance is theirs to say.
 	DefaultAddedConfidence = 1.0
 	DefaultImportance      = 0.5
@@ -59,8 +61,8 @@ func ValidateNewMemory(m NewMemory) (NewMemory, error) {
 
 // ValidatePatch checks a correction; at least one field must change.
 func ValidatePatch(p MemoryPatch) (MemoryPatch, error) {
-	if p.Type == nil && p.Content == nil && p.Importance == nil && p.Confidence == nil && p.Metadata == nil {
-		return p, Errorf(CodeInvalid, "Nothing to change: send type, content, importance, confidence or metadata")
+	if !p.Confirm && p.Type == nil && p.Content == nil && p.Importance == nil && p.Confidence == nil && p.Metadata == nil {
+		return p, Errorf(CodeInvalid, "Nothing to change: send type, content, importance, confidence, metadata or confirm")
 	}
 	if p.Type != nil {
 		t, err := ParseMemoryType(string(*p.Type))

@@ -60,6 +60,11 @@ func (s *Service) ForgetMemory(ctx context.Context, id string) error {
 	return s.store.DeleteMemory(ctx, id)
 }
 
+// MemoryHistory lists every change of a memory, oldest first.
+func (s *Service) MemoryHistory(ctx context.Context, id string) ([]MemoryChange, error) {
+	return s.store.MemoryHistory(ctx, id)
+}
+
 func (s *Service) ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error) {
 	q, err := ValidateListQuery(q)
 	if err != nil {

@@ -35,11 +35,15 @@ type Store interface {
 
 	Search(ctx context.Context, q SearchQuery) ([]SearchResult, error)
 
-	// SaveMemory stores a memory, or reinforces the known memory of the same
-	// learner and type that it repeats.
+	// SaveMemory stores a memory, or reinforces the current memory of the
+	// same learner and type that it repeats, or supersedes the one it
+	// contradicts.
 	SaveMemory(ctx context.Context, m NewMemory) (Saved, error)
 	UpdateMemory(ctx context.Context, id string, p MemoryPatch) (LearnerMemory, error)
 	DeleteMemory(ctx context.Context, id string) error
+	// MemoryHistory lists a memory's changes, oldest first; CodeNotFound
+	// when it has none of the caller's.
+	MemoryHistory(ctx context.Context, id string) ([]MemoryChange, error)
 	ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error)
 	Recall(ctx context.Context, q RecallQuery) (Recall, error)
 	// LiveSession describes the conversation's live session; the zero state

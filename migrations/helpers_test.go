@@ -31,6 +31,7 @@ var memoryTables = []string{
 	"conversation_history_archive",
 	"search_vocabulary",
 	"learner_memories",
+	"memory_history",
 	"mentor_sessions",
 	"session_openings",
 	"memory_jobs",
@@ -366,9 +367,12 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 			f.id, learnerName+" is learning fractions with pizza.", f.conversation)
 		session := apptest.Scalar[string](t, tx, `insert into public.mentor_sessions (facilitator_id, learner_id, exchanges)
 			values ($1::uuid, $2::uuid, 1) returning id::text`, f.id, f.learner)
-		apptest.Exec(t, tx, `insert into public.learner_memories (facilitator_id, learner_id, type, content, importance, confidence, source, session_id)
-			values ($1::uuid, $2::uuid, 'academic', $3, 0.5, 0.9, 'extracted', $4::uuid)`,
+		memory := apptest.Scalar[string](t, tx, `insert into public.learner_memories (facilitator_id, learner_id, type, content, importance, confidence, source, session_id)
+			values ($1::uuid, $2::uuid, 'academic', $3, 0.5, 0.9, 'extracted', $4::uuid) returning id::text`,
 			f.id, f.learner, learnerName+" finds fractions easier with pizza", session)
+		apptest.Exec(t, tx, `insert into public.memory_history (facilitator_id, memory_id, learner_id, change, actor, content_after, confidence_after)
+			values ($1::uuid, $2::uuid, $3::uuid, 'created', 'extraction', $4, 0.9)`,
+			f.id, memory, f.learner, learnerName+" finds fractions easier with pizza")
 		apptest.Exec(t, tx, `insert into public.session_openings (facilitator_id, learner_id, session_id, opening)
 			values ($1::uuid, $2::uuid, $3::uuid, '{"welcome_hook": "Pizza fractions again?"}')`, f.id, f.learner, session)
 		apptest.Exec(t, tx, `insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key)

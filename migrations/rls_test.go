@@ -56,6 +56,8 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			insert: `insert into public.search_vocabulary (facilitator_id, word) values ($1::uuid, 'intruder')`},
 		{table: "learner_memories", ownInsert: true, set: "content = 'Hijacked'",
 			insert: `insert into public.learner_memories (facilitator_id, type, content, importance, confidence, source) values ($1::uuid, 'personal', 'Intruder', 1, 1, 'added')`},
+		{table: "memory_history", ownInsert: true, set: "change = 'forgotten'", updateDenied: true, deleteDenied: true,
+			insert: `insert into public.memory_history (facilitator_id, memory_id, change, actor) values ($1::uuid, gen_random_uuid(), 'created', 'facilitator')`},
 		{table: "mentor_sessions", ownInsert: true, set: "last_message = 'Hijacked'", deleteDenied: true,
 			insert: `insert into public.mentor_sessions (facilitator_id) values ($1::uuid)`},
 		{table: "session_openings", set: "opening = '{}'", deleteDenied: true,

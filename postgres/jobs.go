@@ -160,7 +160,7 @@ func (s *Store) ExtractionInput(ctx context.Context, job mentor.ExtractionJob) (
 			me, job.LearnerID)
 		b.Queue(`select role, content, coalesce(client_turn_id, ''), created_at from public.conversation_turns
 			where `+exchangeTurns+` order by id`, me, learnerKey(job.LearnerID), job.FromTurnID, job.ThroughTurnID)
-		b.Queue(`select `+memoryColumns+` from public.learner_memories where `+sameConversation+`
+		b.Queue(`select `+memoryColumns+` from public.learner_memories where `+sameConversation+` and status = 'current'
 			order by importance desc, last_seen_at desc limit $3`, me, learnerKey(job.LearnerID), extractionKnown)
 	}, func(br pgx.BatchResults) error {
 		if err := br.QueryRow().Scan(&req.LearnerName); err != nil {
@@ -208,7 +208,7 @@ func (s *Store) CompleteExtraction(ctx context.Context, job mentor.ExtractionJob
 		}
 		contents := make([]string, 0, len(learnt))
 		for _, m := range learnt {
-			m.LearnerID, m.Source = job.LearnerID, mentor.SourceExtracted
+			m.LearnerID, m.Source, m.JobID = job.LearnerID, mentor.SourceExtracted, &job.ID
 			m.SessionID = &job.SessionID
 			m.SourceTurnIDs = sourceTurnIDs
 			one, err := saveMemory(ctx, tx, me, m)

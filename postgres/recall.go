@@ -37,6 +37,7 @@ const (
 // general memories), passing the filter ($3..$7).
 const inRecallScope = `facilitator_id = $1::uuid
 	and coalesce(learner_id, '` + nilLearner + `'::uuid) = any($2::uuid[])
+	and ` + recallable + `
 	and ` + memoryFilterSQL
 
 // Light retrieval ranks only the memories the indexes point at: those the
@@ -98,7 +99,8 @@ params as (
 ),
 candidates as materialized (
 	select m.id, m.learner_id, m.type, m.content, m.importance, m.confidence, m.metadata, m.source,
-		m.session_id, m.source_turn_ids, m.mentions, m.created_at, m.updated_at, m.last_seen_at, m.search_vector,
+		m.session_id, m.source_turn_ids, m.mentions, m.status, m.superseded_by, m.needs_review,
+		m.created_at, m.updated_at, m.last_seen_at, m.search_vector,
 		case when m.embedding_model = $12 and p.vec is not null
 			then greatest(0, 1 - (m.embedding operator(extensions.<=>) p.vec)) end as meaning_score
 	from public.learner_memories m, params p
@@ -135,7 +137,7 @@ ranked as (
 	select s.*,
 		p.w[1] * case when s.meaning_score is null then s.word_score
 			else (1 - p.w[5]) * s.word_score + p.w[5] * s.meaning_score end
-		+ p.w[2] * s.importance + p.w[3] * s.confidence + p.w[4] * s.recency
+		+ p.w[2] * s.importance + p.w[3] * public.memory_confidence_now(s.confidence, s.last_seen_at) + p.w[4] * s.recency
 		+ case when s.topical then p.w[8] else 0 end as score
 	from scored s cross join params p
 ),

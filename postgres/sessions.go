@@ -120,11 +120,11 @@ const openingMemories = 30
 // hundreds of memories costs a few index pages, not a sort of them all.
 const openingMemoriesSQL = `select * from (
 	(select ` + memoryColumns + ` from public.learner_memories
-		where ` + sameConversation + ` and type = 'personal'
+		where ` + sameConversation + ` and type = 'personal' and ` + recallable + `
 		order by importance desc, last_seen_at desc limit $3)
 	union all
 	(select ` + memoryColumns + ` from public.learner_memories
-		where ` + sameConversation + ` and type = 'context'
+		where ` + sameConversation + ` and type = 'context' and ` + recallable + `
 		order by importance desc, last_seen_at desc limit $3)
 ) m order by importance desc, last_seen_at desc limit $3`
 

@@ -198,12 +198,13 @@ func (w *Worker) extract(ctx context.Context, job mentor.ExtractionJob) error {
 	return nil
 }
 
-// clean keeps the memories that pass validation and embeds them; an
-// embedding failure only costs recall by meaning.
+// clean keeps the memories that pass validation and matter enough
+// (mentor.MinExtractedImportance) and embeds them; an embedding failure
+// only costs recall by meaning.
 func (w *Worker) clean(ctx context.Context, found []mentor.NewMemory) []mentor.NewMemory {
 	var valid []mentor.NewMemory
 	for _, m := range found {
-		if v, err := mentor.ValidateNewMemory(m); err == nil {
+		if v, err := mentor.ValidateNewMemory(m); err == nil && v.Importance >= mentor.MinExtractedImportance {
 			valid = append(valid, v)
 		}
 	}
