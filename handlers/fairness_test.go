@@ -90,7 +90,7 @@ func TestOneFacilitatorsBurstLeavesOthersServed(t *testing.T) {
 	}
 	// The posts let in may still be on their way to the lock.
 	waiting := 0
-	for range 200 {
+	for range 1000 {
 		if waiting = svc.Count(t, `select count(*) from pg_stat_activity
 			where datname = current_database() and wait_event_type = 'Lock'`); waiting >= config.DefaultPerFacilitator {
 			break

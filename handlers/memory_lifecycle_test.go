@@ -204,3 +204,33 @@ func TestHistoryRecordsCorrectionsAndForgettingBlanksIt(t *testing.T) {
 	svc.Call(t, dana.Token, http.MethodGet, "/api/memories/"+uuid.NewString()+"/history", nil).WantError(http.StatusNotFound, "Memory not found")
 	svc.Call(t, dana.Token, http.MethodGet, "/api/memories/not-an-id/history", nil).WantError(http.StatusBadRequest, "memory id must be a uuid")
 }
+
+// A consolidation is asked for per learner: 202 with the run, the same run
+// while it is queued, listed in the audit trail; another facilitator's
+// learner is a 404 and a malformed id a 400.
+func TestConsolidationIsAskedForAndListed(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	dana, other := svc.NewUser(t), svc.NewUser(t)
+	max := svc.NewLearner(t, dana, "Max")
+
+	first := svc.Call(t, dana.Token, http.MethodPost, "/api/learners/"+max+"/consolidate", nil).WantStatus(http.StatusAccepted)
+	run := first.Object("run")
+	if run["status"] != "queued" || run["trigger"] != "on_demand" || run["learner_id"] != max {
+		t.Fatalf("the run: %s", first.Raw)
+	}
+	again := svc.Call(t, dana.Token, http.MethodPost, "/api/learners/"+max+"/consolidate", nil).WantStatus(http.StatusAccepted)
+	if again.Object("run")["id"] != run["id"] {
+		t.Fatalf("asked again while queued: %s, want the same run", again.Raw)
+	}
+	list := svc.Call(t, dana.Token, http.MethodGet, "/api/consolidations?learner_id="+max, nil).WantStatus(http.StatusOK)
+	if list.Body["count"] != 1.0 || list.Body["runs"].([]any)[0].(map[string]any)["id"] != run["id"] {
+		t.Fatalf("the audit trail: %s", list.Raw)
+	}
+
+	svc.Call(t, other.Token, http.MethodPost, "/api/learners/"+max+"/consolidate", nil).WantError(http.StatusNotFound, "Learner not found")
+	if list := svc.Call(t, other.Token, http.MethodGet, "/api/consolidations", nil).WantStatus(http.StatusOK); list.Body["count"] != 0.0 {
+		t.Fatalf("another facilitator sees runs: %s", list.Raw)
+	}
+	svc.Call(t, dana.Token, http.MethodPost, "/api/learners/not-a-uuid/consolidate", nil).WantError(http.StatusBadRequest, "learner id must be a uuid")
+	svc.Call(t, dana.Token, http.MethodGet, "/api/consolidations?limit=500", nil).WantError(http.StatusBadRequest, "limit must be between 1 and 100")
+}

@@ -1,6 +1,7 @@
 package mentor
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -324,4 +325,55 @@ func day(t time.Time) time.Time {
 // onOrAfter is the first day on or after from that falls on weekday.
 func onOrAfter(from time.Time, weekday time.Weekday) time.Time {
 	return from.AddDate(0, 0, (int(weekday)-int(from.Weekday())+7)%7)
+}
+
+// Why a consolidation run was queued.
+const (
+	TriggerSessionEnd = "session_end"
+	TriggerNightly    = "nightly"
+	TriggerOnDemand   = "on_demand"
+)
+
+// ConsolidationRun is one run of consolidation for a learner, as the audit
+// trail keeps it.
+type ConsolidationRun struct {
+	ID        string `json:"id"`
+	LearnerID string `json:"learner_id"`
+	Trigger   string `json:"trigger"`
+	// Status is queued, running, done or failed.
+	Status       string     `json:"status"`
+	Consolidator *string    `json:"consolidator"`
+	StartedAt    *time.Time `json:"started_at"`
+	FinishedAt   *time.Time `json:"finished_at"`
+	DurationMS   *int64     `json:"duration_ms"`
+	// MemoriesIn are the learner's current memories when it started;
+	// MemoriesOut, when it ended.
+	MemoriesIn  *int           `json:"memories_in"`
+	MemoriesOut *int           `json:"memories_out"`
+	Changes     map[string]int `json:"changes"`
+	ModelTokens int            `json:"model_tokens"`
+	Error       *string        `json:"error"`
+	CreatedAt   time.Time      `json:"created_at"`
+}
+
+// ConsolidationJob is a queued consolidation run of one learner.
+type ConsolidationJob struct {
+	Job
+	RunID string
+}
+
+// Consolidator plans a consolidation of a learner's current memories.
+type Consolidator interface {
+	// Name is recorded with each run ("offline", or the model's).
+	Name() string
+	Plan(ctx context.Context, current []LearnerMemory, now time.Time) (ConsolidationPlan, error)
+}
+
+// OfflineConsolidator plans by rules (ConsolidateOffline), with no model.
+type OfflineConsolidator struct{}
+
+func (OfflineConsolidator) Name() string { return "offline" }
+
+func (OfflineConsolidator) Plan(_ context.Context, current []LearnerMemory, now time.Time) (ConsolidationPlan, error) {
+	return ConsolidateOffline(current, now), nil
 }

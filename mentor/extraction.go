@@ -24,18 +24,24 @@ type Extractor interface {
 	Extract(ctx context.Context, req ExtractionRequest) ([]NewMemory, error)
 }
 
-// ExtractionJob is a queued extraction: the turns of one exchange to learn
-// from. Lease identifies the worker's claim; only the holder of the current
-// lease can complete the job, so it is never applied twice.
-type ExtractionJob struct {
+// Job is a queued job as a worker holds it. Lease identifies the worker's
+// claim; only the holder of the current lease can complete the job, so it
+// is never applied twice.
+type Job struct {
 	FacilitatorID string
 	ID            int64
 	LearnerID     *string
+	Attempts      int
+	Lease         string
+}
+
+// ExtractionJob is a queued extraction: the turns of one exchange to learn
+// from.
+type ExtractionJob struct {
+	Job
 	SessionID     string
 	FromTurnID    int64
 	ThroughTurnID int64
-	Attempts      int
-	Lease         string
 }
 
 // IdleSession is a live session nobody spoke in for SessionIdleLimit.

@@ -192,6 +192,14 @@ func (f *fairStore) MemoryHistory(ctx context.Context, id string) ([]MemoryChang
 	return call(f, ctx, func() ([]MemoryChange, error) { return f.store.MemoryHistory(ctx, id) })
 }
 
+func (f *fairStore) QueueConsolidation(ctx context.Context, learnerID string) (ConsolidationRun, error) {
+	return call(f, ctx, func() (ConsolidationRun, error) { return f.store.QueueConsolidation(ctx, learnerID) })
+}
+
+func (f *fairStore) ListConsolidations(ctx context.Context, learnerID *string, limit int) ([]ConsolidationRun, error) {
+	return call(f, ctx, func() ([]ConsolidationRun, error) { return f.store.ListConsolidations(ctx, learnerID, limit) })
+}
+
 func (f *fairStore) ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error) {
 	return call(f, ctx, func() ([]LearnerMemory, error) { return f.store.ListMemories(ctx, q) })
 }

@@ -189,10 +189,13 @@ const (
 	ChangeConfirmed  = "confirmed"
 	ChangeCorrected  = "corrected"
 	ChangeSuperseded = "superseded"
+	ChangeExpired    = "expired"
+	ChangeResolved   = "resolved"
 	ChangeForgotten  = "forgotten"
 
-	ActorExtraction  = "extraction"
-	ActorFacilitator = "facilitator"
+	ActorExtraction    = "extraction"
+	ActorConsolidation = "consolidation"
+	ActorFacilitator   = "facilitator"
 )
 
 // Embedder turns text into vectors of meaning.

@@ -21,6 +21,9 @@ const (
 	MaxMemoryOffset      = 100_000
 	// MaxMemoryHistory bounds a memory's history as listed.
 	MaxMemoryHistory = 500
+	// Consolidation runs listed at once.
+	DefaultConsolidationList = 20
+	MaxConsolidationList     = 100
 	// A person adding a memory knows it; the importance is theirs to say.
 	DefaultAddedConfidence = 1.0
 	DefaultImportance      = 0.5

@@ -65,6 +65,25 @@ func (s *Service) MemoryHistory(ctx context.Context, id string) ([]MemoryChange,
 	return s.store.MemoryHistory(ctx, id)
 }
 
+// Consolidate queues a consolidation of the learner's memories now, or
+// returns the run already queued or running.
+func (s *Service) Consolidate(ctx context.Context, learnerID string) (ConsolidationRun, error) {
+	run, err := s.store.QueueConsolidation(ctx, learnerID)
+	if err == nil && s.jobQueued != nil {
+		s.jobQueued()
+	}
+	return run, err
+}
+
+// Consolidations lists the audit trail of consolidation runs, newest first.
+func (s *Service) Consolidations(ctx context.Context, learnerID *string, limit int) ([]ConsolidationRun, error) {
+	limit, err := pageLimit(limit, DefaultConsolidationList, MaxConsolidationList)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.ListConsolidations(ctx, learnerID, limit)
+}
+
 func (s *Service) ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error) {
 	q, err := ValidateListQuery(q)
 	if err != nil {

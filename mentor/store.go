@@ -44,6 +44,12 @@ type Store interface {
 	// MemoryHistory lists a memory's changes, oldest first; CodeNotFound
 	// when it has none of the caller's.
 	MemoryHistory(ctx context.Context, id string) ([]MemoryChange, error)
+	// QueueConsolidation queues a run of the learner's consolidation, or
+	// returns the one queued or running.
+	QueueConsolidation(ctx context.Context, learnerID string) (ConsolidationRun, error)
+	// ListConsolidations lists runs newest first: one learner's, or with
+	// nil every learner's.
+	ListConsolidations(ctx context.Context, learnerID *string, limit int) ([]ConsolidationRun, error)
 	ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error)
 	Recall(ctx context.Context, q RecallQuery) (Recall, error)
 	// LiveSession describes the conversation's live session; the zero state

@@ -32,6 +32,7 @@ var memoryTables = []string{
 	"search_vocabulary",
 	"learner_memories",
 	"memory_history",
+	"consolidation_runs",
 	"mentor_sessions",
 	"session_openings",
 	"memory_jobs",
@@ -377,6 +378,8 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 			values ($1::uuid, $2::uuid, $3::uuid, '{"welcome_hook": "Pizza fractions again?"}')`, f.id, f.learner, session)
 		apptest.Exec(t, tx, `insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key)
 			values ($1::uuid, $2::uuid, 'extract', 'turns:1-2')`, f.id, f.learner)
+		apptest.Exec(t, tx, `insert into public.consolidation_runs (facilitator_id, learner_id, trigger)
+			values ($1::uuid, $2::uuid, 'on_demand')`, f.id, f.learner)
 		apptest.Exec(t, tx, `select public.use_quota('turns/day', 2, null)`)
 	})
 	// Only the archiving triggers write the archive; the row stands for one

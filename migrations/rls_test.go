@@ -58,6 +58,10 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			insert: `insert into public.learner_memories (facilitator_id, type, content, importance, confidence, source) values ($1::uuid, 'personal', 'Intruder', 1, 1, 'added')`},
 		{table: "memory_history", ownInsert: true, set: "change = 'forgotten'", updateDenied: true, deleteDenied: true,
 			insert: `insert into public.memory_history (facilitator_id, memory_id, change, actor) values ($1::uuid, gen_random_uuid(), 'created', 'facilitator')`},
+		{table: "consolidation_runs", ownInsert: true, set: "status = 'failed'", deleteDenied: true,
+			// The facilitator's own learner, when the caller may see it.
+			insert: `insert into public.consolidation_runs (facilitator_id, learner_id, trigger, status) values ($1::uuid,
+				coalesce((select id from public.learners where facilitator_id = $1::uuid limit 1), gen_random_uuid()), 'on_demand', 'done')`},
 		{table: "mentor_sessions", ownInsert: true, set: "last_message = 'Hijacked'", deleteDenied: true,
 			insert: `insert into public.mentor_sessions (facilitator_id) values ($1::uuid)`},
 		{table: "session_openings", set: "opening = '{}'", deleteDenied: true,

@@ -57,14 +57,13 @@ func enqueueExtraction(ctx context.Context, tx pgx.Tx, me string, learnerID *str
 // number of them holds no real job back.
 func (s *Store) ClaimJob(ctx context.Context) (*mentor.ExtractionJob, error) {
 	for {
-		job, payload, err := s.leaseJob(ctx)
+		job, payload, err := s.leaseJob(ctx, "extract")
 		if err != nil || job == nil {
-			return job, err
+			return nil, err
 		}
 		p, err := parseExtractPayload(payload)
 		if err == nil {
-			job.SessionID, job.FromTurnID, job.ThroughTurnID = p.SessionID, p.FromTurnID, p.ThroughTurnID
-			return job, nil
+			return &mentor.ExtractionJob{Job: *job, SessionID: p.SessionID, FromTurnID: p.FromTurnID, ThroughTurnID: p.ThroughTurnID}, nil
 		}
 		if err := s.FailJob(ctx, *job, err, nil); err != nil {
 			return nil, err
@@ -118,9 +117,9 @@ func (s *Store) execAsWorker(ctx context.Context, sql string, args ...any) error
 	})
 }
 
-// leaseJob leases the next due extraction job as it is stored.
-func (s *Store) leaseJob(ctx context.Context) (*mentor.ExtractionJob, []byte, error) {
-	var job mentor.ExtractionJob
+// leaseJob leases the next due job of kind as it is stored.
+func (s *Store) leaseJob(ctx context.Context, kind string) (*mentor.Job, []byte, error) {
+	var job mentor.Job
 	var payload []byte
 	found := false
 	err := s.asWorker(ctx, func(b *pgx.Batch) {
@@ -128,7 +127,7 @@ func (s *Store) leaseJob(ctx context.Context) (*mentor.ExtractionJob, []byte, er
 		set status = 'running', attempts = attempts + 1, lease_token = gen_random_uuid(),
 			leased_until = now() + make_interval(secs => $1)
 		from (select facilitator_id, id from public.memory_jobs
-			where kind = 'extract' and run_after <= now()
+			where kind = $2 and run_after <= now()
 				and (status = 'pending' or (status = 'running' and leased_until < now()))
 			-- Fair across facilitators (migration 0015).
 			order by fair_at, id
@@ -136,7 +135,7 @@ func (s *Store) leaseJob(ctx context.Context) (*mentor.ExtractionJob, []byte, er
 			for update skip locked) due
 		where j.facilitator_id = due.facilitator_id and j.id = due.id
 		returning j.facilitator_id::text, j.id, j.learner_id::text, j.payload, j.attempts, j.lease_token::text`,
-			jobLease.Seconds())
+			jobLease.Seconds(), kind)
 	}, func(br pgx.BatchResults) error {
 		err := br.QueryRow().Scan(&job.FacilitatorID, &job.ID, &job.LearnerID, &payload, &job.Attempts, &job.Lease)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -194,7 +193,7 @@ func (s *Store) CompleteExtraction(ctx context.Context, job mentor.ExtractionJob
 			name, err := requireLearner(ctx, tx, me, job.LearnerID)
 			if mentor.ErrorCode(err) == mentor.CodeNotFound {
 				// The learner was deleted meanwhile: nothing to learn.
-				return markJobDone(ctx, tx, job)
+				return markJobDone(ctx, tx, job.Job)
 			}
 			if err != nil {
 				return err
@@ -223,7 +222,7 @@ func (s *Store) CompleteExtraction(ctx context.Context, job mentor.ExtractionJob
 				return err
 			}
 		}
-		return markJobDone(ctx, tx, job)
+		return markJobDone(ctx, tx, job.Job)
 	})
 	return saved, err
 }
@@ -272,7 +271,7 @@ func addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job mentor.Ex
 // markJobDone finishes the job if this worker still holds its lease. Jobs
 // are the queue's bookkeeping, closed to callers, so the statement runs as
 // memory_worker: the role changes for the rest of the transaction.
-func markJobDone(ctx context.Context, tx pgx.Tx, job mentor.ExtractionJob) error {
+func markJobDone(ctx context.Context, tx pgx.Tx, job mentor.Job) error {
 	if _, err := tx.Exec(ctx, `set local role memory_worker`); err != nil {
 		return err
 	}
@@ -288,7 +287,7 @@ func markJobDone(ctx context.Context, tx pgx.Tx, job mentor.ExtractionJob) error
 
 // FailJob records a failed attempt: the job is retried at retryAt, or
 // marked failed for good when retryAt is nil.
-func (s *Store) FailJob(ctx context.Context, job mentor.ExtractionJob, cause error, retryAt *time.Time) error {
+func (s *Store) FailJob(ctx context.Context, job mentor.Job, cause error, retryAt *time.Time) error {
 	return s.execAsWorker(ctx, `update public.memory_jobs
 		set status = case when $4::timestamptz is null then 'failed' else 'pending' end,
 			run_after = coalesce($4, run_after), last_error = left($5, 500), lease_token = null,

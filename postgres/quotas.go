@@ -89,7 +89,7 @@ func (s *Store) recount(ctx context.Context, charge mentor.Charge, err error) {
 // DeferJob puts a claimed job back until the facilitator's model budget
 // has room again: it runs at until, and the attempt it was claimed with is
 // given back, so a budget used up never fails an exchange's extraction.
-func (s *Store) DeferJob(ctx context.Context, job mentor.ExtractionJob, until time.Time) error {
+func (s *Store) DeferJob(ctx context.Context, job mentor.Job, until time.Time) error {
 	return s.execAsWorker(ctx, `update public.memory_jobs
 		set status = 'pending', run_after = $4, attempts = greatest(attempts - 1, 0), lease_token = null,
 			last_error = 'waiting for the day''s model budget'

@@ -106,6 +106,13 @@ func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, le
 		return ended, err
 	}
 	ended.Closing.SessionID = id
+	// What the session taught is consolidated a little later (sessions
+	// ending close together share the run).
+	if learnerID != nil {
+		if _, err := queueConsolidation(ctx, tx, me, *learnerID, mentor.TriggerSessionEnd, sessionEndConsolidationDelay); err != nil {
+			return ended, err
+		}
+	}
 	opening, err := storeOpening(ctx, tx, me, learnerID, learnerName, ended.Closing, ended.EndedAt)
 	ended.Opening = opening.ForDay(ended.EndedAt)
 	return ended, err

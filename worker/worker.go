@@ -33,11 +33,12 @@ type Store interface {
 	ClaimJob(ctx context.Context) (*mentor.ExtractionJob, error)
 	ExtractionInput(ctx context.Context, job mentor.ExtractionJob) (mentor.ExtractionRequest, error)
 	CompleteExtraction(ctx context.Context, job mentor.ExtractionJob, learnt []mentor.NewMemory) ([]mentor.Saved, error)
-	FailJob(ctx context.Context, job mentor.ExtractionJob, cause error, retryAt *time.Time) error
+	FailJob(ctx context.Context, job mentor.Job, cause error, retryAt *time.Time) error
 	// DeferJob puts a job back, attempt unspent, to run at until.
-	DeferJob(ctx context.Context, job mentor.ExtractionJob, until time.Time) error
+	DeferJob(ctx context.Context, job mentor.Job, until time.Time) error
 	IdleSessions(ctx context.Context, limit int) ([]mentor.IdleSession, error)
 	EndSession(ctx context.Context, learnerID *string, reason string) (mentor.Ended, error)
+	ConsolidationStore
 }
 
 type Config struct {
@@ -45,11 +46,15 @@ type Config struct {
 	// store then queues none).
 	Extractor mentor.Extractor
 	// Embedder embeds extracted memories; nil stores them without.
-	Embedder    mentor.Embedder
-	Poll        time.Duration // how often to look for due jobs when not woken
-	IdleSweep   time.Duration // how often to end idle sessions
-	MaxAttempts int           // attempts before a job is marked failed
-	JobTimeout  time.Duration // bound on one job's model calls
+	Embedder mentor.Embedder
+	// Consolidator plans consolidation runs; nil plans them by rules
+	// (mentor.OfflineConsolidator).
+	Consolidator       mentor.Consolidator
+	ConsolidationSweep time.Duration // how often to queue the nightly runs due
+	Poll               time.Duration // how often to look for due jobs when not woken
+	IdleSweep          time.Duration // how often to end idle sessions
+	MaxAttempts        int           // attempts before a job is marked failed
+	JobTimeout         time.Duration // bound on one job's model calls
 	// Concurrency is how many jobs run at once. A job waits on the model
 	// most of its time and holds no database connection meanwhile, so one
 	// at a time would fall behind a single busy hour of exchanges.
@@ -79,6 +84,12 @@ func New(store Store, cfg Config, log *slog.Logger) *Worker {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
 	}
+	if cfg.Consolidator == nil {
+		cfg.Consolidator = mentor.OfflineConsolidator{}
+	}
+	if cfg.ConsolidationSweep <= 0 {
+		cfg.ConsolidationSweep = DefaultConsolidationSweep
+	}
 	return &Worker{store: store, cfg: cfg, log: log, wake: make(chan struct{}, 1)}
 }
 
@@ -91,19 +102,23 @@ func (w *Worker) Wake() {
 	}
 }
 
-// Run works until ctx is done: Concurrency loops run extraction jobs, and
-// idle sessions are ended every IdleSweep. The jobs in progress are finished
-// first: their work is not cut off by the shutdown, only bounded by
-// JobTimeout.
+// Run works until ctx is done: Concurrency loops run extraction jobs, one
+// runs consolidations, idle sessions are ended every IdleSweep and the
+// nightly consolidations queued every ConsolidationSweep. The jobs in
+// progress are finished first: their work is not cut off by the shutdown,
+// only bounded by JobTimeout.
 func (w *Worker) Run(ctx context.Context) {
 	var loops sync.WaitGroup
 	if w.cfg.Extractor != nil {
 		for range w.cfg.Concurrency {
-			loops.Go(func() { w.extractLoop(ctx) })
+			loops.Go(func() { w.loop(ctx, w.RunOnce) })
 		}
 	}
+	loops.Go(func() { w.loop(ctx, w.RunConsolidationOnce) })
 	sweep := time.NewTicker(w.cfg.IdleSweep)
 	defer sweep.Stop()
+	nightly := time.NewTicker(w.cfg.ConsolidationSweep)
+	defer nightly.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -113,19 +128,23 @@ func (w *Worker) Run(ctx context.Context) {
 			if _, err := w.EndIdleSessions(ctx); err != nil {
 				w.log.Error("ending idle sessions failed", "err", err)
 			}
+		case <-nightly.C:
+			if _, err := w.QueueNightlyConsolidations(ctx); err != nil {
+				w.log.Error("queueing nightly consolidations failed", "err", err)
+			}
 		}
 	}
 }
 
-// extractLoop runs due jobs one after another until there are none, then
-// waits to be woken or for the next poll. Each job it claims wakes another
-// loop, so a burst of jobs spreads over every loop that is idle.
-func (w *Worker) extractLoop(ctx context.Context) {
+// loop runs due jobs with runOnce one after another until there are none,
+// then waits to be woken or for the next poll. Each job claimed wakes
+// another loop, so a burst of jobs spreads over every loop that is idle.
+func (w *Worker) loop(ctx context.Context, runOnce func(context.Context) (bool, error)) {
 	poll := time.NewTicker(w.cfg.Poll)
 	defer poll.Stop()
 	for {
 		for ctx.Err() == nil {
-			ran, err := w.RunOnce(context.WithoutCancel(ctx))
+			ran, err := runOnce(context.WithoutCancel(ctx))
 			if err != nil {
 				w.log.Error("memory job failed", "err", err)
 			}
@@ -164,11 +183,11 @@ func (w *Worker) RunOnce(ctx context.Context) (bool, error) {
 		if mentor.ErrorCode(err) == mentor.CodeRateLimited {
 			until := time.Now().Add(mentor.RetryAfter(err))
 			w.log.Info("memory job waits for the model budget", "job", job.ID, "until", until)
-			return true, w.store.DeferJob(context.WithoutCancel(ctx), *job, until)
+			return true, w.store.DeferJob(context.WithoutCancel(ctx), job.Job, until)
 		}
 		retryAt := w.retryAt(job.Attempts)
 		w.log.Warn("memory extraction failed", "job", job.ID, "attempt", job.Attempts, "retry", retryAt != nil, "err", err)
-		return true, w.store.FailJob(context.WithoutCancel(ctx), *job, err, retryAt)
+		return true, w.store.FailJob(context.WithoutCancel(ctx), job.Job, err, retryAt)
 	}
 	return true, nil
 }

@@ -1,0 +1,320 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/mentor"
+)
+
+// consolidationInputLimit bounds the current memories one run reads: far
+// more than a learner gathers, so that a run's work stays bounded whatever
+// was stored.
+const consolidationInputLimit = 2000
+
+const consolidationRunColumns = `id::text, learner_id::text, trigger, status, consolidator, started_at, finished_at,
+	(extract(epoch from finished_at - started_at) * 1000)::bigint, memories_in, memories_out, changes, model_tokens,
+	error, created_at`
+
+func scanRun(row pgx.Row) (mentor.ConsolidationRun, error) {
+	var r mentor.ConsolidationRun
+	var changes []byte
+	if err := row.Scan(&r.ID, &r.LearnerID, &r.Trigger, &r.Status, &r.Consolidator, &r.StartedAt, &r.FinishedAt,
+		&r.DurationMS, &r.MemoriesIn, &r.MemoriesOut, &changes, &r.ModelTokens, &r.Error, &r.CreatedAt); err != nil {
+		return r, err
+	}
+	return r, json.Unmarshal(changes, &r.Changes)
+}
+
+// QueueConsolidation queues a run for the learner, due now, or returns the
+// one already queued or running: a learner has one at a time.
+func (s *Store) QueueConsolidation(ctx context.Context, learnerID string) (mentor.ConsolidationRun, error) {
+	var run mentor.ConsolidationRun
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		if _, err := requireLearner(ctx, tx, me, &learnerID); err != nil {
+			return err
+		}
+		var err error
+		run, err = queueConsolidation(ctx, tx, me, learnerID, mentor.TriggerOnDemand, 0)
+		return err
+	})
+	return run, err
+}
+
+// sessionEndConsolidationDelay is how long a run queued by a session's end
+// waits: sessions of one learner that end close together share it.
+const sessionEndConsolidationDelay = 2 * time.Minute
+
+// queueConsolidation queues a run of the learner's consolidation with its
+// job, due after delay, unless one is queued or running already, which is
+// returned instead. Runs of one learner take turns on the same lock as
+// saves of its memories.
+func queueConsolidation(ctx context.Context, tx pgx.Tx, me, learnerID, trigger string, delay time.Duration) (mentor.ConsolidationRun, error) {
+	if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtextextended($1 || $2, 0))`, me, learnerID); err != nil {
+		return mentor.ConsolidationRun{}, err
+	}
+	open, err := scanRun(tx.QueryRow(ctx, `select `+consolidationRunColumns+` from public.consolidation_runs
+		where facilitator_id = $1::uuid and learner_id = $2::uuid and status in ('queued', 'running')`, me, learnerID))
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return open, err
+	}
+	return scanRun(tx.QueryRow(ctx, `
+		with job as (
+			insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key, payload, run_after)
+			values ($1::uuid, $2::uuid, 'consolidate', 'run:' || $4, jsonb_build_object('run_id', $4::text),
+				now() + make_interval(secs => $5))
+			returning id
+		)
+		insert into public.consolidation_runs (id, facilitator_id, learner_id, trigger, job_id)
+		select $4::uuid, $1::uuid, $2::uuid, $3, id from job
+		returning `+consolidationRunColumns,
+		me, learnerID, trigger, uuid.NewString(), delay.Seconds()))
+}
+
+// ListConsolidations lists the caller's runs, newest first: one learner's,
+// or every learner's.
+func (s *Store) ListConsolidations(ctx context.Context, learnerID *string, limit int) ([]mentor.ConsolidationRun, error) {
+	runs := []mentor.ConsolidationRun{}
+	err := s.read(ctx, learnerID, func(b *pgx.Batch, me string) {
+		b.Queue(`select `+consolidationRunColumns+` from public.consolidation_runs
+			where facilitator_id = $1::uuid and ($2::uuid is null or learner_id = $2::uuid)
+			order by created_at desc, id limit $3`, me, learnerID, limit)
+	}, func(br pgx.BatchResults) error {
+		var err error
+		runs, err = collectRows(br, func(row pgx.CollectableRow) (mentor.ConsolidationRun, error) { return scanRun(row) })
+		return err
+	})
+	return runs, err
+}
+
+// ClaimConsolidation leases the next due consolidation job. One whose
+// payload names no run is failed for good as it is claimed.
+func (s *Store) ClaimConsolidation(ctx context.Context) (*mentor.ConsolidationJob, error) {
+	for {
+		job, payload, err := s.leaseJob(ctx, "consolidate")
+		if err != nil || job == nil || job.LearnerID == nil {
+			if job != nil && err == nil {
+				err = s.FailJob(ctx, *job, errors.New("malformed job: no learner"), nil)
+				continue
+			}
+			return nil, err
+		}
+		var p struct {
+			RunID string `json:"run_id"`
+		}
+		if err := json.Unmarshal(payload, &p); err == nil && uuid.Validate(p.RunID) == nil {
+			return &mentor.ConsolidationJob{Job: *job, RunID: p.RunID}, nil
+		}
+		if err := s.FailJob(ctx, *job, errors.New("malformed job: run_id is not a uuid"), nil); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// StartConsolidation marks the job's run as running, planned by
+// consolidator, and reads the learner's current memories, as the job's
+// facilitator. A run that is gone (its learner deleted) is not found.
+func (s *Store) StartConsolidation(ctx context.Context, job mentor.ConsolidationJob, consolidator string) ([]mentor.LearnerMemory, error) {
+	var memories []mentor.LearnerMemory
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		tag, err := tx.Exec(ctx, `update public.consolidation_runs
+			set status = 'running', started_at = now(), consolidator = $3, error = null
+			where facilitator_id = $1::uuid and id = $2::uuid and status in ('queued', 'running')`,
+			me, job.RunID, consolidator)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return mentor.Errorf(mentor.CodeNotFound, "Consolidation run not found")
+		}
+		rows, err := tx.Query(ctx, `select `+memoryColumns+` from public.learner_memories
+			where facilitator_id = $1::uuid and learner_id = $2::uuid and status = 'current'
+			order by created_at, id limit $3`, me, *job.LearnerID, consolidationInputLimit)
+		if err != nil {
+			return err
+		}
+		memories, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (mentor.LearnerMemory, error) { return scanMemory(row) })
+		return err
+	})
+	return memories, err
+}
+
+// CompleteConsolidation applies the plan to the learner's memories, each
+// change with its history, records the run as done and finishes the job,
+// all in one transaction: a run whose worker lost its lease applies
+// nothing (mentor.ErrLeaseLost). A change whose memory is no longer
+// current (a person changed it meanwhile) is left out.
+func (s *Store) CompleteConsolidation(ctx context.Context, job mentor.ConsolidationJob, plan mentor.ConsolidationPlan, memoriesIn int) error {
+	return s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		learner := *job.LearnerID
+		if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtextextended($1 || $2, 0))`, me, learner); err != nil {
+			return err
+		}
+		counts, err := applyConsolidation(ctx, tx, me, learner, job.ID, plan)
+		if err != nil {
+			return err
+		}
+		changes, err := json.Marshal(counts)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `update public.consolidation_runs set status = 'done', finished_at = now(),
+				memories_in = $3, changes = $4::jsonb,
+				memories_out = (select count(*) from public.learner_memories
+					where facilitator_id = $1::uuid and learner_id = $5::uuid and status = 'current')
+			where facilitator_id = $1::uuid and id = $2::uuid`,
+			me, job.RunID, memoriesIn, string(changes), learner); err != nil {
+			return err
+		}
+		return markJobDone(ctx, tx, job.Job)
+	})
+}
+
+// FailConsolidation records a failed attempt on the run: queued again
+// when the job will be retried, failed for good otherwise, with the reason.
+func (s *Store) FailConsolidation(ctx context.Context, job mentor.ConsolidationJob, cause error, retried bool) error {
+	status := "failed"
+	if retried {
+		status = "queued"
+	}
+	return s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		_, err := tx.Exec(ctx, `update public.consolidation_runs
+			set status = $3, error = left($4, 500), finished_at = case when $3 = 'failed' then now() end
+			where facilitator_id = $1::uuid and id = $2::uuid and status in ('queued', 'running')`,
+			me, job.RunID, status, cause.Error())
+		return err
+	})
+}
+
+// applyConsolidation makes the plan's changes and counts those made.
+func applyConsolidation(ctx context.Context, tx pgx.Tx, me, learnerID string, jobID int64, plan mentor.ConsolidationPlan) (map[string]int, error) {
+	counts := map[string]int{"merged": 0, "superseded": 0, "expired": 0, "resolved": 0}
+	count := func(kind string, done bool, err error) error {
+		if done {
+			counts[kind]++
+		}
+		return err
+	}
+	for _, e := range plan.Expiries {
+		done, err := retire(ctx, tx, me, learnerID, e.ID, mentor.StatusExpired, nil, mentor.ChangeExpired, jobID)
+		if err := count("expired", done, err); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range plan.Resolutions {
+		done, err := retire(ctx, tx, me, learnerID, r.ID, mentor.StatusResolved, &r.By, mentor.ChangeResolved, jobID)
+		if err := count("resolved", done, err); err != nil {
+			return nil, err
+		}
+	}
+	for _, sup := range plan.Supersessions {
+		done, err := supersede(ctx, tx, me, &learnerID, sup.Old, sup.New, mentor.ActorConsolidation, &jobID)
+		if err := count("superseded", done, err); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range plan.Merges {
+		merged, err := mergeInto(ctx, tx, me, learnerID, m, jobID)
+		if err != nil {
+			return nil, err
+		}
+		counts["merged"] += merged
+	}
+	return counts, nil
+}
+
+// retire takes a current memory of the learner out of recall with status,
+// naming by as what replaced or settled it, and records the change. It
+// reports false when the memory is no longer current.
+func retire(ctx context.Context, tx pgx.Tx, me, learnerID, id, status string, by *string, change string, jobID int64) (bool, error) {
+	_, err := scanMemory(tx.QueryRow(ctx, `with `+memoryBefore(`and status = 'current'
+			and coalesce(learner_id, '`+nilLearner+`'::uuid) = $7::uuid`)+`
+		changed as (
+			update public.learner_memories m set status = $8,
+				superseded_by = case when $8 = 'superseded' then $5::uuid end, updated_at = now()
+			from before b
+			where m.facilitator_id = $1::uuid and m.id = b.id
+			returning m.*
+		),`+recordChangeSQL,
+		me, change, mentor.ActorConsolidation, jobID, by,
+		id, learnerID, status))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// mergeInto makes the merge's absorbed memories one with the memory kept:
+// it takes their mentions, their importance if higher, their latest
+// sources and their latest confirmation, and each of them is superseded by
+// it. It returns how many were absorbed; none when the memory kept is no
+// longer current.
+func mergeInto(ctx context.Context, tx pgx.Tx, me, learnerID string, m mentor.Merge, jobID int64) (int, error) {
+	rows, err := tx.Query(ctx, `select id::text from public.learner_memories
+		where facilitator_id = $1::uuid and id = any($2::uuid[]) and status = 'current'
+			and coalesce(learner_id, '`+nilLearner+`'::uuid) = $3::uuid
+		for update`, me, m.Absorbed, learnerID)
+	if err != nil {
+		return 0, err
+	}
+	absorbed, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(absorbed) == 0 {
+		return 0, err
+	}
+	_, err = scanMemory(tx.QueryRow(ctx, `with `+memoryBefore(`and status = 'current'
+			and coalesce(learner_id, '`+nilLearner+`'::uuid) = $9::uuid`)+`
+		absorbed as (
+			select sum(mentions) as mentions, max(importance) as importance, max(last_seen_at) as last_seen,
+				array(select t from public.learner_memories x, unnest(x.source_turn_ids) t
+					where x.facilitator_id = $1::uuid and x.id = any($7::uuid[])) as turn_ids
+			from public.learner_memories
+			where facilitator_id = $1::uuid and id = any($7::uuid[])
+		),
+		changed as (
+			update public.learner_memories m set
+				mentions = m.mentions + a.mentions,
+				importance = greatest(m.importance, a.importance),
+				-- Each memory absorbed was the fact learnt again.
+				confidence = greatest(b.confidence, $8),
+				last_seen_at = greatest(m.last_seen_at, a.last_seen),
+				source_turn_ids = array(select id from (
+					select distinct unnest(m.source_turn_ids || a.turn_ids) as id order by id desc limit 100) latest
+					order by id),
+				updated_at = now()
+			from before b, absorbed a
+			where m.facilitator_id = $1::uuid and m.id = b.id
+			returning m.*
+		),`+recordChangeSQL,
+		me, mentor.ChangeMerged, mentor.ActorConsolidation, jobID, nil,
+		m.Keep, absorbed, mentor.RepeatConfidence, learnerID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil // the memory kept was changed meanwhile: no merge
+	}
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range absorbed {
+		if _, err := retire(ctx, tx, me, learnerID, id, mentor.StatusSuperseded, &m.Keep, mentor.ChangeMerged, jobID); err != nil {
+			return 0, err
+		}
+	}
+	return len(absorbed), nil
+}
+
+// QueueNightlyConsolidations queues, as the worker, a run for up to batch
+// learners with memories changed since their last run and none in the
+// last 20 hours (migration 0020). It returns how many it queued.
+func (s *Store) QueueNightlyConsolidations(ctx context.Context, batch int) (int, error) {
+	var queued int
+	err := s.asWorker(ctx, func(b *pgx.Batch) {
+		b.Queue(`select public.queue_nightly_consolidations($1)`, batch)
+	}, func(br pgx.BatchResults) error {
+		return br.QueryRow().Scan(&queued)
+	})
+	return queued, err
+}
