@@ -30,14 +30,73 @@ func (h *handler) createLearner(c echo.Context) error {
 	return c.JSON(http.StatusCreated, map[string]any{"success": true, "learner": learner})
 }
 
+// learnerIDParam reads the learner id of the path.
+func learnerIDParam(c echo.Context) (string, error) {
+	learnerID, err := mentor.ParseLearnerID(c.Param("id"))
+	if err != nil || learnerID == nil {
+		return "", mentor.Errorf(mentor.CodeInvalid, "learner id must be a uuid")
+	}
+	return *learnerID, nil
+}
+
+// learnerProfile is the learner's profile as JSON, or with
+// format=markdown as a readable page.
+func (h *handler) learnerProfile(c echo.Context) error {
+	learnerID, err := learnerIDParam(c)
+	if err != nil {
+		return err
+	}
+	format := c.QueryParam("format")
+	if format != "" && format != "json" && format != "markdown" {
+		return mentor.Errorf(mentor.CodeInvalid, "format must be json or markdown")
+	}
+	profile, err := h.svc.Profile(c.Request().Context(), learnerID)
+	if err != nil {
+		return err
+	}
+	if format == "markdown" {
+		return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", []byte(profile.Markdown()))
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "profile": profile})
+}
+
+// writeProfileLines replaces the facilitator's own lines of the profile.
+func (h *handler) writeProfileLines(c echo.Context) error {
+	learnerID, err := learnerIDParam(c)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Lines []struct {
+			Category string `json:"category"`
+			Text     string `json:"text"`
+		} `json:"lines"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Lines == nil {
+		return mentor.Errorf(mentor.CodeInvalid, "lines is required: a list of {category, text}, empty to remove yours")
+	}
+	own := make([]mentor.ProfileLine, len(req.Lines))
+	for i, l := range req.Lines {
+		own[i] = mentor.ProfileLine{Category: l.Category, Text: l.Text}
+	}
+	profile, err := h.svc.WriteProfileLines(c.Request().Context(), learnerID, own)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "profile": profile})
+}
+
 // consolidate queues a consolidation of the learner's memories: 202 with
 // the run, which the worker takes up within seconds.
 func (h *handler) consolidate(c echo.Context) error {
-	learnerID, err := mentor.ParseLearnerID(c.Param("id"))
-	if err != nil || learnerID == nil {
-		return mentor.Errorf(mentor.CodeInvalid, "learner id must be a uuid")
+	learnerID, err := learnerIDParam(c)
+	if err != nil {
+		return err
 	}
-	run, err := h.svc.Consolidate(c.Request().Context(), *learnerID)
+	run, err := h.svc.Consolidate(c.Request().Context(), learnerID)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -233,4 +234,55 @@ func TestConsolidationIsAskedForAndListed(t *testing.T) {
 	}
 	svc.Call(t, dana.Token, http.MethodPost, "/api/learners/not-a-uuid/consolidate", nil).WantError(http.StatusBadRequest, "learner id must be a uuid")
 	svc.Call(t, dana.Token, http.MethodGet, "/api/consolidations?limit=500", nil).WantError(http.StatusBadRequest, "limit must be between 1 and 100")
+}
+
+// A learner's profile is read as JSON or Markdown; a facilitator's own
+// lines are checked, kept, and queue a rebuild around them.
+func TestLearnerProfileIsReadAndWritten(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	dana, other := svc.NewUser(t), svc.NewUser(t)
+	max := svc.NewLearner(t, dana, "Max")
+
+	empty := svc.Call(t, dana.Token, http.MethodGet, "/api/learners/"+max+"/profile", nil).WantStatus(http.StatusOK)
+	if p := empty.Object("profile"); len(p["lines"].([]any)) != 0 || p["tokens"] != 0.0 || p["learner_name"] != "Max" {
+		t.Fatalf("a profile never built: %s", empty.Raw)
+	}
+
+	written := svc.Call(t, dana.Token, http.MethodPut, "/api/learners/"+max+"/profile", map[string]any{
+		"lines": []map[string]any{{"category": "goals", "text": "Read a chapter book alone by summer"}},
+	}).WantStatus(http.StatusOK)
+	lines := written.Object("profile")["lines"].([]any)
+	if len(lines) != 1 || lines[0].(map[string]any)["by_facilitator"] != true || written.Object("profile")["tokens"].(float64) <= 0 {
+		t.Fatalf("the profile with the facilitator's line: %s", written.Raw)
+	}
+	if runs := svc.Call(t, dana.Token, http.MethodGet, "/api/consolidations?learner_id="+max, nil).WantStatus(http.StatusOK); runs.Body["count"] != 1.0 {
+		t.Fatalf("writing lines queued no rebuild: %s", runs.Raw)
+	}
+
+	req, err := http.NewRequest(http.MethodGet, svc.URL+"/api/learners/"+max+"/profile?format=markdown", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+dana.Token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/markdown; charset=utf-8" ||
+		string(page) != "# Max\n\n## Goals and what is next\n\n- Read a chapter book alone by summer\n" {
+		t.Fatalf("the Markdown page: %d %q %q", res.StatusCode, res.Header.Get("Content-Type"), page)
+	}
+
+	svc.Call(t, dana.Token, http.MethodPut, "/api/learners/"+max+"/profile", map[string]any{
+		"lines": []map[string]any{{"category": "hobbies", "text": "Chess"}},
+	}).WantError(http.StatusBadRequest, "category must be one of who, strengths, struggles, goals, preferences, emotional")
+	svc.Call(t, dana.Token, http.MethodPut, "/api/learners/"+max+"/profile", map[string]any{}).
+		WantError(http.StatusBadRequest, "lines is required: a list of {category, text}, empty to remove yours")
+	svc.Call(t, dana.Token, http.MethodGet, "/api/learners/"+max+"/profile?format=pdf", nil).
+		WantError(http.StatusBadRequest, "format must be json or markdown")
+	svc.Call(t, other.Token, http.MethodGet, "/api/learners/"+max+"/profile", nil).WantError(http.StatusNotFound, "Learner not found")
+	svc.Call(t, other.Token, http.MethodPut, "/api/learners/"+max+"/profile", map[string]any{"lines": []any{}}).
+		WantError(http.StatusNotFound, "Learner not found")
 }

@@ -95,6 +95,8 @@ func NewServer(d Deps) *echo.Echo {
 	e.POST("/api/learners", h.createLearner, authed, admitted, write)
 	e.POST("/api/learners/:id/consolidate", h.consolidate, authed, admitted, write)
 	e.GET("/api/consolidations", h.listConsolidations, authed, admitted, read)
+	e.GET("/api/learners/:id/profile", h.learnerProfile, authed, admitted, read)
+	e.PUT("/api/learners/:id/profile", h.writeProfileLines, authed, admitted, write)
 	e.GET("/api/memories", h.listMemories, authed, admitted, read)
 	e.POST("/api/memories", h.addMemory, authed, admitted, write)
 	e.GET("/api/memories/context", h.memoryContext, authed, admitted, search)

@@ -352,8 +352,45 @@ type ConsolidationRun struct {
 	MemoriesOut *int           `json:"memories_out"`
 	Changes     map[string]int `json:"changes"`
 	ModelTokens int            `json:"model_tokens"`
-	Error       *string        `json:"error"`
-	CreatedAt   time.Time      `json:"created_at"`
+	// ProfileTokensBefore and After are the profile's size before and after.
+	ProfileTokensBefore *int      `json:"profile_tokens_before"`
+	ProfileTokensAfter  *int      `json:"profile_tokens_after"`
+	Error               *string   `json:"error"`
+	CreatedAt           time.Time `json:"created_at"`
+}
+
+// ConsolidationInput is what a run starts from: the learner's current
+// memories, their name, and their profile as it stands.
+type ConsolidationInput struct {
+	Memories    []LearnerMemory
+	LearnerName string
+	Profile     Profile
+}
+
+// Remaining are the memories of current that the plan leaves current.
+func (p ConsolidationPlan) Remaining(current []LearnerMemory) []LearnerMemory {
+	gone := map[string]bool{}
+	for _, m := range p.Merges {
+		for _, id := range m.Absorbed {
+			gone[id] = true
+		}
+	}
+	for _, s := range p.Supersessions {
+		gone[s.Old] = true
+	}
+	for _, e := range p.Expiries {
+		gone[e.ID] = true
+	}
+	for _, r := range p.Resolutions {
+		gone[r.ID] = true
+	}
+	var out []LearnerMemory
+	for _, m := range current {
+		if !gone[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // ConsolidationJob is a queued consolidation run of one learner.

@@ -200,6 +200,15 @@ func (f *fairStore) ListConsolidations(ctx context.Context, learnerID *string, l
 	return call(f, ctx, func() ([]ConsolidationRun, error) { return f.store.ListConsolidations(ctx, learnerID, limit) })
 }
 
+func (f *fairStore) Profile(ctx context.Context, learnerID string) (Profile, error) {
+	return call(f, ctx, func() (Profile, error) { return f.store.Profile(ctx, learnerID) })
+}
+
+func (f *fairStore) SaveProfile(ctx context.Context, p Profile) error {
+	_, err := call(f, ctx, func() (struct{}, error) { return struct{}{}, f.store.SaveProfile(ctx, p) })
+	return err
+}
+
 func (f *fairStore) ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error) {
 	return call(f, ctx, func() ([]LearnerMemory, error) { return f.store.ListMemories(ctx, q) })
 }

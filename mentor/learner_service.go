@@ -3,6 +3,8 @@ package mentor
 import (
 	"context"
 	"time"
+
+	"mentormemory/tokens"
 )
 
 // embedBudget bounds the embedding call of a request; past it, the request
@@ -82,6 +84,29 @@ func (s *Service) Consolidations(ctx context.Context, learnerID *string, limit i
 		return nil, err
 	}
 	return s.store.ListConsolidations(ctx, learnerID, limit)
+}
+
+// Profile is the learner's profile as the last consolidation built it.
+func (s *Service) Profile(ctx context.Context, learnerID string) (Profile, error) {
+	return s.store.Profile(ctx, learnerID)
+}
+
+// WriteProfileLines replaces the facilitator's own lines of the learner's
+// profile, which every rebuild keeps, and queues a consolidation that
+// rebuilds the rest around them. It returns the profile with the new lines.
+func (s *Service) WriteProfileLines(ctx context.Context, learnerID string, own []ProfileLine) (Profile, error) {
+	p, err := s.store.Profile(ctx, learnerID)
+	if err != nil {
+		return p, err
+	}
+	if p, err = p.WithOwnLines(own, tokens.Count, time.Now()); err != nil {
+		return p, err
+	}
+	if err := s.store.SaveProfile(ctx, p); err != nil {
+		return p, err
+	}
+	_, err = s.Consolidate(ctx, learnerID)
+	return p, err
 }
 
 func (s *Service) ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error) {

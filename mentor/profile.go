@@ -37,9 +37,10 @@ var ProfileCategories = []struct{ Key, Heading string }{
 // Profile is what the mentor believes about a learner as a whole, in lines
 // a facilitator reads at a glance, each standing on the memories it names.
 type Profile struct {
-	LearnerID string        `json:"learner_id"`
-	Lines     []ProfileLine `json:"lines"`
-	Tokens    int           `json:"tokens"`
+	LearnerID   string        `json:"learner_id"`
+	LearnerName string        `json:"learner_name"`
+	Lines       []ProfileLine `json:"lines"`
+	Tokens      int           `json:"tokens"`
 	// Dropped are the memories left out to keep within the budget, and why.
 	Dropped   []DroppedLine `json:"dropped"`
 	UpdatedAt time.Time     `json:"updated_at"`
@@ -82,8 +83,8 @@ type TokenCounter func(text string) int
 // leaves: when they alone are over budget, those of a category are
 // gathered into one line naming their topics, still standing on each.
 func BuildProfile(learnerID, name string, current []LearnerMemory, own []ProfileLine, budget int, count TokenCounter, now time.Time) Profile {
-	p := Profile{LearnerID: learnerID, UpdatedAt: now, Dropped: []DroppedLine{}}
-	var lines []ProfileLine
+	p := Profile{LearnerID: learnerID, LearnerName: name, UpdatedAt: now, Dropped: []DroppedLine{}}
+	lines := []ProfileLine{}
 	for _, l := range own {
 		l.ByFacilitator, l.protected = true, true
 		lines = append(lines, l)
@@ -294,4 +295,62 @@ func RenderProfileMarkdown(name string, lines []ProfileLine) string {
 		}
 	}
 	return b.String()
+}
+
+// OwnLines are the lines of a profile a facilitator wrote.
+func (p Profile) OwnLines() []ProfileLine {
+	own := []ProfileLine{}
+	for _, l := range p.Lines {
+		if l.ByFacilitator {
+			own = append(own, ProfileLine{Category: l.Category, Text: l.Text, MemoryIDs: []string{}, ByFacilitator: true})
+		}
+	}
+	return own
+}
+
+// Markdown is the profile as a readable page.
+func (p Profile) Markdown() string { return RenderProfileMarkdown(p.LearnerName, p.Lines) }
+
+// Limits on the lines a facilitator writes: a few short lines, within half
+// the profile's budget, so the memories keep room.
+const (
+	MaxOwnProfileLines     = 20
+	MaxOwnProfileLineChars = 300
+	MaxOwnProfileTokens    = ProfileTokenBudget / 2
+)
+
+// WithOwnLines is the profile with the facilitator's lines replaced by own
+// (checked and cleaned), counted again. The lines built from memories stay
+// until the next consolidation rebuilds them within the budget.
+func (p Profile) WithOwnLines(own []ProfileLine, count TokenCounter, now time.Time) (Profile, error) {
+	if len(own) > MaxOwnProfileLines {
+		return p, Errorf(CodeInvalid, "at most %d lines of your own", MaxOwnProfileLines)
+	}
+	known := map[string]bool{}
+	for _, c := range ProfileCategories {
+		known[c.Key] = true
+	}
+	var lines []ProfileLine
+	for _, l := range own {
+		if !known[l.Category] {
+			return p, Errorf(CodeInvalid, "category must be one of who, strengths, struggles, goals, preferences, emotional")
+		}
+		text, err := requiredText(l.Text, "Line", MaxOwnProfileLineChars)
+		if err != nil {
+			return p, err
+		}
+		lines = append(lines, ProfileLine{Category: l.Category, Text: text, MemoryIDs: []string{}, ByFacilitator: true, protected: true})
+	}
+	if n := count(RenderProfileMarkdown(p.LearnerName, lines)); n > MaxOwnProfileTokens {
+		return p, Errorf(CodeInvalid, "your lines take %d tokens; they may take at most %d, half the profile", n, MaxOwnProfileTokens)
+	}
+	for _, l := range p.Lines {
+		if !l.ByFacilitator {
+			lines = append(lines, l)
+		}
+	}
+	sortLines(lines)
+	p.Lines, p.UpdatedAt = lines, now
+	p.Tokens = count(p.Markdown())
+	return p, nil
 }

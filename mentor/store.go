@@ -50,6 +50,9 @@ type Store interface {
 	// ListConsolidations lists runs newest first: one learner's, or with
 	// nil every learner's.
 	ListConsolidations(ctx context.Context, learnerID *string, limit int) ([]ConsolidationRun, error)
+	// Profile reads the learner's profile; one never built has no lines.
+	Profile(ctx context.Context, learnerID string) (Profile, error)
+	SaveProfile(ctx context.Context, p Profile) error
 	ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error)
 	Recall(ctx context.Context, q RecallQuery) (Recall, error)
 	// LiveSession describes the conversation's live session; the zero state

@@ -33,6 +33,7 @@ var memoryTables = []string{
 	"learner_memories",
 	"memory_history",
 	"consolidation_runs",
+	"learner_profiles",
 	"mentor_sessions",
 	"session_openings",
 	"memory_jobs",
@@ -380,6 +381,8 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 			values ($1::uuid, $2::uuid, 'extract', 'turns:1-2')`, f.id, f.learner)
 		apptest.Exec(t, tx, `insert into public.consolidation_runs (facilitator_id, learner_id, trigger)
 			values ($1::uuid, $2::uuid, 'on_demand')`, f.id, f.learner)
+		apptest.Exec(t, tx, `insert into public.learner_profiles (facilitator_id, learner_id, lines, tokens)
+			values ($1::uuid, $2::uuid, '[{"category": "who", "text": "Likes pizza"}]', 8)`, f.id, f.learner)
 		apptest.Exec(t, tx, `select public.use_quota('turns/day', 2, null)`)
 	})
 	// Only the archiving triggers write the archive; the row stands for one

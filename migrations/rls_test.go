@@ -62,6 +62,9 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			// The facilitator's own learner, when the caller may see it.
 			insert: `insert into public.consolidation_runs (facilitator_id, learner_id, trigger, status) values ($1::uuid,
 				coalesce((select id from public.learners where facilitator_id = $1::uuid limit 1), gen_random_uuid()), 'on_demand', 'done')`},
+		{table: "learner_profiles", set: "tokens = 0", deleteDenied: true,
+			insert: `insert into public.learner_profiles (facilitator_id, learner_id) values ($1::uuid,
+				coalesce((select id from public.learners where facilitator_id = $1::uuid limit 1), gen_random_uuid()))`},
 		{table: "mentor_sessions", ownInsert: true, set: "last_message = 'Hijacked'", deleteDenied: true,
 			insert: `insert into public.mentor_sessions (facilitator_id) values ($1::uuid)`},
 		{table: "session_openings", set: "opening = '{}'", deleteDenied: true,

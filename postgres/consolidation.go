@@ -19,13 +19,14 @@ const consolidationInputLimit = 2000
 
 const consolidationRunColumns = `id::text, learner_id::text, trigger, status, consolidator, started_at, finished_at,
 	(extract(epoch from finished_at - started_at) * 1000)::bigint, memories_in, memories_out, changes, model_tokens,
-	error, created_at`
+	profile_tokens_before, profile_tokens_after, error, created_at`
 
 func scanRun(row pgx.Row) (mentor.ConsolidationRun, error) {
 	var r mentor.ConsolidationRun
 	var changes []byte
 	if err := row.Scan(&r.ID, &r.LearnerID, &r.Trigger, &r.Status, &r.Consolidator, &r.StartedAt, &r.FinishedAt,
-		&r.DurationMS, &r.MemoriesIn, &r.MemoriesOut, &changes, &r.ModelTokens, &r.Error, &r.CreatedAt); err != nil {
+		&r.DurationMS, &r.MemoriesIn, &r.MemoriesOut, &changes, &r.ModelTokens, &r.ProfileTokensBefore, &r.ProfileTokensAfter,
+		&r.Error, &r.CreatedAt); err != nil {
 		return r, err
 	}
 	return r, json.Unmarshal(changes, &r.Changes)
@@ -117,10 +118,11 @@ func (s *Store) ClaimConsolidation(ctx context.Context) (*mentor.ConsolidationJo
 }
 
 // StartConsolidation marks the job's run as running, planned by
-// consolidator, and reads the learner's current memories, as the job's
-// facilitator. A run that is gone (its learner deleted) is not found.
-func (s *Store) StartConsolidation(ctx context.Context, job mentor.ConsolidationJob, consolidator string) ([]mentor.LearnerMemory, error) {
-	var memories []mentor.LearnerMemory
+// consolidator, and reads, as the job's facilitator, what the run starts
+// from: the learner's current memories, name and profile. A run that is
+// gone (its learner deleted) is not found.
+func (s *Store) StartConsolidation(ctx context.Context, job mentor.ConsolidationJob, consolidator string) (mentor.ConsolidationInput, error) {
+	var in mentor.ConsolidationInput
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		tag, err := tx.Exec(ctx, `update public.consolidation_runs
 			set status = 'running', started_at = now(), consolidator = $3, error = null
@@ -132,16 +134,22 @@ func (s *Store) StartConsolidation(ctx context.Context, job mentor.Consolidation
 		if tag.RowsAffected() == 0 {
 			return mentor.Errorf(mentor.CodeNotFound, "Consolidation run not found")
 		}
+		if in.LearnerName, err = requireLearner(ctx, tx, me, job.LearnerID); err != nil {
+			return err
+		}
+		if in.Profile, err = readProfile(ctx, tx, me, *job.LearnerID, in.LearnerName); err != nil {
+			return err
+		}
 		rows, err := tx.Query(ctx, `select `+memoryColumns+` from public.learner_memories
 			where facilitator_id = $1::uuid and learner_id = $2::uuid and status = 'current'
 			order by created_at, id limit $3`, me, *job.LearnerID, consolidationInputLimit)
 		if err != nil {
 			return err
 		}
-		memories, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (mentor.LearnerMemory, error) { return scanMemory(row) })
+		in.Memories, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (mentor.LearnerMemory, error) { return scanMemory(row) })
 		return err
 	})
-	return memories, err
+	return in, err
 }
 
 // CompleteConsolidation applies the plan to the learner's memories, each
@@ -149,7 +157,8 @@ func (s *Store) StartConsolidation(ctx context.Context, job mentor.Consolidation
 // all in one transaction: a run whose worker lost its lease applies
 // nothing (mentor.ErrLeaseLost). A change whose memory is no longer
 // current (a person changed it meanwhile) is left out.
-func (s *Store) CompleteConsolidation(ctx context.Context, job mentor.ConsolidationJob, plan mentor.ConsolidationPlan, memoriesIn int) error {
+func (s *Store) CompleteConsolidation(ctx context.Context, job mentor.ConsolidationJob, plan mentor.ConsolidationPlan,
+	memoriesIn int, profile mentor.Profile) error {
 	return s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		learner := *job.LearnerID
 		if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtextextended($1 || $2, 0))`, me, learner); err != nil {
@@ -163,12 +172,16 @@ func (s *Store) CompleteConsolidation(ctx context.Context, job mentor.Consolidat
 		if err != nil {
 			return err
 		}
+		before, err := saveProfile(ctx, tx, me, profile)
+		if err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `update public.consolidation_runs set status = 'done', finished_at = now(),
-				memories_in = $3, changes = $4::jsonb,
+				memories_in = $3, changes = $4::jsonb, profile_tokens_before = $6, profile_tokens_after = $7,
 				memories_out = (select count(*) from public.learner_memories
 					where facilitator_id = $1::uuid and learner_id = $5::uuid and status = 'current')
 			where facilitator_id = $1::uuid and id = $2::uuid`,
-			me, job.RunID, memoriesIn, string(changes), learner); err != nil {
+			me, job.RunID, memoriesIn, string(changes), learner, before, profile.Tokens); err != nil {
 			return err
 		}
 		return markJobDone(ctx, tx, job.Job)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mentormemory/mentor"
+	"mentormemory/tokens"
 )
 
 // Defaults of consolidation.
@@ -23,8 +24,8 @@ const (
 // ConsolidationStore is what consolidation needs of the database.
 type ConsolidationStore interface {
 	ClaimConsolidation(ctx context.Context) (*mentor.ConsolidationJob, error)
-	StartConsolidation(ctx context.Context, job mentor.ConsolidationJob, consolidator string) ([]mentor.LearnerMemory, error)
-	CompleteConsolidation(ctx context.Context, job mentor.ConsolidationJob, plan mentor.ConsolidationPlan, memoriesIn int) error
+	StartConsolidation(ctx context.Context, job mentor.ConsolidationJob, consolidator string) (mentor.ConsolidationInput, error)
+	CompleteConsolidation(ctx context.Context, job mentor.ConsolidationJob, plan mentor.ConsolidationPlan, memoriesIn int, profile mentor.Profile) error
 	FailConsolidation(ctx context.Context, job mentor.ConsolidationJob, cause error, retried bool) error
 	QueueNightlyConsolidations(ctx context.Context, batch int) (int, error)
 }
@@ -62,26 +63,31 @@ func (w *Worker) RunConsolidationOnce(ctx context.Context) (bool, error) {
 }
 
 // consolidate plans the run from the learner's current memories, checks the
-// plan against them, and applies it with the run's record in one
-// transaction: a run killed or that lost its lease applies nothing.
+// plan against them, rebuilds the profile from what the plan leaves, and
+// applies both with the run's record in one transaction: a run killed or
+// that lost its lease applies nothing.
 func (w *Worker) consolidate(ctx context.Context, job mentor.ConsolidationJob) error {
 	ctx, cancel := context.WithTimeout(ctx, w.cfg.JobTimeout)
 	defer cancel()
-	current, err := w.store.StartConsolidation(ctx, job, w.cfg.Consolidator.Name())
+	in, err := w.store.StartConsolidation(ctx, job, w.cfg.Consolidator.Name())
 	if err != nil {
 		return err
 	}
-	plan, err := w.cfg.Consolidator.Plan(ctx, current, time.Now())
+	now := w.cfg.Now()
+	plan, err := w.cfg.Consolidator.Plan(ctx, in.Memories, now)
 	if err != nil {
 		return err
 	}
-	if err := plan.Validate(current); err != nil {
+	if err := plan.Validate(in.Memories); err != nil {
 		return fmt.Errorf("the consolidation plan was refused: %w", err)
 	}
-	if err := w.store.CompleteConsolidation(ctx, job, plan, len(current)); err != nil {
+	profile := mentor.BuildProfile(*job.LearnerID, in.LearnerName, plan.Remaining(in.Memories), in.Profile.OwnLines(),
+		mentor.ProfileTokenBudget, tokens.Count, now)
+	if err := w.store.CompleteConsolidation(ctx, job, plan, len(in.Memories), profile); err != nil {
 		return err
 	}
-	w.log.Info("memories consolidated", "job", job.ID, "memories", len(current), "changes", plan.Counts())
+	w.log.Info("memories consolidated", "job", job.ID, "memories", len(in.Memories), "changes", plan.Counts(),
+		"profile_tokens", profile.Tokens)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package worker_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -83,6 +84,23 @@ func TestConsolidationKeepsMemoryTrueAndLeavesAnAuditTrail(t *testing.T) {
 		r.FinishedAt == nil || r.DurationMS == nil || *r.MemoriesIn != 4 || *r.MemoriesOut != 2 ||
 		r.Changes["expired"] != 1 || r.Changes["resolved"] != 1 || r.Changes["merged"] != 0 || r.Error != nil {
 		t.Fatalf("the run as recorded: %+v", r)
+	}
+
+	if r.ProfileTokensBefore != nil || r.ProfileTokensAfter == nil || *r.ProfileTokensAfter == 0 {
+		t.Fatalf("the profile's size as recorded: before %v, after %v", r.ProfileTokensBefore, r.ProfileTokensAfter)
+	}
+	// The profile stands on what is current: the breakthrough and the dog,
+	// not the expired test nor the settled struggle.
+	profile, err := e.svc.Profile(e.ctx, *e.alex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var on []string
+	for _, l := range profile.Lines {
+		on = append(on, l.MemoryIDs...)
+	}
+	if len(on) != 2 || !slices.Contains(on, connected) || !slices.Contains(on, dog) || profile.Tokens != *r.ProfileTokensAfter {
+		t.Fatalf("the profile after the run: %+v", profile)
 	}
 
 	history, err := e.svc.MemoryHistory(e.ctx, confused)
@@ -173,16 +191,16 @@ func TestConsolidationThatLostItsLeaseAppliesNothing(t *testing.T) {
 	if err != nil || job == nil {
 		t.Fatalf("claim: %+v %v", job, err)
 	}
-	current, err := e.store.StartConsolidation(e.ctx, *job, "offline")
+	in, err := e.store.StartConsolidation(e.ctx, *job, "offline")
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := mentor.ConsolidateOffline(current, time.Now())
+	plan := mentor.ConsolidateOffline(in.Memories, time.Now())
 	if len(plan.Expiries) != 1 {
 		t.Fatalf("plan %+v", plan)
 	}
 	e.exec(`update memory_jobs set lease_token = gen_random_uuid() where id = $1`, job.ID)
-	if err := e.store.CompleteConsolidation(e.ctx, *job, plan, len(current)); !errors.Is(err, mentor.ErrLeaseLost) {
+	if err := e.store.CompleteConsolidation(e.ctx, *job, plan, len(in.Memories), in.Profile); !errors.Is(err, mentor.ErrLeaseLost) {
 		t.Fatalf("completing without the lease: %v, want it lost", err)
 	}
 	if e.statusOf(test) != mentor.StatusCurrent || e.count(`select count(*) from memory_history where actor = 'consolidation'`) != 0 {
@@ -212,6 +230,9 @@ func TestConsolidationIsQueuedBySessionsEndAndNightly(t *testing.T) {
 	}
 	e.exec(`update memory_jobs set run_after = now() where kind = 'consolidate'`)
 	e.worker.RunConsolidationOnce(context.Background())
+	if runs := e.consolidations(); runs[0].Status != "done" {
+		t.Fatalf("the session's run: %+v", runs[0])
+	}
 
 	// Nightly: nothing new since the run, nothing queued.
 	if n, err := e.worker.QueueNightlyConsolidations(context.Background()); err != nil || n != 0 {

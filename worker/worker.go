@@ -51,10 +51,13 @@ type Config struct {
 	// (mentor.OfflineConsolidator).
 	Consolidator       mentor.Consolidator
 	ConsolidationSweep time.Duration // how often to queue the nightly runs due
-	Poll               time.Duration // how often to look for due jobs when not woken
-	IdleSweep          time.Duration // how often to end idle sessions
-	MaxAttempts        int           // attempts before a job is marked failed
-	JobTimeout         time.Duration // bound on one job's model calls
+	// Now is the time consolidation plans at: time.Now, unless a
+	// simulation runs on its own clock.
+	Now         func() time.Time
+	Poll        time.Duration // how often to look for due jobs when not woken
+	IdleSweep   time.Duration // how often to end idle sessions
+	MaxAttempts int           // attempts before a job is marked failed
+	JobTimeout  time.Duration // bound on one job's model calls
 	// Concurrency is how many jobs run at once. A job waits on the model
 	// most of its time and holds no database connection meanwhile, so one
 	// at a time would fall behind a single busy hour of exchanges.
@@ -89,6 +92,9 @@ func New(store Store, cfg Config, log *slog.Logger) *Worker {
 	}
 	if cfg.ConsolidationSweep <= 0 {
 		cfg.ConsolidationSweep = DefaultConsolidationSweep
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	return &Worker{store: store, cfg: cfg, log: log, wake: make(chan struct{}, 1)}
 }

@@ -1,0 +1,38 @@
+-- One profile per learner: what the mentor believes about the learner as a
+-- whole, rebuilt by each consolidation run from the current memories, in
+-- lines that name the memories they stand on (mentor.BuildProfile). The
+-- lines a facilitator wrote are kept apart and always carried over.
+create table public.learner_profiles (
+  facilitator_id uuid not null references auth.users (id) on delete cascade,
+  learner_id uuid not null,
+  -- Every line as shown: [{category, text, memory_ids, by_facilitator}].
+  lines jsonb not null default '[]' check (jsonb_typeof(lines) = 'array'),
+  -- The facilitator's own lines: [{category, text}].
+  own_lines jsonb not null default '[]' check (jsonb_typeof(own_lines) = 'array' and jsonb_array_length(own_lines) <= 20),
+  tokens integer not null default 0 check (tokens between 0 and 2000),
+  -- What the last build left out for the budget: [{memory_ids, text, reason}].
+  dropped jsonb not null default '[]' check (jsonb_typeof(dropped) = 'array'),
+  updated_at timestamptz not null default now(),
+  primary key (facilitator_id, learner_id),
+  foreign key (facilitator_id, learner_id)
+    references public.learners (facilitator_id, id) on delete cascade
+);
+
+alter table public.learner_profiles enable row level security;
+
+revoke all on public.learner_profiles from anon;
+revoke insert, update, delete, truncate, trigger, references on public.learner_profiles from authenticated;
+grant select on public.learner_profiles to authenticated;
+grant insert, update on public.learner_profiles to memory_service;
+
+create policy learner_profiles_select on public.learner_profiles for select to authenticated
+  using ((select auth.uid()) = facilitator_id);
+create policy learner_profiles_insert on public.learner_profiles for insert to memory_service
+  with check ((select auth.uid()) = facilitator_id);
+create policy learner_profiles_update on public.learner_profiles for update to memory_service
+  using ((select auth.uid()) = facilitator_id) with check ((select auth.uid()) = facilitator_id);
+
+-- The audit trail says how the profile's size moved.
+alter table public.consolidation_runs
+  add column profile_tokens_before integer check (profile_tokens_before >= 0),
+  add column profile_tokens_after integer check (profile_tokens_after >= 0);
