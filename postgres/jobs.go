@@ -152,18 +152,23 @@ func (s *Store) leaseJob(ctx context.Context) (*mentor.ExtractionJob, []byte, er
 }
 
 // ExtractionInput reads, as the job's facilitator, the exchange to learn
-// from, the learner's name and what is already known about the learner.
+// from, the learner's name and the other learners', and what is already
+// known about the learner.
 func (s *Store) ExtractionInput(ctx context.Context, job mentor.ExtractionJob) (mentor.ExtractionRequest, error) {
 	var req mentor.ExtractionRequest
 	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
 		b.Queue(`select coalesce((select name from public.learners where facilitator_id = $1::uuid and id = $2::uuid), '')`,
 			me, job.LearnerID)
+		b.Queue(otherLearnerNamesSQL, me, learnerKey(job.LearnerID))
 		b.Queue(`select role, content, coalesce(client_turn_id, ''), created_at from public.conversation_turns
 			where `+exchangeTurns+` order by id`, me, learnerKey(job.LearnerID), job.FromTurnID, job.ThroughTurnID)
 		b.Queue(`select `+memoryColumns+` from public.learner_memories where `+sameConversation+`
 			order by importance desc, last_seen_at desc limit $3`, me, learnerKey(job.LearnerID), extractionKnown)
 	}, func(br pgx.BatchResults) error {
 		if err := br.QueryRow().Scan(&req.LearnerName); err != nil {
+			return err
+		}
+		if err := br.QueryRow().Scan(&req.OtherNames); err != nil {
 			return err
 		}
 		var err error
