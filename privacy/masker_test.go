@@ -57,6 +57,19 @@ func TestNamesMatchWholeWordsAndTheirCapital(t *testing.T) {
 	})
 }
 
+// A first name alone is the whole name's person, unless it could be
+// someone else's; the reply names them in full.
+func TestFirstNamesStandForTheirWholeName(t *testing.T) {
+	m := privacy.NewMasker(privacy.Names{Learner: "Alex Rivera", Others: []string{"Mary Smith", "Mary Jones", "Sam"}})
+	masked := m.Mask("Alex met Mary Smith and Sam; Mary was late, Mrs Rivera too. ALEX RIVERA smiled.")
+	if want := "[LEARNER] met [PERSON_1] and [PERSON_2]; Mary was late, Mrs Rivera too. [LEARNER] smiled."; masked != want {
+		t.Errorf("masked %q, want %q", masked, want)
+	}
+	if got, want := m.Restore("[LEARNER] likes [PERSON_1]."), "Alex Rivera likes Mary Smith."; got != want {
+		t.Errorf("Restore = %q, want %q", got, want)
+	}
+}
+
 func TestMaskHidesEmailAddresses(t *testing.T) {
 	maskEach(t, family, map[string]string{
 		"Write to dana.parent+school@example.co.uk today.": "Write to [EMAIL_1] today.",

@@ -21,6 +21,11 @@ const minNameRunes = 2
 // that "max speed" or "will" keeps its meaning; one saved as "emma" is
 // found as "emma" and "Emma". Its words may be apart by any run of white
 // space.
+//
+// A learner saved as "Alex Rivera" is mostly called "Alex": the first word
+// of a name is found too, as the same person, unless it is another known
+// name or the first word of one as well, and the prompt could not tell whom
+// it means. A last name alone ("Mrs Rivera") is not found.
 type names struct {
 	// byInitial holds the names by their first letter in lower case, the
 	// longest first, so that "Mary Ann" is tried before "Mary".
@@ -28,31 +33,55 @@ type names struct {
 }
 
 type knownName struct {
-	value string // as the facilitator wrote it, white space collapsed
-	kind  kind
+	// written is what is looked for: the name as the facilitator wrote it,
+	// white space collapsed, or its first word.
+	written string
+	// name is the whole name, which the placeholder stands for.
+	name string
+	kind kind
 }
 
 func newNames(n Names) names {
-	byInitial := map[rune][]knownName{}
-	seen := map[string]bool{}
-	add := func(name string, k kind) {
-		name = strings.Join(strings.Fields(name), " ")
-		folded := strings.ToLower(name)
-		if utf8.RuneCountInString(name) < minNameRunes || seen[folded] {
+	var all []knownName
+	taken := map[string]bool{}
+	add := func(written, name string, k kind) {
+		folded := strings.ToLower(written)
+		if utf8.RuneCountInString(written) < minNameRunes || taken[folded] {
 			return
 		}
-		seen[folded] = true
-		initial, _ := utf8.DecodeRuneInString(folded)
-		byInitial[initial] = append(byInitial[initial], knownName{value: name, kind: k})
+		taken[folded] = true
+		all = append(all, knownName{written: written, name: name, kind: k})
+	}
+	addWhole := func(name string, k kind) {
+		name = strings.Join(strings.Fields(name), " ")
+		add(name, name, k)
 	}
 	// The learner first: another learner of the same name is the learner
 	// as far as the prompt can tell.
-	add(n.Learner, learner)
+	addWhole(n.Learner, learner)
 	for _, other := range n.Others {
-		add(other, person)
+		addWhole(other, person)
+	}
+	byFirstWord := map[string][]knownName{}
+	for _, whole := range all {
+		if first, _, ok := strings.Cut(whole.name, " "); ok {
+			byFirstWord[strings.ToLower(first)] = append(byFirstWord[strings.ToLower(first)], whole)
+		}
+	}
+	for _, whole := range slices.Clone(all) {
+		first, _, ok := strings.Cut(whole.name, " ")
+		if ok && len(byFirstWord[strings.ToLower(first)]) == 1 {
+			add(first, whole.name, whole.kind)
+		}
+	}
+
+	byInitial := map[rune][]knownName{}
+	for _, name := range all {
+		initial, _ := utf8.DecodeRuneInString(strings.ToLower(name.written))
+		byInitial[initial] = append(byInitial[initial], name)
 	}
 	for _, list := range byInitial {
-		slices.SortStableFunc(list, func(a, b knownName) int { return cmp.Compare(len(b.value), len(a.value)) })
+		slices.SortStableFunc(list, func(a, b knownName) int { return cmp.Compare(len(b.written), len(a.written)) })
 	}
 	return names{byInitial: byInitial}
 }
@@ -85,7 +114,7 @@ func (n names) find(text string) []found {
 func (n names) at(text string, i int, r rune) (found, bool) {
 	for _, name := range n.byInitial[unicode.ToLower(r)] {
 		if end, ok := name.matchAt(text, i); ok && !isWordRune(runeAt(text, end)) {
-			return found{start: i, end: end, kind: name.kind, key: strings.ToLower(name.value), value: name.value}, true
+			return found{start: i, end: end, kind: name.kind, key: strings.ToLower(name.name), value: name.name}, true
 		}
 	}
 	return found{}, false
@@ -95,7 +124,7 @@ func (n names) at(text string, i int, r rune) (found, bool) {
 // form that counts (see names).
 func (name knownName) matchAt(text string, i int) (int, bool) {
 	wordStart := true
-	for _, want := range name.value {
+	for _, want := range name.written {
 		got, size := utf8.DecodeRuneInString(text[i:])
 		switch {
 		case want == ' ':
