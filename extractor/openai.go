@@ -8,6 +8,7 @@ import (
 
 	"mentormemory/llm"
 	"mentormemory/mentor"
+	"mentormemory/privacy"
 )
 
 // Config configures NewOpenAI.
@@ -43,13 +44,18 @@ func (*OpenAI) Name() string { return "openai" }
 // Extract implements mentor.Extractor. It returns the memories with Type,
 // Content, Importance, Confidence and Metadata set and checked by
 // mentor.ValidateNewMemory; see parseReply for what a reply may get wrong.
+// The model never sees the names in req or a contact detail in its text,
+// only their placeholders (see package privacy).
 // Every failure is a *mentor.Error with code CodeUpstream that wraps the
 // cause, and comes with no memories.
 func (e *OpenAI) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]mentor.NewMemory, error) {
 	if len(req.Turns) == 0 {
 		return nil, nil
 	}
-	choices, err := e.chat.Ask(ctx, llm.Prompt{System: systemPrompt(), User: userPrompt(req), Format: responseFormat()})
+	// The model provider is shown placeholders for the names the service
+	// knows and for contact details; the memories get the real ones back.
+	masker := privacy.NewMasker(privacy.Names{Learner: req.LearnerName, Others: req.OtherNames})
+	choices, err := e.chat.Ask(ctx, llm.Prompt{System: systemPrompt(), User: userPrompt(maskRequest(masker, req)), Format: responseFormat()})
 	if err != nil {
 		return nil, upstream(err)
 	}
@@ -70,7 +76,7 @@ func (e *OpenAI) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]m
 	if content == "" {
 		return nil, upstream(fmt.Errorf("%w: empty reply", ErrMalformed))
 	}
-	p, err := parseReply(content)
+	p, err := parseReply(content, masker.Restore)
 	if err != nil {
 		return nil, upstream(err)
 	}

@@ -207,7 +207,8 @@ func TestOpenAINoTurnsMakesNoCall(t *testing.T) {
 }
 
 // The user message carries the learner, the known memories with their types
-// and the exchange, each piece of data inside its fence.
+// and the exchange, each piece of data inside its fence, and the learner
+// named by a placeholder.
 func TestOpenAIPromptCarriesExchangeKnownAndLearner(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
 	known := []mentor.LearnerMemory{
@@ -218,13 +219,14 @@ func TestOpenAIPromptCarriesExchangeKnownAndLearner(t *testing.T) {
 		t.Fatalf("Extract: %v", err)
 	}
 	user := f.Calls()[0].Body.First("user")
-	if !strings.Contains(user, `"Alex Rivera"`) {
-		t.Errorf("user message does not name the learner:\n%s", user)
+	if !strings.Contains(user, `the learner named "[LEARNER]"`) || strings.Contains(user, "Alex") {
+		t.Errorf("user message does not name the learner by the placeholder alone:\n%s", user)
 	}
-	assertInside(t, user, "<exchange>", "</exchange>", exchange[0].Content, exchange[1].Content)
+	assertInside(t, user, "<exchange>", "</exchange>",
+		"[LEARNER] cried over long division again tonight. At least Max, our dog, cheered him up.", exchange[1].Content)
 	assertInside(t, user, "<known_memories>", "</known_memories>",
-		`<memory type="preference">KNOWN-1: Alex prefers short explanations.</memory>`,
-		`<memory type="context">KNOWN-2: Alex's mother wants to revisit fractions.</memory>`)
+		`<memory type="preference">KNOWN-1: [LEARNER] prefers short explanations.</memory>`,
+		`<memory type="context">KNOWN-2: [LEARNER]'s mother wants to revisit fractions.</memory>`)
 	if !strings.Contains(user, `<turn speaker="person">`) || !strings.Contains(user, `<turn speaker="mentor">`) {
 		t.Errorf("turns are not labelled person and mentor:\n%s", user)
 	}
