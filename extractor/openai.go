@@ -11,16 +11,6 @@ import (
 	"mentormemory/privacy"
 )
 
-// Config configures NewOpenAI.
-type Config struct {
-	// The model must support structured outputs; by default
-	// llm.DefaultChatModel.
-	llm.Config
-	// Logger, when set, hears of memories dropped from a reply: how many and
-	// why, never their text.
-	Logger *slog.Logger
-}
-
 // OpenAI is the model-backed extractor. It is safe for concurrent use.
 type OpenAI struct {
 	chat   llm.Chat
@@ -28,12 +18,11 @@ type OpenAI struct {
 }
 
 // NewOpenAI returns the model-backed extractor. Name() returns "openai".
-func NewOpenAI(cfg Config) *OpenAI {
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	return &OpenAI{chat: llm.NewBackgroundChat(cfg.Config), logger: logger}
+// The model must support structured outputs; by default
+// llm.DefaultChatModel. cfg's logger hears of memories dropped from a
+// reply: how many and why, never their text.
+func NewOpenAI(cfg llm.Config) *OpenAI {
+	return &OpenAI{chat: llm.NewBackgroundChat(cfg), logger: llm.LoggerOf(cfg)}
 }
 
 var _ mentor.Extractor = (*OpenAI)(nil)

@@ -3,7 +3,6 @@ package worker_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -54,17 +53,19 @@ func echoPlaceholders(req llmtest.ChatRequest) http.HandlerFunc {
 
 // Two exchanges go through the model summarizer and the extraction job, so
 // that the second round's prompts also hold what the first round stored:
-// the summary and a known memory. No request the model received holds a
-// planted detail; the summary and the memories stored hold them all.
+// the summary and a known memory. No request the model received, and no
+// log line, holds a planted detail; the summary and the memories stored
+// hold them all.
 func TestTheModelIsSentPlaceholdersAndWhatIsStoredHasTheRealValues(t *testing.T) {
 	e := newEnv(t, worker.Config{})
 	learner := apptest.NewLearner(t, e.pool, e.facilitator, plantedLearner)
 	apptest.NewLearner(t, e.pool, e.facilitator, plantedOther)
 	model := llmtest.NewScriptedChat(t, func(_ int, req llmtest.ChatRequest) http.HandlerFunc { return echoPlaceholders(req) })
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg := llmtest.Config(model.URL, llm.Config{Timeout: 5 * time.Second})
+	logs := &apptest.Logs{}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg := llmtest.Config(model.URL, llm.Config{Timeout: 5 * time.Second, Logger: log})
 	svc := mentor.NewService(e.store, summarizer.NewOpenAI(cfg), log)
-	w := worker.New(e.store, worker.Config{Extractor: extractor.NewOpenAI(extractor.Config{Config: cfg})}, log)
+	w := worker.New(e.store, worker.Config{Extractor: extractor.NewOpenAI(cfg)}, log)
 
 	for _, exchange := range [][]mentor.Turn{
 		apptest.Exchange("Ottoline fell out with Ignatius at recess. Write to me at "+plantedEmail+
@@ -85,10 +86,18 @@ func TestTheModelIsSentPlaceholdersAndWhatIsStoredHasTheRealValues(t *testing.T)
 		t.Fatalf("the model was asked %d times, want 2 summaries and 2 extractions", len(calls))
 	}
 	planted := []string{plantedLearner, "Ignatius", "Brown", plantedEmail, "867-5309"}
+	leaks := func(text string) []string {
+		return slices.DeleteFunc(slices.Clone(planted), func(v string) bool { return !strings.Contains(text, v) })
+	}
 	for i, c := range calls {
-		if leaked := slices.DeleteFunc(slices.Clone(planted), func(v string) bool { return !strings.Contains(c.Raw, v) }); len(leaked) > 0 {
+		if leaked := leaks(c.Raw); len(leaked) > 0 {
 			t.Errorf("request %d to the model holds %q:\n%s", i+1, leaked, c.Body.Last("user"))
 		}
+	}
+	// The prompts are logged as sent, and at debug level only.
+	logged := logs.String()
+	if leaked := leaks(logged); len(leaked) > 0 || strings.Count(logged, `"msg":"model prompt"`) != len(calls) {
+		t.Errorf("the logs hold %q, or not one masked prompt per request:\n%s", leaked, logged)
 	}
 
 	conv, err := svc.Get(e.ctx, &learner)

@@ -76,7 +76,7 @@ func newEnv(t *testing.T, cfg worker.Config) *env {
 	})
 	e.store = postgres.NewStore(pool, 50).WithExtraction()
 	e.svc = mentor.NewService(e.store, summarizer.NewOffline(), log)
-	cfg.Extractor = extractor.NewOpenAI(extractor.Config{Config: llm.Config{APIKey: "test", BaseURL: e.model.URL, Timeout: 5 * time.Second}})
+	cfg.Extractor = extractor.NewOpenAI(llm.Config{APIKey: "test", BaseURL: e.model.URL, Timeout: 5 * time.Second})
 	e.worker = worker.New(e.store, cfg, log)
 
 	e.facilitator = apptest.NewUser(t, pool)
@@ -414,9 +414,9 @@ func TestModelTextNeverReachesTheJobOrTheLog(t *testing.T) {
 	})
 	logs := &apptest.Logs{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	w := worker.New(e.store, worker.Config{MaxAttempts: 2, Extractor: extractor.NewOpenAI(extractor.Config{
-		Config: llmtest.Config(quoting.URL, llm.Config{Timeout: 5 * time.Second}), Logger: log,
-	})}, log)
+	w := worker.New(e.store, worker.Config{MaxAttempts: 2, Extractor: extractor.NewOpenAI(
+		llmtest.Config(quoting.URL, llm.Config{Timeout: 5 * time.Second, Logger: log}),
+	)}, log)
 	e.post(memoryText+", so reading is slow.", "Thank you for telling me.")
 
 	for _, want := range []struct{ status, lastError string }{
