@@ -60,13 +60,22 @@ func TestNamesMatchWholeWordsAndTheirCapital(t *testing.T) {
 // A first name alone is the whole name's person, unless it could be
 // someone else's; the reply names them in full.
 func TestFirstNamesStandForTheirWholeName(t *testing.T) {
-	m := privacy.NewMasker(privacy.Names{Learner: "Alex Rivera", Others: []string{"Mary Smith", "Mary Jones", "Sam"}})
-	masked := m.Mask("Alex met Mary Smith and Sam; Mary was late, Mrs Rivera too. ALEX RIVERA smiled.")
-	if want := "[LEARNER] met [PERSON_1] and [PERSON_2]; Mary was late, Mrs Rivera too. [LEARNER] smiled."; masked != want {
-		t.Errorf("masked %q, want %q", masked, want)
+	maskThenRestore(t, privacy.Names{Learner: "Alex Rivera", Others: []string{"Mary Smith", "Mary Jones", "Sam"}},
+		"Alex met Mary Smith and Sam; Mary was late, Mrs Rivera too. ALEX RIVERA smiled.",
+		"[LEARNER] met [PERSON_1] and [PERSON_2]; Mary was late, Mrs Rivera too. [LEARNER] smiled.",
+		"[LEARNER] likes [PERSON_1].", "Alex Rivera likes Mary Smith.")
+}
+
+// maskThenRestore masks text and restores reply with one masker, as for a
+// prompt and its reply, and checks both.
+func maskThenRestore(t *testing.T, names privacy.Names, text, wantMasked, reply, wantRestored string) {
+	t.Helper()
+	m := privacy.NewMasker(names)
+	if got := m.Mask(text); got != wantMasked {
+		t.Errorf("Mask(%q) = %q, want %q", text, got, wantMasked)
 	}
-	if got, want := m.Restore("[LEARNER] likes [PERSON_1]."), "Alex Rivera likes Mary Smith."; got != want {
-		t.Errorf("Restore = %q, want %q", got, want)
+	if got := m.Restore(reply); got != wantRestored {
+		t.Errorf("Restore(%q) = %q, want %q", reply, got, wantRestored)
 	}
 }
 
@@ -165,25 +174,17 @@ func TestRestoreUndoesMask(t *testing.T) {
 // A placeholder the model made up stands for nothing the service knows: it
 // is left as it is.
 func TestRestoreLeavesPlaceholdersItNeverGave(t *testing.T) {
-	m := privacy.NewMasker(privacy.Names{Others: []string{"Mary"}})
-	m.Mask("Mary called.")
-	got := m.Restore("[PERSON_1] and [PERSON_7] called [LEARNER] at [PHONE_1] or [EMAIL_].")
-	if want := "Mary and [PERSON_7] called [LEARNER] at [PHONE_1] or [EMAIL_]."; got != want {
-		t.Errorf("Restore = %q, want %q", got, want)
-	}
+	maskThenRestore(t, privacy.Names{Others: []string{"Mary"}}, "Mary called.", "[PERSON_1] called.",
+		"[PERSON_1] and [PERSON_7] called [LEARNER] at [PHONE_1] or [EMAIL_].",
+		"Mary and [PERSON_7] called [LEARNER] at [PHONE_1] or [EMAIL_].")
 }
 
 // A placeholder already in the data (a made-up one that was stored) is
 // hidden like a value, so that it is not restored as someone else.
 func TestPlaceholdersInTheDataAreHiddenToo(t *testing.T) {
-	m := privacy.NewMasker(privacy.Names{Learner: "Max", Others: []string{"Mary"}})
-	masked := m.Mask("Mary wrote about [PERSON_1] and [LEARNER].")
-	if want := "[PERSON_1] wrote about [PERSON_2] and [PERSON_3]."; masked != want {
-		t.Fatalf("masked %q, want %q", masked, want)
-	}
-	if got, want := m.Restore("[PERSON_2], [PERSON_3] and [PERSON_1]"), "[PERSON_1], [LEARNER] and Mary"; got != want {
-		t.Errorf("Restore = %q, want %q", got, want)
-	}
+	maskThenRestore(t, privacy.Names{Learner: "Max", Others: []string{"Mary"}},
+		"Mary wrote about [PERSON_1] and [LEARNER].", "[PERSON_1] wrote about [PERSON_2] and [PERSON_3].",
+		"[PERSON_2], [PERSON_3] and [PERSON_1]", "[PERSON_1], [LEARNER] and Mary")
 }
 
 func TestTurnsAreMaskedAsCopies(t *testing.T) {
