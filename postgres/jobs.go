@@ -26,6 +26,12 @@ const exchangeTurns = sameConversation + ` and id between $3 and $4`
 // extractionKnown bounds the known memories given to the extractor.
 const extractionKnown = 30
 
+// otherLearnerNamesSQL lists the names of the caller's ($1) learners other
+// than the learner key $2 (all of them for the general conversation), which
+// the background prompts hide as they hide the learner's own.
+const otherLearnerNamesSQL = `select coalesce(array_agg(name order by created_at, name), '{}') from public.learners
+	where facilitator_id = $1::uuid and id <> $2::uuid`
+
 type extractPayload struct {
 	SessionID     string `json:"session_id"`
 	FromTurnID    int64  `json:"from_turn_id"`

@@ -8,12 +8,6 @@ import (
 	"mentormemory/mentor"
 )
 
-// otherLearnerNamesSQL lists the names of the caller's ($1) learners other
-// than the learner key $2 (all of them for the general conversation), which
-// the background prompts hide as they hide the learner's own.
-const otherLearnerNamesSQL = `select coalesce(array_agg(name order by created_at, name), '{}') from public.learners
-	where facilitator_id = $1::uuid and id <> $2::uuid`
-
 func (s *Store) ListLearners(ctx context.Context) ([]mentor.Learner, error) {
 	learners := []mentor.Learner{}
 	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
