@@ -41,8 +41,6 @@ func (e *OpenAI) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]m
 	if len(req.Turns) == 0 {
 		return nil, nil
 	}
-	// The model provider is shown placeholders for the names the service
-	// knows and for contact details; the memories get the real ones back.
 	masker := privacy.NewMasker(privacy.Names{Learner: req.LearnerName, Others: req.OtherNames})
 	choices, err := e.chat.Ask(ctx, llm.Prompt{System: systemPrompt(), User: userPrompt(maskRequest(masker, req)), Format: responseFormat()})
 	if err != nil {

@@ -39,8 +39,6 @@ func (s *OpenAI) Summarize(ctx context.Context, req mentor.SummaryRequest) (stri
 		// Nothing to fold in: no reason to pay for a model call.
 		return checkSummary(strings.TrimSpace(req.Previous))
 	}
-	// The model provider is shown placeholders for the names the service
-	// knows and for contact details; the summary gets the real ones back.
 	masker := privacy.NewMasker(privacy.Names{Learner: req.LearnerName, Others: req.OtherNames})
 	choices, err := s.chat.Ask(ctx, llm.Prompt{System: systemPrompt(), User: userPrompt(maskRequest(masker, req))})
 	if err != nil {
