@@ -167,7 +167,9 @@ func newModels(cfg config.Model, log *slog.Logger, o options) models {
 		m.extractor = NewExtractor(cfg, log)
 	}
 	if m.summarizer == nil && cfg.ChatConfigured() {
-		m.summarizer = summarizer.NewOpenAI(cfg.Chat)
+		chat := cfg.Chat
+		chat.Logger = log
+		m.summarizer = summarizer.NewOpenAI(chat)
 	}
 	if m.summarizer == nil {
 		m.summarizer = summarizer.NewOffline()
@@ -184,7 +186,9 @@ func NewExtractor(cfg config.Model, log *slog.Logger) mentor.Extractor {
 	if !cfg.ChatConfigured() {
 		return nil
 	}
-	return extractor.NewOpenAI(extractor.Config{Config: cfg.Chat, Logger: log})
+	chat := cfg.Chat
+	chat.Logger = log
+	return extractor.NewOpenAI(chat)
 }
 
 // newVerifier verifies tokens with the configured keys; without any, it

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"mentormemory/llm"
 	"mentormemory/llm/llmtest"
 	"mentormemory/mentor"
 )
@@ -44,7 +45,7 @@ func TestExchangeKey(t *testing.T) {
 // it without one and gets the same memories for the same exchange.
 func TestRecorderFixtureRoundTrip(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(sampleReply(t), "stop"))
-	rec := NewRecorder(newTestOpenAI(f, Config{}))
+	rec := NewRecorder(newTestOpenAI(f, llm.Config{}))
 	if rec.Name() != "openai" {
 		t.Errorf("Recorder.Name() = %q, want the inner extractor's", rec.Name())
 	}

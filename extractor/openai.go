@@ -8,17 +8,8 @@ import (
 
 	"mentormemory/llm"
 	"mentormemory/mentor"
+	"mentormemory/privacy"
 )
-
-// Config configures NewOpenAI.
-type Config struct {
-	// The model must support structured outputs; by default
-	// llm.DefaultChatModel.
-	llm.Config
-	// Logger, when set, hears of memories dropped from a reply: how many and
-	// why, never their text.
-	Logger *slog.Logger
-}
 
 // OpenAI is the model-backed extractor. It is safe for concurrent use.
 type OpenAI struct {
@@ -27,12 +18,11 @@ type OpenAI struct {
 }
 
 // NewOpenAI returns the model-backed extractor. Name() returns "openai".
-func NewOpenAI(cfg Config) *OpenAI {
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	return &OpenAI{chat: llm.NewBackgroundChat(cfg.Config), logger: logger}
+// The model must support structured outputs; by default
+// llm.DefaultChatModel. cfg's logger hears of memories dropped from a
+// reply: how many and why, never their text.
+func NewOpenAI(cfg llm.Config) *OpenAI {
+	return &OpenAI{chat: llm.NewBackgroundChat(cfg), logger: llm.LoggerOf(cfg)}
 }
 
 var _ mentor.Extractor = (*OpenAI)(nil)
@@ -43,13 +33,16 @@ func (*OpenAI) Name() string { return "openai" }
 // Extract implements mentor.Extractor. It returns the memories with Type,
 // Content, Importance, Confidence and Metadata set and checked by
 // mentor.ValidateNewMemory; see parseReply for what a reply may get wrong.
+// The model never sees the names in req or a contact detail in its text,
+// only their placeholders (see package privacy).
 // Every failure is a *mentor.Error with code CodeUpstream that wraps the
 // cause, and comes with no memories.
 func (e *OpenAI) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]mentor.NewMemory, error) {
 	if len(req.Turns) == 0 {
 		return nil, nil
 	}
-	choices, err := e.chat.Ask(ctx, llm.Prompt{System: systemPrompt(), User: userPrompt(req), Format: responseFormat()})
+	masker := privacy.NewMasker(privacy.Names{Learner: req.LearnerName, Others: req.OtherNames})
+	choices, err := e.chat.Ask(ctx, llm.Prompt{System: systemPrompt(), User: userPrompt(maskRequest(masker, req)), Format: responseFormat()})
 	if err != nil {
 		return nil, upstream(err)
 	}
@@ -70,7 +63,7 @@ func (e *OpenAI) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]m
 	if content == "" {
 		return nil, upstream(fmt.Errorf("%w: empty reply", ErrMalformed))
 	}
-	p, err := parseReply(content)
+	p, err := parseReply(content, masker.Restore)
 	if err != nil {
 		return nil, upstream(err)
 	}

@@ -21,9 +21,8 @@ import (
 // fakeOpenAI is the stand-in OpenAI server of these tests.
 type fakeOpenAI = llmtest.Server[llmtest.ChatRequest]
 
-func newTestOpenAI(f *fakeOpenAI, cfg Config) *OpenAI {
-	cfg.Config = llmtest.Config(f.URL, cfg.Config)
-	return NewOpenAI(cfg)
+func newTestOpenAI(f *fakeOpenAI, cfg llm.Config) *OpenAI {
+	return NewOpenAI(llmtest.Config(f.URL, cfg))
 }
 
 // exchange is a typical facilitator message and mentor reply.
@@ -44,7 +43,7 @@ var adapter = llmtest.Adapter{
 	DefaultModel: llm.DefaultChatModel,
 	Success:      llmtest.ReplyContent(`{"memories": []}`, "stop"),
 	Call: func(cfg llm.Config) (any, error) {
-		return NewOpenAI(Config{Config: cfg}).Extract(context.Background(), mentor.ExtractionRequest{Turns: exchange})
+		return NewOpenAI(cfg).Extract(context.Background(), mentor.ExtractionRequest{Turns: exchange})
 	},
 }
 
@@ -53,7 +52,7 @@ func TestOpenAIConfig(t *testing.T) { adapter.CheckConfig(t) }
 func TestOpenAIServerFailures(t *testing.T) { adapter.CheckServerFailures(t) }
 
 func TestOpenAIName(t *testing.T) {
-	if got := NewOpenAI(Config{Config: llm.Config{APIKey: "k"}}).Name(); got != "openai" {
+	if got := NewOpenAI(llm.Config{APIKey: "k"}).Name(); got != "openai" {
 		t.Fatalf("Name() = %q, want openai", got)
 	}
 }
@@ -62,7 +61,7 @@ func TestOpenAIName(t *testing.T) {
 // is the one parseReply expects, and which strict mode accepts.
 func TestOpenAIRequestUsesStrictJSONSchema(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
-	if _, err := extract(t, newTestOpenAI(f, Config{}), mentor.ExtractionRequest{LearnerName: "Alex", Turns: exchange}); err != nil {
+	if _, err := extract(t, newTestOpenAI(f, llm.Config{}), mentor.ExtractionRequest{LearnerName: "Alex", Turns: exchange}); err != nil {
 		t.Fatalf("Extract: %v", err)
 	}
 	calls := f.Calls()
@@ -173,7 +172,7 @@ func keys(m map[string]any) []string {
 
 func TestOpenAIExtractsMemories(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(sampleReply(t), "stop"))
-	got, err := extract(t, newTestOpenAI(f, Config{}), mentor.ExtractionRequest{LearnerName: "Alex", Turns: exchange})
+	got, err := extract(t, newTestOpenAI(f, llm.Config{}), mentor.ExtractionRequest{LearnerName: "Alex", Turns: exchange})
 	if err != nil {
 		t.Fatalf("Extract: %v", err)
 	}
@@ -189,7 +188,7 @@ func TestOpenAIExtractsMemories(t *testing.T) {
 
 func TestOpenAIEmptyList(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
-	got, err := extract(t, newTestOpenAI(f, Config{}), mentor.ExtractionRequest{Turns: exchange})
+	got, err := extract(t, newTestOpenAI(f, llm.Config{}), mentor.ExtractionRequest{Turns: exchange})
 	if err != nil || len(got) != 0 {
 		t.Errorf("Extract = %v, %v; want no memories and no error", got, err)
 	}
@@ -197,7 +196,7 @@ func TestOpenAIEmptyList(t *testing.T) {
 
 func TestOpenAINoTurnsMakesNoCall(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(replyJSON(t, item("personal", "Alex has a dog.", 0.5, 1, meta())), "stop"))
-	got, err := extract(t, newTestOpenAI(f, Config{}), mentor.ExtractionRequest{LearnerName: "Alex"})
+	got, err := extract(t, newTestOpenAI(f, llm.Config{}), mentor.ExtractionRequest{LearnerName: "Alex"})
 	if err != nil || len(got) != 0 {
 		t.Errorf("Extract(no turns) = %v, %v; want nothing", got, err)
 	}
@@ -207,24 +206,26 @@ func TestOpenAINoTurnsMakesNoCall(t *testing.T) {
 }
 
 // The user message carries the learner, the known memories with their types
-// and the exchange, each piece of data inside its fence.
+// and the exchange, each piece of data inside its fence, and the learner
+// named by a placeholder.
 func TestOpenAIPromptCarriesExchangeKnownAndLearner(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
 	known := []mentor.LearnerMemory{
 		{Type: mentor.Preference, Content: "KNOWN-1: Alex prefers short explanations."},
 		{Type: mentor.Context, Content: "KNOWN-2: Alex's mother wants to revisit fractions."},
 	}
-	if _, err := extract(t, newTestOpenAI(f, Config{}), mentor.ExtractionRequest{LearnerName: "Alex Rivera", Turns: exchange, Known: known}); err != nil {
+	if _, err := extract(t, newTestOpenAI(f, llm.Config{}), mentor.ExtractionRequest{LearnerName: "Alex Rivera", Turns: exchange, Known: known}); err != nil {
 		t.Fatalf("Extract: %v", err)
 	}
 	user := f.Calls()[0].Body.First("user")
-	if !strings.Contains(user, `"Alex Rivera"`) {
-		t.Errorf("user message does not name the learner:\n%s", user)
+	if !strings.Contains(user, `the learner named "[LEARNER]"`) || strings.Contains(user, "Alex") {
+		t.Errorf("user message does not name the learner by the placeholder alone:\n%s", user)
 	}
-	assertInside(t, user, "<exchange>", "</exchange>", exchange[0].Content, exchange[1].Content)
+	assertInside(t, user, "<exchange>", "</exchange>",
+		"[LEARNER] cried over long division again tonight. At least Max, our dog, cheered him up.", exchange[1].Content)
 	assertInside(t, user, "<known_memories>", "</known_memories>",
-		`<memory type="preference">KNOWN-1: Alex prefers short explanations.</memory>`,
-		`<memory type="context">KNOWN-2: Alex's mother wants to revisit fractions.</memory>`)
+		`<memory type="preference">KNOWN-1: [LEARNER] prefers short explanations.</memory>`,
+		`<memory type="context">KNOWN-2: [LEARNER]'s mother wants to revisit fractions.</memory>`)
 	if !strings.Contains(user, `<turn speaker="person">`) || !strings.Contains(user, `<turn speaker="mentor">`) {
 		t.Errorf("turns are not labelled person and mentor:\n%s", user)
 	}
@@ -270,7 +271,7 @@ func TestOpenAIMalformedReplyReturnsNothing(t *testing.T) {
 func TestOpenAIDropsInvalidMemoriesKeepsValid(t *testing.T) {
 	f := llmtest.NewChat(t, llmtest.ReplyContent(mixedReply(t), "stop"))
 	var logs bytes.Buffer
-	e := newTestOpenAI(f, Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	e := newTestOpenAI(f, llm.Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	got, err := extract(t, e, mentor.ExtractionRequest{Turns: exchange})
 	if err != nil {
 		t.Fatalf("Extract: %v", err)

@@ -60,7 +60,10 @@ type parsed struct {
 // Null and blank metadata values are dropped, and so are metadata keys the
 // schema does not name. Of more than MaxMemories valid memories, the most
 // important are kept, in the reply's order.
-func parseReply(content string) (parsed, error) {
+//
+// restore puts the real values back into the content and metadata before
+// they are judged, since the length limits apply to what is stored.
+func parseReply(content string, restore func(string) string) (parsed, error) {
 	var r reply
 	if err := json.Unmarshal([]byte(content), &r); err != nil {
 		return parsed{}, fmt.Errorf("%w: %v", ErrMalformed, err)
@@ -75,10 +78,10 @@ func parseReply(content string) (parsed, error) {
 		}
 		items = append(items, mentor.NewMemory{
 			Type:       mentor.MemoryType(*it.Type),
-			Content:    *it.Content,
+			Content:    restore(*it.Content),
 			Importance: *it.Importance,
 			Confidence: *it.Confidence,
-			Metadata:   knownMetadata(it.Metadata),
+			Metadata:   knownMetadata(it.Metadata, restore),
 		})
 	}
 
@@ -95,12 +98,12 @@ func parseReply(content string) (parsed, error) {
 	return p, nil
 }
 
-// knownMetadata keeps the schema's keys that have a value.
-func knownMetadata(raw map[string]*string) mentor.Metadata {
+// knownMetadata keeps the schema's keys that have a value, restored.
+func knownMetadata(raw map[string]*string, restore func(string) string) mentor.Metadata {
 	md := mentor.Metadata{}
 	for _, key := range metadataKeys {
 		if v := raw[key]; v != nil {
-			md[key] = *v
+			md[key] = restore(*v)
 		}
 	}
 	return md

@@ -14,6 +14,10 @@ import (
 
 // meta is a metadata object as a strict reply carries it: every key present,
 // null unless given in kv (key, value, key, value...).
+// asSent leaves a reply's text as the model wrote it: these replies hold no
+// placeholders.
+func asSent(text string) string { return text }
+
 func meta(kv ...string) map[string]any {
 	m := map[string]any{}
 	for _, k := range []string{"emotion", "valence", "resolution", "topic", "category", "trigger", "response", "next_topic"} {
@@ -63,7 +67,7 @@ var sampleMemories = []mentor.NewMemory{
 }
 
 func TestParseReplyKeepsValidMemories(t *testing.T) {
-	p, err := parseReply(sampleReply(t))
+	p, err := parseReply(sampleReply(t), asSent)
 	if err != nil {
 		t.Fatalf("parseReply: %v", err)
 	}
@@ -76,7 +80,7 @@ func TestParseReplyKeepsValidMemories(t *testing.T) {
 }
 
 func TestParseReplyEmptyList(t *testing.T) {
-	p, err := parseReply(`{"memories": []}`)
+	p, err := parseReply(`{"memories": []}`, asSent)
 	if err != nil || len(p.memories) != 0 {
 		t.Errorf("parseReply(empty list) = %v, %v; want no memories and no error", p.memories, err)
 	}
@@ -108,7 +112,7 @@ func TestParseReplyMalformed(t *testing.T) {
 	}
 	for name, content := range cases {
 		t.Run(name, func(t *testing.T) {
-			p, err := parseReply(content)
+			p, err := parseReply(content, asSent)
 			if !errors.Is(err, ErrMalformed) {
 				t.Errorf("error = %v, want ErrMalformed", err)
 			}
@@ -151,7 +155,7 @@ func contents(ms []mentor.NewMemory) []string {
 
 // A well-shaped memory the service would reject is dropped on its own.
 func TestParseReplyDropsInvalidMemories(t *testing.T) {
-	p, err := parseReply(mixedReply(t))
+	p, err := parseReply(mixedReply(t), asSent)
 	if err != nil {
 		t.Fatalf("parseReply: %v", err)
 	}
@@ -167,7 +171,7 @@ func TestParseReplyMetadata(t *testing.T) {
 	t.Run("nulls, blanks and unknown keys are dropped", func(t *testing.T) {
 		md := meta("emotion", "  ", "valence", "Positive", "category", "Emotional_Response", "trigger", "timed tests", "response", "freezes")
 		md["mood"] = "grumpy"
-		p, err := parseReply(replyJSON(t, item("preference", "Alex freezes during timed tests.", 0.8, 0.9, md)))
+		p, err := parseReply(replyJSON(t, item("preference", "Alex freezes during timed tests.", 0.8, 0.9, md)), asSent)
 		if err != nil {
 			t.Fatalf("parseReply: %v", err)
 		}
@@ -178,7 +182,7 @@ func TestParseReplyMetadata(t *testing.T) {
 	})
 	t.Run("missing or null metadata is empty", func(t *testing.T) {
 		p, err := parseReply(`{"memories": [{"type":"personal","content":"Alex has a cat.","importance":0.5,"confidence":0.9},
-			{"type":"personal","content":"Alex has a brother.","importance":0.5,"confidence":0.9,"metadata":null}]}`)
+			{"type":"personal","content":"Alex has a brother.","importance":0.5,"confidence":0.9,"metadata":null}]}`, asSent)
 		if err != nil {
 			t.Fatalf("parseReply: %v", err)
 		}
@@ -199,7 +203,7 @@ func TestParseReplyKeepsTheMostImportant(t *testing.T) {
 	for i, imp := range importance {
 		items = append(items, item("personal", fmt.Sprintf("fact %d", i), imp, 0.9, meta()))
 	}
-	p, err := parseReply(replyJSON(t, items...))
+	p, err := parseReply(replyJSON(t, items...), asSent)
 	if err != nil {
 		t.Fatalf("parseReply: %v", err)
 	}

@@ -3,7 +3,9 @@ package llm
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
 )
@@ -30,6 +32,7 @@ type Chat struct {
 	client openai.Client
 	model  string
 	budget Budget
+	logger *slog.Logger
 }
 
 // NewBackgroundChat returns the chat model of cfg, with DefaultChatModel and
@@ -37,8 +40,21 @@ type Chat struct {
 // NewBackgroundClient.
 func NewBackgroundChat(cfg Config) Chat {
 	cfg = cfg.WithDefaults(DefaultChatModel, DefaultChatTimeout)
-	return Chat{client: NewBackgroundClient(cfg), model: cfg.Model, budget: cfg.Budget}
+	return Chat{client: NewBackgroundClient(cfg), model: cfg.Model, budget: cfg.Budget, logger: LoggerOf(cfg)}
 }
+
+// LoggerOf is cfg's logger, or one that logs nothing.
+func LoggerOf(cfg Config) *slog.Logger {
+	if cfg.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return cfg.Logger
+}
+
+// loggedPromptRunes is how much of a prompt the debug log shows: enough to
+// tell which task asked and what about, never a whole conversation, which
+// is memory text.
+const loggedPromptRunes = 200
 
 // Prompt is one question to a chat model.
 type Prompt struct {
@@ -47,8 +63,12 @@ type Prompt struct {
 	Format openai.ChatCompletionNewParamsResponseFormatUnion
 }
 
-// Ask sends p and returns the reply's choices, which may be none.
+// Ask sends p and returns the reply's choices, which may be none. The user
+// prompt is logged at debug level only, and only its first
+// loggedPromptRunes characters.
 func (c Chat) Ask(ctx context.Context, p Prompt) ([]openai.ChatCompletionChoice, error) {
+	c.logger.DebugContext(ctx, "model prompt", "model", c.model,
+		"user_chars", utf8.RuneCountInString(p.User), "user_start", cut(p.User, loggedPromptRunes))
 	resp, err := Complete(ctx, c.client, c.budget, openai.ChatCompletionNewParams{
 		Model: c.model,
 		Messages: []openai.ChatCompletionMessageParamUnion{
@@ -64,4 +84,12 @@ func (c Chat) Ask(ctx context.Context, p Prompt) ([]openai.ChatCompletionChoice,
 		return nil, nil
 	}
 	return resp.Choices, nil
+}
+
+// cut returns the first n runes of s, with an ellipsis when it cut any.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }

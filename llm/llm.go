@@ -5,6 +5,7 @@
 package llm
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -34,6 +35,10 @@ type Config struct {
 	// Budget, when set, is charged for every chat completion (see
 	// Complete).
 	Budget Budget
+	// Logger, when set, hears of what a background task asks a model, at
+	// debug level and cut short (see Chat.Ask), and of what it drops from
+	// a reply, without its text. Nil logs nothing.
+	Logger *slog.Logger
 }
 
 // WithDefaults fills in the model and the timeout when they are not set.

@@ -8,6 +8,10 @@ import (
 // ExtractionRequest is one exchange to learn from.
 type ExtractionRequest struct {
 	LearnerName string // "" for the general conversation
+	// OtherNames are the names of the facilitator's other learners, which
+	// a model-backed extractor hides from the model as it hides the
+	// learner's (see package privacy).
+	OtherNames []string
 	// Turns is the new exchange, oldest first: usually the facilitator's
 	// message and the mentor's reply.
 	Turns []Turn

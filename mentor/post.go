@@ -95,8 +95,9 @@ func SummaryFromScratch(record ConversationRecord, regenerate bool) bool {
 // read for it, oldest first: the latest SummaryTurnsMax of the active
 // segment when SummaryFromScratch, of those after SummarizedTurnID
 // otherwise. It returns nil when the summary already covers them, unless
-// asked to regenerate it.
-func PlanSummary(record ConversationRecord, regenerate bool, turns []StoredTurn, learnerName string) *SummaryJob {
+// asked to regenerate it. The names are the conversation's learner's and
+// the facilitator's other learners' (see SummaryRequest).
+func PlanSummary(record ConversationRecord, regenerate bool, turns []StoredTurn, learnerName string, otherNames []string) *SummaryJob {
 	if len(turns) == 0 {
 		return nil
 	}
@@ -108,7 +109,7 @@ func PlanSummary(record ConversationRecord, regenerate bool, turns []StoredTurn,
 	for i, t := range turns {
 		plain[i] = t.Turn
 	}
-	req := SummaryRequest{Turns: plain, LearnerName: learnerName}
+	req := SummaryRequest{Turns: plain, LearnerName: learnerName, OtherNames: otherNames}
 	if !SummaryFromScratch(record, regenerate) {
 		req.Previous = record.Summary
 	}

@@ -51,41 +51,41 @@ func TestSummaryIsWrittenFromScratchWhenAskedOrWhenThereIsNone(t *testing.T) {
 
 func TestPlanSummaryFoldsTheTurnsNotCoveredIntoTheSummary(t *testing.T) {
 	turns := logged(7, user("She read two chapters."), reply("Ask her about the ending."))
-	job := mentor.PlanSummary(record("Ada reads.", 6), false, turns, "Ada")
+	job := mentor.PlanSummary(record("Ada reads.", 6), false, turns, "Ada", []string{"Ben"})
 	if job == nil {
 		t.Fatal("turns the summary does not cover left no job")
 	}
 	want := mentor.SummaryJob{ConversationID: "conv-1", ThroughTurnID: 8, Request: mentor.SummaryRequest{
-		Previous: "Ada reads.", Turns: []mentor.Turn{turns[0].Turn, turns[1].Turn}, LearnerName: "Ada",
+		Previous: "Ada reads.", Turns: []mentor.Turn{turns[0].Turn, turns[1].Turn}, LearnerName: "Ada", OtherNames: []string{"Ben"},
 	}}
 	if job.ConversationID != want.ConversationID || job.ThroughTurnID != want.ThroughTurnID ||
 		job.Request.Previous != want.Request.Previous || job.Request.LearnerName != want.Request.LearnerName ||
-		!slices.Equal(job.Request.Turns, want.Request.Turns) {
+		!slices.Equal(job.Request.OtherNames, want.Request.OtherNames) || !slices.Equal(job.Request.Turns, want.Request.Turns) {
 		t.Fatalf("job %+v, want %+v", *job, want)
 	}
 }
 
 func TestPlanSummaryWritesAnewWithoutASummary(t *testing.T) {
-	job := mentor.PlanSummary(record("", 0), false, logged(1, user("Hello there, how is Ada?")), "")
+	job := mentor.PlanSummary(record("", 0), false, logged(1, user("Hello there, how is Ada?")), "", nil)
 	if job == nil || job.Request.Previous != "" || len(job.Request.Turns) != 1 || job.ThroughTurnID != 1 {
 		t.Fatalf("job %+v, want a full summary of the one turn", job)
 	}
 }
 
 func TestPlanSummaryLeavesACurrentSummaryAlone(t *testing.T) {
-	if job := mentor.PlanSummary(record("Ada reads.", 8), false, nil, "Ada"); job != nil {
+	if job := mentor.PlanSummary(record("Ada reads.", 8), false, nil, "Ada", nil); job != nil {
 		t.Fatalf("no turns to summarize gave a job: %+v", *job)
 	}
 	// A summary that covers every turn of the segment, even an empty one
 	// (turns with nothing worth keeping), is current.
-	if job := mentor.PlanSummary(record("", 8), false, logged(7, user("hi"), reply("hi")), ""); job != nil {
+	if job := mentor.PlanSummary(record("", 8), false, logged(7, user("hi"), reply("hi")), "", nil); job != nil {
 		t.Fatalf("turns the summary covers gave a job: %+v", *job)
 	}
 }
 
 func TestPlanSummaryRegeneratesTheWholeSegmentOnRequest(t *testing.T) {
 	turns := logged(3, user("She read two chapters."), reply("Ask her about the ending."))
-	job := mentor.PlanSummary(record("An old summary.", 4), true, turns, "Ada")
+	job := mentor.PlanSummary(record("An old summary.", 4), true, turns, "Ada", nil)
 	if job == nil {
 		t.Fatal("regenerating a current summary gave no job")
 	}

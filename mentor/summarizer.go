@@ -16,6 +16,10 @@ type SummaryRequest struct {
 	Previous    string
 	Turns       []Turn
 	LearnerName string // empty for general conversations
+	// OtherNames are the names of the facilitator's other learners, which
+	// a model-backed summarizer hides from the model as it hides the
+	// learner's (see package privacy).
+	OtherNames []string
 }
 
 // Summarizer turns conversation turns into the rolling summary.

@@ -164,8 +164,10 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 		}
 		// Queued after the insert, so the new turns are among those read.
 		queueSummaryTurns(b, me, req.LearnerID, o.conv, mentor.SummaryFromScratch(o.conv, req.Regenerate))
+		b.Queue(otherLearnerNamesSQL, me, learnerKey(req.LearnerID))
 		var stored turnRange
 		var summaryTurns []mentor.StoredTurn
+		var otherNames []string
 		if err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
 			if len(added) > 0 {
 				if chargeTurns {
@@ -182,8 +184,10 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 				}
 			}
 			var err error
-			summaryTurns, err = readSummaryTurns(br)
-			return err
+			if summaryTurns, err = readSummaryTurns(br); err != nil {
+				return err
+			}
+			return br.QueryRow().Scan(&otherNames)
 		}); err != nil {
 			return err
 		}
@@ -195,7 +199,7 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 			}
 			out.Queued = true
 		}
-		job := mentor.PlanSummary(o.conv, req.Regenerate, summaryTurns, o.learnerName)
+		job := mentor.PlanSummary(o.conv, req.Regenerate, summaryTurns, o.learnerName, otherNames)
 		// A summary the store can write itself, from a little text, is saved
 		// by the same update, in the same transaction; any other is the
 		// service's to ask for once the turns are committed.

@@ -26,6 +26,12 @@ const exchangeTurns = sameConversation + ` and id between $3 and $4`
 // extractionKnown bounds the known memories given to the extractor.
 const extractionKnown = 30
 
+// otherLearnerNamesSQL lists the names of the caller's ($1) learners other
+// than the learner key $2 (all of them for the general conversation), which
+// the background prompts hide as they hide the learner's own.
+const otherLearnerNamesSQL = `select coalesce(array_agg(name order by created_at, name), '{}') from public.learners
+	where facilitator_id = $1::uuid and id <> $2::uuid`
+
 type extractPayload struct {
 	SessionID     string `json:"session_id"`
 	FromTurnID    int64  `json:"from_turn_id"`
@@ -151,18 +157,23 @@ func (s *Store) leaseJob(ctx context.Context, kind string) (*mentor.Job, []byte,
 }
 
 // ExtractionInput reads, as the job's facilitator, the exchange to learn
-// from, the learner's name and what is already known about the learner.
+// from, the learner's name and the other learners', and what is already
+// known about the learner.
 func (s *Store) ExtractionInput(ctx context.Context, job mentor.ExtractionJob) (mentor.ExtractionRequest, error) {
 	var req mentor.ExtractionRequest
 	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
 		b.Queue(`select coalesce((select name from public.learners where facilitator_id = $1::uuid and id = $2::uuid), '')`,
 			me, job.LearnerID)
+		b.Queue(otherLearnerNamesSQL, me, learnerKey(job.LearnerID))
 		b.Queue(`select role, content, coalesce(client_turn_id, ''), created_at from public.conversation_turns
 			where `+exchangeTurns+` order by id`, me, learnerKey(job.LearnerID), job.FromTurnID, job.ThroughTurnID)
 		b.Queue(`select `+memoryColumns+` from public.learner_memories where `+sameConversation+` and status = 'current'
 			order by importance desc, last_seen_at desc limit $3`, me, learnerKey(job.LearnerID), extractionKnown)
 	}, func(br pgx.BatchResults) error {
 		if err := br.QueryRow().Scan(&req.LearnerName); err != nil {
+			return err
+		}
+		if err := br.QueryRow().Scan(&req.OtherNames); err != nil {
 			return err
 		}
 		var err error

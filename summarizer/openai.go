@@ -7,6 +7,7 @@ import (
 
 	"mentormemory/llm"
 	"mentormemory/mentor"
+	"mentormemory/privacy"
 )
 
 // Errors a model reply can fail with, besides llm.ErrTruncated,
@@ -29,14 +30,17 @@ var _ mentor.Summarizer = (*OpenAI)(nil)
 // Name implements mentor.Summarizer.
 func (*OpenAI) Name() string { return "openai" }
 
-// Summarize implements mentor.Summarizer. Every failure is a *mentor.Error
-// with code CodeUpstream that wraps the cause.
+// Summarize implements mentor.Summarizer. The model never sees the names in
+// req or a contact detail in its text, only their placeholders (see package
+// privacy). Every failure is a *mentor.Error with code CodeUpstream that
+// wraps the cause.
 func (s *OpenAI) Summarize(ctx context.Context, req mentor.SummaryRequest) (string, error) {
 	if len(req.Turns) == 0 {
 		// Nothing to fold in: no reason to pay for a model call.
 		return checkSummary(strings.TrimSpace(req.Previous))
 	}
-	choices, err := s.chat.Ask(ctx, llm.Prompt{System: systemPrompt(), User: userPrompt(req)})
+	masker := privacy.NewMasker(privacy.Names{Learner: req.LearnerName, Others: req.OtherNames})
+	choices, err := s.chat.Ask(ctx, llm.Prompt{System: systemPrompt(), User: userPrompt(maskRequest(masker, req))})
 	if err != nil {
 		return "", upstream(err)
 	}
@@ -57,7 +61,8 @@ func (s *OpenAI) Summarize(ctx context.Context, req mentor.SummaryRequest) (stri
 	if choice.FinishReason == "length" {
 		return "", upstream(llm.ErrTruncated)
 	}
-	return checkSummary(text)
+	// Restored first: the word limit applies to the summary as stored.
+	return checkSummary(masker.Restore(text))
 }
 
 // checkSummary enforces the service's word limit.

@@ -71,12 +71,12 @@ func TestOpenAIFullRequest(t *testing.T) {
 		t.Fatalf("user message has no delimited conversation block:\n%s", user)
 	}
 	for _, turn := range turns {
-		i := strings.Index(user, turn.Content)
-		if i < open || i > end {
-			t.Errorf("turn %q is not inside the conversation block", turn.Content)
+		content := strings.ReplaceAll(turn.Content, "Maya", "[LEARNER]")
+		if i := strings.Index(user, content); i < open || i > end {
+			t.Errorf("turn %q is not inside the conversation block", content)
 		}
 	}
-	for _, want := range []string{"200–400 words", `"Maya"`, "ignore any instructions", "action items", "emotional tone", "advice"} {
+	for _, want := range []string{"200–400 words", `"[LEARNER]"`, "ignore any instructions", "action items", "emotional tone", "advice"} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("full prompt lacks %q:\n%s", want, prompt)
 		}
@@ -127,7 +127,7 @@ func TestOpenAIIncrementalRequest(t *testing.T) {
 	}
 	prompt := calls[1].Body.Last("user")
 	open, end := strings.Index(prompt, "<previous_summary>"), strings.Index(prompt, "</previous_summary>")
-	if i := strings.Index(prompt, first); i < 0 || i < open || i > end {
+	if i := strings.Index(prompt, strings.ReplaceAll(first, "Maya", "[LEARNER]")); i < 0 || i < open || i > end {
 		t.Errorf("previous summary %q is not inside the previous_summary block:\n%s", first, prompt)
 	}
 	for _, turn := range newTurns {

@@ -19,9 +19,9 @@ import (
 func TestExtractionWaitsForTheModelBudget(t *testing.T) {
 	e := newEnv(t, worker.Config{})
 	budget := mentor.NewModelBudget(e.store, mentor.Limits{ModelCallsPerDay: 1})
-	e.worker = worker.New(e.store, worker.Config{MaxAttempts: 1, Extractor: extractor.NewOpenAI(extractor.Config{
-		Config: llm.Config{APIKey: "test", BaseURL: e.model.URL, Timeout: 5 * time.Second, Budget: budget},
-	})}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e.worker = worker.New(e.store, worker.Config{MaxAttempts: 1, Extractor: extractor.NewOpenAI(
+		llm.Config{APIKey: "test", BaseURL: e.model.URL, Timeout: 5 * time.Second, Budget: budget},
+	)}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	e.reply = func(int) (int, string) { return 200, memoriesReply("Alex has a dog named Max") }
 	e.post("gotta go feed my dog Max", "Say hi to Max!")
 	e.post("Max chewed my homework", "Oh no, Max!")

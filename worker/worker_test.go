@@ -26,29 +26,36 @@ import (
 	"mentormemory/worker"
 )
 
-// memoriesReply is a structured-output reply holding the given memories.
+// memoriesReply is a structured-output reply holding the given memories,
+// about pets.
 func memoriesReply(contents ...string) string {
 	items := []map[string]any{}
 	for _, c := range contents {
-		items = append(items, map[string]any{
-			"type": "personal", "content": c, "importance": 0.6, "confidence": 0.7,
-			"metadata": map[string]any{"emotion": nil, "valence": nil, "resolution": nil, "topic": "pets",
-				"category": nil, "trigger": nil, "response": nil, "next_topic": nil},
-		})
+		items = append(items, personalMemory(c, "pets"))
 	}
 	out, _ := json.Marshal(map[string]any{"memories": items})
 	return string(out)
 }
 
+// personalMemory is one memory of a structured-output reply.
+func personalMemory(content, topic string) map[string]any {
+	return map[string]any{
+		"type": "personal", "content": content, "importance": 0.6, "confidence": 0.7,
+		"metadata": map[string]any{"emotion": nil, "valence": nil, "resolution": nil, "topic": topic,
+			"category": nil, "trigger": nil, "response": nil, "next_topic": nil},
+	}
+}
+
 type env struct {
-	t      *testing.T
-	pool   *pgxpool.Pool
-	store  *postgres.Store
-	svc    *mentor.Service
-	model  *llmtest.Server[llmtest.ChatRequest]
-	worker *worker.Worker
-	ctx    context.Context // as the facilitator
-	alex   *string
+	t           *testing.T
+	facilitator apptest.User
+	pool        *pgxpool.Pool
+	store       *postgres.Store
+	svc         *mentor.Service
+	model       *llmtest.Server[llmtest.ChatRequest]
+	worker      *worker.Worker
+	ctx         context.Context // as the facilitator
+	alex        *string
 
 	// reply answers the model's nth request (from 1): a status and, when
 	// 200, the reply's content. Tests set it before the model is asked.
@@ -69,12 +76,12 @@ func newEnv(t *testing.T, cfg worker.Config) *env {
 	})
 	e.store = postgres.NewStore(pool, 50).WithExtraction()
 	e.svc = mentor.NewService(e.store, summarizer.NewOffline(), log)
-	cfg.Extractor = extractor.NewOpenAI(extractor.Config{Config: llm.Config{APIKey: "test", BaseURL: e.model.URL, Timeout: 5 * time.Second}})
+	cfg.Extractor = extractor.NewOpenAI(llm.Config{APIKey: "test", BaseURL: e.model.URL, Timeout: 5 * time.Second})
 	e.worker = worker.New(e.store, cfg, log)
 
-	facilitator := apptest.NewUser(t, pool)
-	e.ctx = mentor.WithCaller(context.Background(), facilitator.Caller())
-	alex := apptest.NewLearner(t, pool, facilitator, "Alex")
+	e.facilitator = apptest.NewUser(t, pool)
+	e.ctx = mentor.WithCaller(context.Background(), e.facilitator.Caller())
+	alex := apptest.NewLearner(t, pool, e.facilitator, "Alex")
 	e.alex = &alex
 	return e
 }
@@ -407,9 +414,9 @@ func TestModelTextNeverReachesTheJobOrTheLog(t *testing.T) {
 	})
 	logs := &apptest.Logs{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	w := worker.New(e.store, worker.Config{MaxAttempts: 2, Extractor: extractor.NewOpenAI(extractor.Config{
-		Config: llmtest.Config(quoting.URL, llm.Config{Timeout: 5 * time.Second}), Logger: log,
-	})}, log)
+	w := worker.New(e.store, worker.Config{MaxAttempts: 2, Extractor: extractor.NewOpenAI(
+		llmtest.Config(quoting.URL, llm.Config{Timeout: 5 * time.Second, Logger: log}),
+	)}, log)
 	e.post(memoryText+", so reading is slow.", "Thank you for telling me.")
 
 	for _, want := range []struct{ status, lastError string }{

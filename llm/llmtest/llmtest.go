@@ -19,6 +19,8 @@ type Call[Req any] struct {
 	Body               Req
 	// Size is the body's length in bytes, as sent.
 	Size int
+	// Raw is the body as sent, for what the decoded Body leaves out.
+	Raw string
 }
 
 // Server answers POST requests to one path (such as /chat/completions or
@@ -48,7 +50,7 @@ func start[Req any](t testing.TB, path string, reply func(w http.ResponseWriter,
 			t.Errorf("request body does not decode as %T: %v: %s", body, err, raw)
 		}
 		s.mu.Lock()
-		s.calls = append(s.calls, Call[Req]{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body, Size: len(raw)})
+		s.calls = append(s.calls, Call[Req]{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), Body: body, Size: len(raw), Raw: string(raw)})
 		n := len(s.calls)
 		s.mu.Unlock()
 		if r.Method != http.MethodPost || r.URL.Path != path {

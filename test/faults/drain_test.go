@@ -23,9 +23,13 @@ const fakeSummary = "The facilitator shared news about the learner; the mentor s
 // lesson is an exchange the fake model learns one memory from.
 type lesson struct {
 	learner  string
-	question string // the facilitator's message, which the model is shown
+	question string // the facilitator's message, which the model is shown masked
 	memory   map[string]any
 }
+
+// asShown is the question as the model is shown it, the learner's name
+// behind its placeholder.
+func (l lesson) asShown() string { return strings.ReplaceAll(l.question, l.learner, "[LEARNER]") }
 
 var lessons = []lesson{
 	{"Alex", "Alex and his dog Max sat together through all of his homework tonight.",
@@ -83,7 +87,7 @@ func (m *slowModel) answer(_ int, req llmtest.ChatRequest) http.HandlerFunc {
 		gate = m.extractionGate
 		found := []map[string]any{}
 		for _, l := range lessons {
-			if strings.Contains(req.Prompt(), l.question) {
+			if strings.Contains(req.Prompt(), l.asShown()) {
 				found = append(found, l.memory)
 				m.extractions = append(m.extractions, l.learner)
 			}
