@@ -17,10 +17,10 @@ import (
 // The test holds the lock of the burster's conversations, so each of their
 // posts that reaches the database waits there holding a connection, as
 // posts did when each stored 2 MB; the pool has 4. The burst goes to four
-// conversations (posts to one take turns before the database, one at a
-// time), and only config.DefaultPerFacilitator of them may reach it; the
-// other posts are
-// refused with a 503, and the other facilitator's reads and the health
+// conversations; at most config.DefaultPerFacilitator of its posts may
+// reach the database (fewer when the facilitator's share of bytes in
+// flight or a conversation's turn holds them back first); the other posts
+// are refused with a 503, and the other facilitator's reads and the health
 // check are answered. (Before, the burst held every connection: the reads
 // waited, then answered 503, and so did /healthz.)
 func TestOneFacilitatorsBurstLeavesOthersServed(t *testing.T) {
@@ -82,23 +82,22 @@ func TestOneFacilitatorsBurstLeavesOthersServed(t *testing.T) {
 		}
 	}
 
-	// Every post but those waiting in the database is refused.
-	for range posts - config.DefaultPerFacilitator {
-		if r := next(); r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
-			t.Fatalf("a post of the burst answered %s, want 503 with Retry-After", r)
-		}
-	}
-	// The posts let in may still be on their way to the lock.
+	// The posts let in reach the lock and wait there: no more than the
+	// facilitator's share of the database, whichever of the limits on the
+	// way (bytes in flight, the conversation's turn, the database's slots)
+	// held the others back. The others are refused meanwhile; they are
+	// counted below, so that the posts waiting in the database are let go
+	// well within their lock timeout, however slow the machine.
 	waiting := 0
 	for range 1000 {
 		if waiting = svc.Count(t, `select count(*) from pg_stat_activity
-			where datname = current_database() and wait_event_type = 'Lock'`); waiting >= config.DefaultPerFacilitator {
+			where datname = current_database() and wait_event_type = 'Lock'`); waiting > 0 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if waiting != config.DefaultPerFacilitator {
-		t.Fatalf("%d of the burster's posts wait in the database, want %d", waiting, config.DefaultPerFacilitator)
+	if waiting < 1 || waiting > config.DefaultPerFacilitator {
+		t.Fatalf("%d of the burster's posts wait in the database, want 1 to %d", waiting, config.DefaultPerFacilitator)
 	}
 
 	for range 3 {
@@ -109,11 +108,21 @@ func TestOneFacilitatorsBurstLeavesOthersServed(t *testing.T) {
 	if err := lock.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for range config.DefaultPerFacilitator {
-		next().WantStatus(http.StatusOK)
+	// The posts let in are stored; every other post was refused.
+	stored := 0
+	for range posts {
+		switch r := next(); {
+		case r.Status == http.StatusOK:
+			stored++
+		case r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "":
+			t.Fatalf("a post of the burst answered %s, want 200 or 503 with Retry-After", r)
+		}
 	}
-	stored := 2*len(conversations) + 2*config.DefaultPerFacilitator
-	if n := svc.Count(t, `select count(*) from conversation_turns where facilitator_id = $1::uuid`, burster.ID); n != stored {
-		t.Fatalf("the burster has %d turns stored, want %d: each conversation's first exchange, and the burst's where a post was let in", n, stored)
+	if stored < waiting || stored > config.DefaultPerFacilitator {
+		t.Fatalf("%d posts of the burst stored, want those let in: %d to %d", stored, waiting, config.DefaultPerFacilitator)
+	}
+	turns := 2*len(conversations) + 2*stored
+	if n := svc.Count(t, `select count(*) from conversation_turns where facilitator_id = $1::uuid`, burster.ID); n != turns {
+		t.Fatalf("the burster has %d turns stored, want %d: each conversation's first exchange, and the burst's where a post was let in", n, turns)
 	}
 }
