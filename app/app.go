@@ -47,6 +47,7 @@ type options struct {
 	extractor     mentor.Extractor
 	txTimeout     time.Duration
 	maxToolRounds int
+	clock         func() time.Time
 }
 
 // WithPool runs the app on pool, which the caller keeps and closes,
@@ -62,6 +63,10 @@ func WithExtractor(e mentor.Extractor) Option { return func(o *options) { o.extr
 
 // WithTxTimeout replaces postgres.DefaultTxTimeout.
 func WithTxTimeout(d time.Duration) Option { return func(o *options) { o.txTimeout = d } }
+
+// WithClock has the worker's consolidation plan at the times now gives (a
+// simulation's), instead of the wall clock's.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.clock = now } }
 
 // WithMaxToolRounds replaces counselor.DefaultMaxToolRounds.
 func WithMaxToolRounds(n int) Option { return func(o *options) { o.maxToolRounds = n } }
@@ -124,7 +129,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	fair := mentor.LimitPerFacilitator(store, perFacilitator, busyWait)
 	a.Service = mentor.NewService(fair, models.summarizer, log).WithEmbedder(models.embedder)
 	a.Worker = worker.New(store, worker.Config{
-		Extractor: models.extractor, Embedder: models.embedder, Concurrency: cfg.Model.Workers,
+		Extractor: models.extractor, Embedder: models.embedder, Concurrency: cfg.Model.Workers, Now: o.clock,
 	}, log)
 	a.Service.OnJobQueued(a.Worker.Wake)
 

@@ -286,14 +286,20 @@ func finishedBy(thread LearnerMemory, later []LearnerMemory) string {
 // Friday" are routines, not moments.
 var weekMoment = regexp.MustCompile(`(?i)\b(every\s+)?(today|tonight|tomorrow|this weekend|this week|next week|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(s\b)?`)
 
-// passedMoment says why a context memory's moment has passed, or "": the
-// day it names, counted from the day the memory was made, is before now's.
+// passedMoment says why a context memory's moment has passed, or "".
 func passedMoment(m LearnerMemory, now time.Time) string {
-	match := weekMoment.FindStringSubmatch(m.Content)
+	return MomentPassed(m.Content, m.CreatedAt, now)
+}
+
+// MomentPassed says why the moment a text names has passed by now, or "":
+// the day it names ("on Friday", "tomorrow"), counted from the day the text
+// was said, is before now's.
+func MomentPassed(text string, said, now time.Time) string {
+	match := weekMoment.FindStringSubmatch(text)
 	if match == nil || match[1] != "" || match[3] != "" {
 		return ""
 	}
-	made := day(m.CreatedAt)
+	made := day(said)
 	var due time.Time
 	switch name := strings.ToLower(match[2]); name {
 	case "today", "tonight":

@@ -123,3 +123,18 @@ func TestConsolidationPlanValidation(t *testing.T) {
 		t.Errorf("a merge of two memories a person wrote: %v", err)
 	}
 }
+
+// An opening made on Thursday and read on Monday no longer offers
+// Friday's test as a thread left open, nor greets with it.
+func TestOpeningDropsThreadsWhoseDayHasPassed(t *testing.T) {
+	o := Opening{ComputedAt: thursday, UnfinishedThreads: []string{"Alex has a quadratics test on Friday", "Completing the square"},
+		WelcomeHook: leftOffWith + "Alex has a quadratics test on Friday"}
+	friday := o.ForDay(thursday.Add(24 * time.Hour))
+	if len(friday.UnfinishedThreads) != 2 {
+		t.Fatalf("read on the Friday itself: %v", friday.UnfinishedThreads)
+	}
+	monday := o.ForDay(thursday.Add(96 * time.Hour))
+	if !slices.Equal(monday.UnfinishedThreads, []string{"Completing the square"}) || monday.WelcomeHook != "Picking up from last time." {
+		t.Fatalf("read on Monday: %v, %q", monday.UnfinishedThreads, monday.WelcomeHook)
+	}
+}

@@ -240,6 +240,9 @@ type Opening struct {
 	SuggestedOpener    string              `json:"suggested_opener"`
 }
 
+// leftOffWith begins a welcome hook about an unfinished thread.
+const leftOffWith = "Last time we left off with: "
+
 var weekdayNames = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
 
 var weekdayPattern = regexp.MustCompile(`(?i)\b(sunday|monday|tuesday|wednesday|thursday|friday|saturday)s?\b`)
@@ -283,7 +286,7 @@ func BuildOpening(ended ClosingState, summary string, known []LearnerMemory, lea
 	case len(ended.KeyMoments) > 0:
 		o.WelcomeHook = fmt.Sprintf("Last time %s had a breakthrough: %q", name, ended.KeyMoments[len(ended.KeyMoments)-1])
 	case len(o.UnfinishedThreads) > 0:
-		o.WelcomeHook = "Last time we left off with: " + o.UnfinishedThreads[0]
+		o.WelcomeHook = leftOffWith + o.UnfinishedThreads[0]
 	case summary != "":
 		o.WelcomeHook = "Picking up from last time."
 	}
@@ -302,6 +305,17 @@ func BuildOpening(ended ClosingState, summary string, known []LearnerMemory, lea
 // ForDay fills in what is personally relevant on the given day ("it's
 // Friday: basketball game?") and leads the opener with it.
 func (o Opening) ForDay(day time.Time) Opening {
+	// A thread whose day has passed since the opening was made is not
+	// pending any more ("a test on Friday", read on Monday).
+	pending := []string{}
+	for _, thread := range o.UnfinishedThreads {
+		if MomentPassed(thread, o.ComputedAt, day) == "" {
+			pending = append(pending, thread)
+		} else if o.WelcomeHook == leftOffWith+thread {
+			o.WelcomeHook = "Picking up from last time."
+		}
+	}
+	o.UnfinishedThreads = pending
 	weekday := weekdayNames[day.Weekday()]
 	o.PersonalRelevance = []string{}
 	today := o.PersonalByWeekday[weekday]

@@ -36,3 +36,14 @@ create policy learner_profiles_update on public.learner_profiles for update to m
 alter table public.consolidation_runs
   add column profile_tokens_before integer check (profile_tokens_before >= 0),
   add column profile_tokens_after integer check (profile_tokens_after >= 0);
+
+-- Confidence never rises with time: a last confirmation stamped ahead of
+-- the database's clock (another host's) counts as now.
+create or replace function public.memory_confidence_now(confidence real, last_confirmed timestamptz)
+returns real
+language sql stable
+set search_path = ''
+as $$
+  select greatest(least(confidence, 0.3::real),
+    confidence - 0.1 * floor(greatest(0, extract(epoch from (now() - last_confirmed))) / (30 * 86400)))::real
+$$;

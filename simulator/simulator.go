@@ -39,6 +39,9 @@ type Pipeline struct {
 	// RunJobs runs the queued background jobs to completion, so that each
 	// exchange's memories are learnt before the next message.
 	RunJobs func(ctx context.Context) error
+	// Consolidate, when set, runs the consolidation a learner's session's
+	// end queued, and logs what it changed.
+	Consolidate func(ctx context.Context, name string, learnerID *string) error
 }
 
 // Options configure a run.
@@ -223,6 +226,11 @@ func (r *run) session(ctx context.Context, n int, s Session) error {
 	for name := range opened {
 		if err := r.end(ctx, name); err != nil {
 			return err
+		}
+		if r.p.Consolidate != nil {
+			if err := r.p.Consolidate(ctx, who(name), r.learners[name]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

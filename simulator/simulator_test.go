@@ -68,6 +68,36 @@ func TestSimulatorRecallsSessionOneInSessionThree(t *testing.T) {
 	if strings.Contains(three, "unfinished thread: Completing the square is next") {
 		t.Error("a thread from session 1, picked up in session 2, is not unfinished in session 3")
 	}
+
+	// Consolidation after each session keeps memory true: Thursday's "test
+	// on Friday" is over by Monday's end, the thread taken up is finished,
+	// and the struggle settled by a breakthrough leaves recall.
+	two := sessions[2]
+	for _, want := range []string{
+		"[CONSOLIDATION] Alex: resolved: Alex confused the discriminant with the leading coefficient",
+		"[PROFILE] Alex: Strengths and breakthroughs: Alex connected the discriminant to the shape of the graph",
+	} {
+		if !strings.Contains(one, want) {
+			t.Errorf("session 1 lacks %q", want)
+		}
+	}
+	for _, want := range []string{
+		"[CONSOLIDATION] Alex: expired: Alex has a quadratics test on Friday",
+		"[CONSOLIDATION] Alex: expired: Completing the square is next: the session ran out of time for it",
+	} {
+		if !strings.Contains(two, want) {
+			t.Errorf("session 2 lacks %q", want)
+		}
+	}
+	if opening, _, _ := strings.Cut(two, "[RETRIEVAL]"); strings.Contains(opening, "unfinished thread: Alex has a quadratics test on Friday") {
+		t.Error("Monday's opening offers Thursday's test on Friday as a thread left open")
+	}
+	for _, gone := range []string{"Alex has a quadratics test on Friday", "Completing the square is next",
+		"Alex confused the discriminant with the leading coefficient"} {
+		if strings.Contains(three, gone) {
+			t.Errorf("session 3 still brings up %q", gone)
+		}
+	}
 }
 
 // recallFor returns the recall results logged for a message.
