@@ -67,6 +67,9 @@ func (e *OpenAI) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]m
 	if err != nil {
 		return nil, upstream(err)
 	}
+	if unknown := resolveReplaces(p.memories, shownKnown(req.Known)); unknown > 0 {
+		e.logger.WarnContext(ctx, "extractor ignored replaced memories it was never shown", "count", unknown)
+	}
 	if len(p.dropped) > 0 || p.overLimit > 0 {
 		reasons := make([]string, len(p.dropped))
 		for i, d := range p.dropped {

@@ -95,7 +95,7 @@ func TestOpenAIRequestUsesStrictJSONSchema(t *testing.T) {
 		t.Errorf("memories is %v, want an array", memories["type"])
 	}
 	props := dig(t, memories, "items", "properties")
-	if got, want := keys(props), []string{"confidence", "content", "importance", "metadata", "type"}; !slices.Equal(got, want) {
+	if got, want := keys(props), []string{"confidence", "content", "importance", "metadata", "replaces", "type"}; !slices.Equal(got, want) {
 		t.Errorf("item properties = %v, want %v", got, want)
 	}
 	if got := dig(t, props, "type")["enum"]; !reflect.DeepEqual(got, []any{"academic", "personal", "preference", "context"}) {
@@ -224,8 +224,8 @@ func TestOpenAIPromptCarriesExchangeKnownAndLearner(t *testing.T) {
 	assertInside(t, user, "<exchange>", "</exchange>",
 		"[LEARNER] cried over long division again tonight. At least Max, our dog, cheered him up.", exchange[1].Content)
 	assertInside(t, user, "<known_memories>", "</known_memories>",
-		`<memory type="preference">KNOWN-1: [LEARNER] prefers short explanations.</memory>`,
-		`<memory type="context">KNOWN-2: [LEARNER]'s mother wants to revisit fractions.</memory>`)
+		`<memory key="k1" type="preference">KNOWN-1: [LEARNER] prefers short explanations.</memory>`,
+		`<memory key="k2" type="context">KNOWN-2: [LEARNER]'s mother wants to revisit fractions.</memory>`)
 	if !strings.Contains(user, `<turn speaker="person">`) || !strings.Contains(user, `<turn speaker="mentor">`) {
 		t.Errorf("turns are not labelled person and mentor:\n%s", user)
 	}

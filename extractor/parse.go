@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"mentormemory/llm"
 	"mentormemory/mentor"
@@ -33,6 +34,9 @@ type replyItem struct {
 	Importance *float64           `json:"importance"`
 	Confidence *float64           `json:"confidence"`
 	Metadata   map[string]*string `json:"metadata"`
+	// Replaces is the key of a known memory, as the prompt showed it
+	// ("k3"); a reply without it replaces nothing.
+	Replaces *string `json:"replaces"`
 }
 
 // parsed is a reply turned into memories the service accepts.
@@ -82,6 +86,7 @@ func parseReply(content string, restore func(string) string) (parsed, error) {
 			Importance: *it.Importance,
 			Confidence: *it.Confidence,
 			Metadata:   knownMetadata(it.Metadata, restore),
+			Replaces:   it.Replaces,
 		})
 	}
 
@@ -127,4 +132,31 @@ func mostImportant(ms []mentor.NewMemory, n int) ([]mentor.NewMemory, int) {
 		kept[i] = ms[j]
 	}
 	return kept, len(ms) - n
+}
+
+// knownKey is how the prompt names the i-th known memory it shows, shorter
+// and harder to garble than its id.
+func knownKey(i int) string { return fmt.Sprintf("k%d", i+1) }
+
+// resolveReplaces turns each memory's Replaces from the key of a known
+// memory, as the prompt showed them, into that memory's id. A key the
+// prompt never showed replaces nothing; it is counted, for the log.
+func resolveReplaces(memories []mentor.NewMemory, shown []mentor.LearnerMemory) (unknown int) {
+	ids := make(map[string]string, len(shown))
+	for i, m := range shown {
+		ids[knownKey(i)] = m.ID
+	}
+	for i := range memories {
+		key := memories[i].Replaces
+		if key == nil {
+			continue
+		}
+		if id, ok := ids[strings.TrimSpace(*key)]; ok {
+			memories[i].Replaces = &id
+			continue
+		}
+		memories[i].Replaces = nil
+		unknown++
+	}
+	return unknown
 }

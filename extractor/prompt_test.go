@@ -81,7 +81,7 @@ func TestUserPromptBoundsKnownMemories(t *testing.T) {
 		known = append(known, mentor.LearnerMemory{Type: mentor.Personal, Content: fmt.Sprintf("fact-%03d", i)})
 	}
 	p := userPrompt(mentor.ExtractionRequest{Turns: exchange, Known: known})
-	if got := strings.Count(p, `<memory type="personal">`); got != maxKnownInPrompt {
+	if got := strings.Count(p, `type="personal">`); got != maxKnownInPrompt {
 		t.Errorf("prompt lists %d known memories, want %d", got, maxKnownInPrompt)
 	}
 	if !strings.Contains(p, fmt.Sprintf("fact-%03d", maxKnownInPrompt-1)) || strings.Contains(p, fmt.Sprintf("fact-%03d", maxKnownInPrompt)) {

@@ -72,8 +72,12 @@ func memorySchema() map[string]any {
 				"required":             metadataKeys,
 				"additionalProperties": false,
 			},
+			"replaces": map[string]any{
+				"type":        []string{"string", "null"},
+				"description": `The key of the known memory this one changes or contradicts ("k3"), or null.`,
+			},
 		},
-		"required":             []string{"type", "content", "importance", "confidence", "metadata"},
+		"required":             []string{"type", "content", "importance", "confidence", "metadata", "replaces"},
 		"additionalProperties": false,
 	}
 	return map[string]any{
