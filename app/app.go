@@ -16,6 +16,7 @@ import (
 
 	"mentormemory/auth"
 	"mentormemory/config"
+	"mentormemory/consolidator"
 	"mentormemory/counselor"
 	"mentormemory/embedder"
 	"mentormemory/extractor"
@@ -130,6 +131,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	a.Service = mentor.NewService(fair, models.summarizer, log).WithEmbedder(models.embedder)
 	a.Worker = worker.New(store, worker.Config{
 		Extractor: models.extractor, Embedder: models.embedder, Concurrency: cfg.Model.Workers, Now: o.clock,
+		Consolidator: models.consolidator,
 	}, log)
 	a.Service.OnJobQueued(a.Worker.Wake)
 
@@ -164,6 +166,8 @@ type models struct {
 	summarizer mentor.Summarizer
 	extractor  mentor.Extractor // nil: extraction is off, memories come only through the API
 	embedder   mentor.Embedder  // nil: recall ranks by words alone
+	// consolidator plans consolidation runs; nil: by rules, offline.
+	consolidator mentor.Consolidator
 }
 
 func newModels(cfg config.Model, log *slog.Logger, o options) models {
@@ -181,6 +185,11 @@ func newModels(cfg config.Model, log *slog.Logger, o options) models {
 	}
 	if cfg.EmbeddingConfigured() {
 		m.embedder = embedder.NewOpenAI(cfg.Embedding)
+	}
+	if cfg.ChatConfigured() {
+		chat := cfg.Chat
+		chat.Logger = log
+		m.consolidator = consolidator.NewOpenAI(chat)
 	}
 	return m
 }

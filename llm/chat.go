@@ -67,6 +67,13 @@ type Prompt struct {
 // prompt is logged at debug level only, and only its first
 // loggedPromptRunes characters.
 func (c Chat) Ask(ctx context.Context, p Prompt) ([]openai.ChatCompletionChoice, error) {
+	choices, _, err := c.AskCounted(ctx, p)
+	return choices, err
+}
+
+// AskCounted is Ask that also says how many tokens the model reported the
+// call cost (0 when it reported none).
+func (c Chat) AskCounted(ctx context.Context, p Prompt) ([]openai.ChatCompletionChoice, int64, error) {
 	c.logger.DebugContext(ctx, "model prompt", "model", c.model,
 		"user_chars", utf8.RuneCountInString(p.User), "user_start", cut(p.User, loggedPromptRunes))
 	resp, err := Complete(ctx, c.client, c.budget, openai.ChatCompletionNewParams{
@@ -78,12 +85,12 @@ func (c Chat) Ask(ctx context.Context, p Prompt) ([]openai.ChatCompletionChoice,
 		ResponseFormat: p.Format,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("chat completion: %w", err)
+		return nil, 0, fmt.Errorf("chat completion: %w", err)
 	}
 	if resp == nil {
-		return nil, nil
+		return nil, 0, nil
 	}
-	return resp.Choices, nil
+	return resp.Choices, resp.Usage.TotalTokens, nil
 }
 
 // cut returns the first n runes of s, with an ellipsis when it cut any.

@@ -20,6 +20,8 @@ type ConsolidationPlan struct {
 	Supersessions []Supersession `json:"supersessions"`
 	Expiries      []Expiry       `json:"expiries"`
 	Resolutions   []Resolution   `json:"resolutions"`
+	// ModelTokens are what planning cost a model, if one planned.
+	ModelTokens int `json:"-"`
 }
 
 // Merge makes Absorbed one memory with Keep: Keep takes their mentions and
@@ -370,7 +372,10 @@ type ConsolidationRun struct {
 type ConsolidationInput struct {
 	Memories    []LearnerMemory
 	LearnerName string
-	Profile     Profile
+	// OtherNames are the facilitator's other learners', which a model's
+	// prompt hides like the learner's own.
+	OtherNames []string
+	Profile    Profile
 }
 
 // Remaining are the memories of current that the plan leaves current.
@@ -409,7 +414,7 @@ type ConsolidationJob struct {
 type Consolidator interface {
 	// Name is recorded with each run ("offline", or the model's).
 	Name() string
-	Plan(ctx context.Context, current []LearnerMemory, now time.Time) (ConsolidationPlan, error)
+	Plan(ctx context.Context, in ConsolidationInput, now time.Time) (ConsolidationPlan, error)
 }
 
 // OfflineConsolidator plans by rules (ConsolidateOffline), with no model.
@@ -417,6 +422,6 @@ type OfflineConsolidator struct{}
 
 func (OfflineConsolidator) Name() string { return "offline" }
 
-func (OfflineConsolidator) Plan(_ context.Context, current []LearnerMemory, now time.Time) (ConsolidationPlan, error) {
-	return ConsolidateOffline(current, now), nil
+func (OfflineConsolidator) Plan(_ context.Context, in ConsolidationInput, now time.Time) (ConsolidationPlan, error) {
+	return ConsolidateOffline(in.Memories, now), nil
 }

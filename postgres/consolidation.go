@@ -140,6 +140,9 @@ func (s *Store) StartConsolidation(ctx context.Context, job mentor.Consolidation
 		if in.Profile, err = readProfile(ctx, tx, me, *job.LearnerID, in.LearnerName); err != nil {
 			return err
 		}
+		if err := tx.QueryRow(ctx, otherLearnerNamesSQL, me, *job.LearnerID).Scan(&in.OtherNames); err != nil {
+			return err
+		}
 		rows, err := tx.Query(ctx, `select `+memoryColumns+` from public.learner_memories
 			where facilitator_id = $1::uuid and learner_id = $2::uuid and status = 'current'
 			order by created_at, id limit $3`, me, *job.LearnerID, consolidationInputLimit)
@@ -177,11 +180,11 @@ func (s *Store) CompleteConsolidation(ctx context.Context, job mentor.Consolidat
 			return err
 		}
 		if _, err := tx.Exec(ctx, `update public.consolidation_runs set status = 'done', finished_at = now(),
-				memories_in = $3, changes = $4::jsonb, profile_tokens_before = $6, profile_tokens_after = $7,
+				memories_in = $3, changes = $4::jsonb, profile_tokens_before = $6, profile_tokens_after = $7, model_tokens = $8,
 				memories_out = (select count(*) from public.learner_memories
 					where facilitator_id = $1::uuid and learner_id = $5::uuid and status = 'current')
 			where facilitator_id = $1::uuid and id = $2::uuid`,
-			me, job.RunID, memoriesIn, string(changes), learner, before, profile.Tokens); err != nil {
+			me, job.RunID, memoriesIn, string(changes), learner, before, profile.Tokens, plan.ModelTokens); err != nil {
 			return err
 		}
 		return markJobDone(ctx, tx, job.Job)

@@ -74,7 +74,7 @@ func (w *Worker) consolidate(ctx context.Context, job mentor.ConsolidationJob) e
 		return err
 	}
 	now := w.cfg.Now()
-	plan, err := w.cfg.Consolidator.Plan(ctx, in.Memories, now)
+	plan, err := w.cfg.Consolidator.Plan(ctx, in, now)
 	if err != nil {
 		return err
 	}
