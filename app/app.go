@@ -147,6 +147,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 			BodyBytes: cmp.Or(cfg.Web.BodyBytesInFlight, config.DefaultBodyMBInFlight<<20),
 			Wait:      busyWait,
 		},
+		CronSecret: cfg.Web.CronSecret,
+		Jobs:       a.Worker,
 	}
 	// Left nil when off: the handlers then say how to turn them on.
 	if cfg.Model.ChatConfigured() {

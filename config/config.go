@@ -120,8 +120,16 @@ type Web struct {
 	RequestsInFlight  int
 	BodyBytesInFlight int64
 	BusyWait          time.Duration
-	problems          []error
+	// CronSecret (CRON_SECRET), when set, opens GET /api/jobs/run to a
+	// caller that sends it as a bearer token: Vercel Cron does, and so the
+	// background work of a deployment that is only the function runs.
+	CronSecret string
+	problems   []error
 }
+
+// minCronSecret is the shortest CRON_SECRET accepted: it guards work that
+// spends the model budget.
+const minCronSecret = 16
 
 // The defaults of the limits on work in flight; app.New applies them to a
 // Config built in code that leaves the limits zero. A 2 MB post holds about
@@ -295,6 +303,10 @@ func readWeb(r *reader) Web {
 		// At least one body of the largest size must fit.
 		BodyBytesInFlight: int64(r.number("MAX_BODY_MB_IN_FLIGHT", DefaultBodyMBInFlight, 2, 1<<20)) << 20,
 		BusyWait:          r.duration("BUSY_WAIT", DefaultBusyWait),
+		CronSecret:        r.text("CRON_SECRET"),
+	}
+	if w.CronSecret != "" && len(w.CronSecret) < minCronSecret {
+		r.fail("CRON_SECRET must be at least %d characters", minCronSecret)
 	}
 	w.problems = r.problems
 	return w

@@ -96,6 +96,7 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "DB_CONCURRENCY_PER_FACILITATOR": "0"}, "DB_CONCURRENCY_PER_FACILITATOR must be a whole number from 1"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, "CORS_ALLOWED_ORIGINS must list origins"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "app.example.com"}, "CORS_ALLOWED_ORIGINS must list origins"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CRON_SECRET": "guessable"}, "CRON_SECRET must be at least 16 characters"},
 	}
 	for _, tc := range cases {
 		_, err := FromEnv(envOf(tc.vars))

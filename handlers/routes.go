@@ -50,6 +50,9 @@ type Deps struct {
 	// InFlight bounds the signed-in requests in flight; the zero value sets
 	// no bound.
 	InFlight InFlight
+	// CronSecret and Jobs, both set, open GET /api/jobs/run to a scheduler.
+	CronSecret string
+	Jobs       JobRunner
 }
 
 // NewServer returns the whole HTTP app. The local server and the Vercel
@@ -108,6 +111,10 @@ func NewServer(d Deps) *echo.Echo {
 	e.GET("/api/tools", h.listTools, authed, admitted) // a constant: nothing to limit
 	e.POST("/api/tools/call", h.callTool, authed, admitted, model)
 	e.POST("/api/counselor", h.counselorChat, authed, admitted, model)
+	// Without a secret the route does not exist, like an unknown path.
+	if d.CronSecret != "" && d.Jobs != nil {
+		e.GET("/api/jobs/run", runJobs(d.CronSecret, d.Jobs))
+	}
 
 	// The web client: its settings, dev sign-in, and one route per static
 	// file (see static.go), each with the page's security headers.

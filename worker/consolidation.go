@@ -99,3 +99,52 @@ func (w *Worker) QueueNightlyConsolidations(ctx context.Context) (int, error) {
 	}
 	return queued, err
 }
+
+// Drained is what one drain of the queue did.
+type Drained struct {
+	Extracted     int `json:"extracted"`
+	Consolidated  int `json:"consolidated"`
+	SessionsEnded int `json:"sessions_ended"`
+	NightlyQueued int `json:"nightly_queued"`
+	// TimeUp says the drain stopped at its time limit with work left.
+	TimeUp bool `json:"time_up"`
+}
+
+// Drain does the background work due, for a deployment with no worker of
+// its own (a scheduled call of the Vercel function): it ends idle sessions,
+// queues the nightly consolidations, then runs due jobs one after another
+// until none is left or until passes, whichever is first. A job it starts
+// runs to its end within JobTimeout; what is left waits for the next drain.
+func (w *Worker) Drain(ctx context.Context, until time.Time) (Drained, error) {
+	var d Drained
+	var err error
+	if d.SessionsEnded, err = w.EndIdleSessions(ctx); err != nil {
+		return d, err
+	}
+	if d.NightlyQueued, err = w.QueueNightlyConsolidations(ctx); err != nil {
+		return d, err
+	}
+	for {
+		if time.Now().After(until) {
+			d.TimeUp = true
+			return d, nil
+		}
+		extracted, err := w.RunOnce(ctx)
+		if err != nil {
+			return d, err
+		}
+		consolidated, err := w.RunConsolidationOnce(ctx)
+		if err != nil {
+			return d, err
+		}
+		if extracted {
+			d.Extracted++
+		}
+		if consolidated {
+			d.Consolidated++
+		}
+		if !extracted && !consolidated {
+			return d, nil
+		}
+	}
+}

@@ -1,0 +1,43 @@
+package handlers
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"mentormemory/mentor"
+	"mentormemory/worker"
+)
+
+// JobRunner does the background work due within a time limit.
+type JobRunner interface {
+	Drain(ctx context.Context, until time.Time) (worker.Drained, error)
+}
+
+// DrainWindow is how long one call of /api/jobs/run starts jobs for. The
+// last one started runs to its end (a model call is bounded by its own
+// timeout, 20 s by default), and the whole call stays within the Vercel
+// function's 60 s.
+const DrainWindow = 25 * time.Second
+
+// runJobs is GET /api/jobs/run, for a scheduler that holds the cron
+// secret (Vercel Cron sends it as a bearer token): it does the background
+// work due, as a long-running server's worker would, and says what it did.
+func runJobs(secret string, jobs JobRunner) echo.HandlerFunc {
+	want := []byte("Bearer " + secret)
+	return func(c echo.Context) error {
+		got := []byte(strings.TrimSpace(c.Request().Header.Get(echo.HeaderAuthorization)))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			return mentor.Errorf(mentor.CodeUnauthenticated, "This route is for the scheduler: send CRON_SECRET as a bearer token")
+		}
+		done, err := jobs.Drain(c.Request().Context(), time.Now().Add(DrainWindow))
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]any{"success": true, "done": done})
+	}
+}
