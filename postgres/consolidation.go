@@ -210,28 +210,28 @@ func (s *Store) FailConsolidation(ctx context.Context, job mentor.ConsolidationJ
 // applyConsolidation makes the plan's changes and counts those made.
 func applyConsolidation(ctx context.Context, tx pgx.Tx, me, learnerID string, jobID int64, plan mentor.ConsolidationPlan) (map[string]int, error) {
 	counts := map[string]int{"merged": 0, "superseded": 0, "expired": 0, "resolved": 0}
-	count := func(kind string, done bool, err error) error {
-		if done {
-			counts[kind]++
-		}
-		return err
+	expiries := make([]retirement, len(plan.Expiries))
+	for i, e := range plan.Expiries {
+		expiries[i] = retirement{id: e.ID, status: mentor.StatusExpired, change: mentor.ChangeExpired}
 	}
-	for _, e := range plan.Expiries {
-		done, err := retire(ctx, tx, me, learnerID, e.ID, mentor.StatusExpired, nil, mentor.ChangeExpired, jobID)
-		if err := count("expired", done, err); err != nil {
-			return nil, err
-		}
+	resolutions := make([]retirement, len(plan.Resolutions))
+	for i, r := range plan.Resolutions {
+		resolutions[i] = retirement{id: r.ID, status: mentor.StatusResolved, by: &r.By, change: mentor.ChangeResolved}
 	}
-	for _, r := range plan.Resolutions {
-		done, err := retire(ctx, tx, me, learnerID, r.ID, mentor.StatusResolved, &r.By, mentor.ChangeResolved, jobID)
-		if err := count("resolved", done, err); err != nil {
-			return nil, err
-		}
+	var err error
+	if counts["expired"], err = retireAll(ctx, tx, me, learnerID, jobID, expiries); err != nil {
+		return nil, err
+	}
+	if counts["resolved"], err = retireAll(ctx, tx, me, learnerID, jobID, resolutions); err != nil {
+		return nil, err
 	}
 	for _, sup := range plan.Supersessions {
 		done, err := supersede(ctx, tx, me, &learnerID, sup.Old, sup.New, mentor.ActorConsolidation, &jobID)
-		if err := count("superseded", done, err); err != nil {
+		if err != nil {
 			return nil, err
+		}
+		if done {
+			counts["superseded"]++
 		}
 	}
 	for _, m := range plan.Merges {
@@ -244,25 +244,51 @@ func applyConsolidation(ctx context.Context, tx pgx.Tx, me, learnerID string, jo
 	return counts, nil
 }
 
-// retire takes a current memory of the learner out of recall with status,
-// naming by as what replaced or settled it, and records the change. It
-// reports false when the memory is no longer current.
-func retire(ctx context.Context, tx pgx.Tx, me, learnerID, id, status string, by *string, change string, jobID int64) (bool, error) {
-	_, err := scanMemory(tx.QueryRow(ctx, `with `+memoryBefore(`and status = 'current'
-			and coalesce(learner_id, '`+nilLearner+`'::uuid) = $7::uuid`)+`
-		changed as (
-			update public.learner_memories m set status = $8,
-				superseded_by = case when $8 = 'superseded' then $5::uuid end, updated_at = now()
-			from before b
-			where m.facilitator_id = $1::uuid and m.id = b.id
-			returning m.*
-		),`+recordChangeSQL,
-		me, change, mentor.ActorConsolidation, jobID, by,
-		id, learnerID, status))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
+// retirement takes a current memory of a learner out of recall with
+// status, naming by as what replaced or settled it.
+type retirement struct {
+	id, status string
+	by         *string
+	change     string
+}
+
+// retireSQL makes a retirement and records it: $1 facilitator, $2 change,
+// $3 actor, $4 job, $5 by, $6 memory, $7 learner, $8 status.
+var retireSQL = `with ` + memoryBefore(`and status = 'current'
+		and coalesce(learner_id, '`+nilLearner+`'::uuid) = $7::uuid`) + `
+	changed as (
+		update public.learner_memories m set status = $8,
+			superseded_by = case when $8 = 'superseded' then $5::uuid end, updated_at = now()
+		from before b
+		where m.facilitator_id = $1::uuid and m.id = b.id
+		returning m.*
+	),` + recordChangeSQL
+
+// retireAll makes the retirements in one round trip and returns how many
+// it made: one whose memory is no longer current is left out.
+func retireAll(ctx context.Context, tx pgx.Tx, me, learnerID string, jobID int64, rs []retirement) (int, error) {
+	if len(rs) == 0 {
+		return 0, nil
 	}
-	return err == nil, err
+	b := &pgx.Batch{}
+	for _, r := range rs {
+		b.Queue(retireSQL, me, r.change, mentor.ActorConsolidation, jobID, r.by, r.id, learnerID, r.status)
+	}
+	done := 0
+	err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
+		for range rs {
+			_, err := scanMemory(br.QueryRow())
+			if errors.Is(err, pgx.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			done++
+		}
+		return nil
+	})
+	return done, err
 }
 
 // mergeInto makes the merge's absorbed memories one with the memory kept:
@@ -314,10 +340,12 @@ func mergeInto(ctx context.Context, tx pgx.Tx, me, learnerID string, m mentor.Me
 	if err != nil {
 		return 0, err
 	}
-	for _, id := range absorbed {
-		if _, err := retire(ctx, tx, me, learnerID, id, mentor.StatusSuperseded, &m.Keep, mentor.ChangeMerged, jobID); err != nil {
-			return 0, err
-		}
+	retired := make([]retirement, len(absorbed))
+	for i, id := range absorbed {
+		retired[i] = retirement{id: id, status: mentor.StatusSuperseded, by: &m.Keep, change: mentor.ChangeMerged}
+	}
+	if _, err := retireAll(ctx, tx, me, learnerID, jobID, retired); err != nil {
+		return 0, err
 	}
 	return len(absorbed), nil
 }

@@ -47,7 +47,7 @@ func personalMemory(content, topic string) map[string]any {
 }
 
 type env struct {
-	t           *testing.T
+	t           testing.TB
 	facilitator apptest.User
 	pool        *pgxpool.Pool
 	store       *postgres.Store
@@ -62,7 +62,7 @@ type env struct {
 	reply func(n int) (status int, content string)
 }
 
-func newEnv(t *testing.T, cfg worker.Config) *env {
+func newEnv(t testing.TB, cfg worker.Config) *env {
 	t.Helper()
 	pool := pgtest.NewPool(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
