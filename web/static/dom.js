@@ -8,6 +8,14 @@ export function badge(text, kind = '') {
   return b;
 }
 
+// placeholder is a muted line standing where content will be, or is not.
+export function placeholder(text) {
+  const p = document.createElement('p');
+  p.className = 'summary empty';
+  p.textContent = text;
+  return p;
+}
+
 // timeElement shows an ISO time in the reader's locale, or a dash when the
 // server sent none.
 export function timeElement(iso) {

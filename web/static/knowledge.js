@@ -1,9 +1,10 @@
-// "What Mr. Mentor knows": the learner memories of the selected
-// conversation, grouped by type. Each can be corrected in place (PATCH) or
+// "What Mr. Mentor knows": the learner's profile (profile.js), then the
+// learner memories of the selected conversation, grouped by type. Each can be corrected in place (PATCH) or
 // forgotten after a confirmation (DELETE), and the facilitator can add one
 // (POST, which reinforces a memory already known instead of repeating it).
 
-import { badge } from './dom.js';
+import { badge, placeholder } from './dom.js';
+import { createProfile } from './profile.js';
 
 // The memory types in the order shown, with the names facilitators see.
 export const MEMORY_TYPES = [
@@ -60,6 +61,9 @@ export function createKnowledge(api, nameOf) {
     forgetDialog: $('forget-dialog'),
     forgetText: $('forget-text'),
   };
+  // The profile's rebuild may merge, expire or resolve memories: the list
+  // is read again after it.
+  const profile = createProfile(api, nameOf, () => load());
   const s = {
     learnerId: '', // whose memories these are; '' is the general conversation
     memories: [], // as the server listed them, newest first
@@ -107,6 +111,7 @@ export function createKnowledge(api, nameOf) {
       : 'What he has learnt in general conversations and what you told him. Correct or forget anything.';
     render();
     load();
+    profile.show(learnerId);
   }
 
   // load reads the list again. announce says so in the status line (the
@@ -171,19 +176,13 @@ export function createKnowledge(api, nameOf) {
     el.rememberError.hidden = true;
     el.rememberBox.open = false;
     setStatus('');
+    profile.reset();
   }
 
   // ---------------------------------------------------------- drawing
 
   function ordered() {
     return MEMORY_TYPES.flatMap(({ type }) => s.memories.filter((m) => m.type === type));
-  }
-
-  function placeholder(text) {
-    const p = document.createElement('p');
-    p.className = 'summary empty';
-    p.textContent = text;
-    return p;
   }
 
   // render draws the list. A redraw keeps the keyboard focus where it was,
@@ -515,6 +514,7 @@ export function createKnowledge(api, nameOf) {
   el.refresh.addEventListener('click', () => {
     setStatus('');
     load({ announce: true });
+    profile.load();
   });
   el.rememberForm.addEventListener('submit', add);
   el.forgetDialog.addEventListener('close', forgetDialogClosed);
