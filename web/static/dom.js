@@ -1,5 +1,5 @@
-// Small DOM builders shared by the chat and the memory panel. Text goes in
-// through textContent, so data never becomes markup.
+// Small DOM builders and formats shared by the chat and the memory panel.
+// Text goes in through textContent, so data never becomes markup.
 
 export function badge(text, kind = '') {
   const b = document.createElement('span');
@@ -25,4 +25,9 @@ export function timeElement(iso) {
   t.dateTime = iso;
   t.textContent = d.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
   return t;
+}
+
+// percent shows a confidence (0–1) as a whole percentage.
+export function percent(fraction) {
+  return `${Math.round(fraction * 100)}%`;
 }
