@@ -4,17 +4,20 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 )
 
-// TestSupersededMemoryIsShownApartAndConfirmed: a memory a newer one
+// TestSupersededMemoryIsConfirmedAndItsHistoryListed: a memory a newer one
 // contradicts is shown apart as superseded, with what replaced it, its
 // confidence and a flag asking for review (and so is a memory long
-// unconfirmed, among the current ones); Confirm reinstates it, in the
-// database too.
-func TestSupersededMemoryIsShownApartAndConfirmed(t *testing.T) {
+// unconfirmed, among the current ones); its history (opened from the
+// keyboard) lists who changed what, text and confidence before and after;
+// Confirm reinstates it, in the database too, and the open history shows
+// the confirmation.
+func TestSupersededMemoryIsConfirmedAndItsHistoryListed(t *testing.T) {
 	d := startDemo(t, "lifecycle", "")
 	b := d.b
 	const first, corrected, changed = "Emma struggles with long division.",
@@ -57,16 +60,38 @@ func TestSupersededMemoryIsShownApartAndConfirmed(t *testing.T) {
 	})()`, item(old), item(expired), changed, cat, changed))
 	b.screenshot("superseded", true)
 
-	// Confirm: the memory is current again, in the list and the database.
+	// The history, opened from the keyboard.
+	historyButton := fmt.Sprintf(`#knowledge-list [data-id=%q] [data-action=history]`, old)
+	b.step("open the history", chromedp.Focus(chromedp.CSS(historyButton)), pressEnter())
+	entries := fmt.Sprintf(`[...%s.querySelectorAll('.history-list > li')].map((li) =>
+		[...li.querySelectorAll('p')].map((p) => p.textContent.replace(/ · .*$/, '')).join(' / ')).join('\n')`, item(old))
+	created := fmt.Sprintf("Remembered by you / “%s” / Confidence 100%%", first)
+	history := strings.Join([]string{
+		created,
+		fmt.Sprintf("Corrected by you / “%s” →  to “%s”", first, corrected),
+		fmt.Sprintf("Superseded by you / Confidence 100%% →  to 30%% / Now superseded / Replaced by “%s”", changed),
+	}, "\n")
+	b.waitFor("the history", fmt.Sprintf(`(() => {
+		const button = document.querySelector(%q);
+		return button.getAttribute('aria-expanded') === 'true' && document.activeElement === button &&
+			!document.getElementById(button.getAttribute('aria-controls')).hidden && %s === %q;
+	})()`, historyButton, entries, history))
+	showHistory := chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`%s.scrollIntoView({ block: 'center' })`, item(old)))
+	b.step("show the history", showHistory)
+	b.screenshot("history", false)
+
+	// Confirm: the memory is current again, in the list, the history and
+	// the database.
 	b.step("confirm it", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#knowledge-list [data-id=%q] [data-action=confirm]`, old))))
+	confirmed := history + "\nConfirmed by you / Confidence 30% →  to 100% / Now current"
 	b.waitFor("the memory confirmed", fmt.Sprintf(`(() => {
 		const old = %s;
 		return old && old.closest('.known-group').querySelector('h4').textContent === 'Learning (2)' &&
 			!old.classList.contains('retired') && !old.querySelector('[data-action=confirm]') && !old.querySelector('.review-note') &&
 			old.querySelector('.confidence-text').textContent === 'Confidence 100%%' &&
 			document.getElementById('knowledge-status').textContent === 'Confirmed: “%s” It is current again.' &&
-			document.activeElement === old.querySelector('[data-action=correct]');
-	})()`, item(old), corrected))
+			document.activeElement === old.querySelector('[data-action=correct]') && %s === %q;
+	})()`, item(old), corrected, entries, confirmed))
 	var status string
 	var confidence float64
 	var review bool
@@ -78,6 +103,13 @@ func TestSupersededMemoryIsShownApartAndConfirmed(t *testing.T) {
 	if status != "current" || confidence != 1 || review || supersededBy != nil {
 		t.Fatalf("database after confirming: status %s, confidence %v, needs_review %v, superseded_by %v", status, confidence, review, supersededBy)
 	}
-	b.screenshot("confirmed", true)
+	b.step("show the confirmed memory", showHistory)
+	b.screenshot("confirmed", false)
+
+	b.step("close the history", chromedp.Click(chromedp.CSS(historyButton)))
+	b.waitFor("the history closed", fmt.Sprintf(`(() => {
+		const button = document.querySelector(%q);
+		return button.getAttribute('aria-expanded') === 'false' && document.getElementById(button.getAttribute('aria-controls')).hidden;
+	})()`, historyButton))
 	b.noConsoleProblems()
 }

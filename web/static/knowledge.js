@@ -2,11 +2,12 @@
 // learner memories of the selected conversation, grouped by type, with how
 // confident he is of each; those no longer current (superseded, expired,
 // resolved) are listed apart. Each can be confirmed, corrected in place
-// (PATCH) or forgotten after a confirmation (DELETE), and the facilitator
-// can add one (POST, which reinforces a memory already
+// (PATCH), forgotten after a confirmation (DELETE), and its history read;
+// the facilitator can add one (POST, which reinforces a memory already
 // known instead of repeating it).
 
 import { badge, percent, placeholder } from './dom.js';
+import { historyList } from './history.js';
 import { createProfile } from './profile.js';
 
 // The memory types in the order shown, with the names facilitators see.
@@ -98,6 +99,9 @@ export function createKnowledge(api, nameOf) {
     forgetting: null, // the memory the dialog asks about
     fresh: '', // the memory just added or reinforced, highlighted
     laterTimer: 0,
+    // The histories shown, by memory id: {state: 'loading'|'ready'|'error',
+    // changes, error}. A closed history has no entry.
+    history: {},
   };
 
   function setStatus(text, kind = '') {
@@ -127,6 +131,7 @@ export function createKnowledge(api, nameOf) {
     s.editingId = '';
     s.editNode = null;
     s.fresh = '';
+    s.history = {};
     setStatus('');
     el.rememberError.hidden = true;
     el.hint.textContent = learnerId
@@ -190,6 +195,7 @@ export function createKnowledge(api, nameOf) {
     s.editingId = '';
     s.editNode = null;
     s.fresh = '';
+    s.history = {};
     s.forgetting = null;
     if (el.forgetDialog.open) el.forgetDialog.close();
     el.list.replaceChildren();
@@ -225,7 +231,10 @@ export function createKnowledge(api, nameOf) {
       s.editingId = ''; // forgotten elsewhere meanwhile
       s.editNode = null;
     }
-    const drawn = JSON.stringify([s.learnerId, s.loaded, s.editingId, s.fresh, s.memories]);
+    for (const id of Object.keys(s.history)) {
+      if (!s.memories.some((m) => m.id === id)) delete s.history[id];
+    }
+    const drawn = JSON.stringify([s.learnerId, s.loaded, s.editingId, s.fresh, s.memories, s.history]);
     if (drawn === s.shown) return;
     s.shown = drawn;
     const focus = focusedControl();
@@ -297,8 +306,11 @@ export function createKnowledge(api, nameOf) {
       li.append(review);
       actions.append(actionButton('Confirm', 'confirm', `${text.id} ${review.id}`, 'primary'));
     }
-    actions.append(actionButton('Correct', 'correct', text.id), actionButton('Forget', 'forget', text.id, 'danger'));
-    li.append(actions);
+    const history = actionButton('History', 'history', text.id);
+    history.setAttribute('aria-expanded', String(Boolean(s.history[m.id])));
+    history.setAttribute('aria-controls', `history-${m.id}`);
+    actions.append(actionButton('Correct', 'correct', text.id), history, actionButton('Forget', 'forget', text.id, 'danger'));
+    li.append(actions, historyPanel(m));
     return li;
   }
 
@@ -352,6 +364,40 @@ export function createKnowledge(api, nameOf) {
     else if (faded(m)) why = 'not confirmed for a long time, so Mr. Mentor no longer brings it up. Confirm it if it still holds.';
     p.append(flag, why);
     return p;
+  }
+
+  // historyPanel is the memory's history when open; closed, it is an empty
+  // hidden box, so that the History button always names what it controls.
+  function historyPanel(m) {
+    const box = document.createElement('div');
+    box.className = 'history';
+    box.id = `history-${m.id}`;
+    const h = s.history[m.id];
+    if (!h) {
+      box.hidden = true;
+      return box;
+    }
+    if (h.state === 'error') {
+      const p = document.createElement('p');
+      p.className = 'error';
+      p.textContent = h.error;
+      box.append(p);
+      return box;
+    }
+    if (!h.changes) {
+      box.append(placeholder('Loading its history…'));
+      return box;
+    }
+    if (h.state === 'loading') box.setAttribute('aria-busy', 'true');
+    if (h.changes.length === 0) {
+      box.append(placeholder('No change is recorded for it.'));
+      return box;
+    }
+    box.append(historyList(h.changes, (id) => {
+      const related = s.memories.find((x) => x.id === id);
+      return related ? quote(related.content) : '';
+    }));
+    return box;
   }
 
   function labelFor(id, text) {
@@ -486,6 +532,7 @@ export function createKnowledge(api, nameOf) {
       const moved = data.memory.type !== m.type ? `, now under ${typeLabel(data.memory.type)}.` : '';
       setStatus(`Corrected: ${quote(data.memory.content)}${moved}`, 'ok');
       closeEdit();
+      if (s.history[id]) loadHistory(id);
     } catch (err) {
       if (err.status === 401 || learnerId !== s.learnerId) return;
       if (err.status === 404) {
@@ -520,6 +567,7 @@ export function createKnowledge(api, nameOf) {
       render();
       // The Confirm button is gone: the focus stays with the memory.
       focusControl(id, 'correct');
+      if (s.history[id]) loadHistory(id);
     } catch (err) {
       if (err.status === 401 || learnerId !== s.learnerId) return;
       if (button) button.disabled = false;
@@ -530,6 +578,38 @@ export function createKnowledge(api, nameOf) {
       }
       setStatus(`Could not confirm it: ${err.message}`, 'error');
     }
+  }
+
+  // ----------------------------------------------------------- history
+
+  function toggleHistory(id) {
+    if (s.history[id]) {
+      delete s.history[id];
+      render();
+      return;
+    }
+    loadHistory(id);
+  }
+
+  // loadHistory reads a memory's history; the changes already shown stay
+  // while it is read again.
+  async function loadHistory(id) {
+    const entry = { state: 'loading', changes: s.history[id]?.changes };
+    s.history[id] = entry;
+    render();
+    try {
+      const data = await api.get(`/api/memories/${encodeURIComponent(id)}/history`);
+      // Closed, read again or another learner's list meanwhile.
+      if (s.history[id] !== entry) return;
+      s.history[id] = { state: 'ready', changes: Array.isArray(data.history) ? data.history : [] };
+    } catch (err) {
+      if (s.history[id] !== entry || err.status === 401) return;
+      // A 404 is a memory older than its history: nothing recorded yet.
+      s.history[id] = err.status === 404
+        ? { state: 'ready', changes: [] }
+        : { state: 'error', error: `Could not load its history: ${err.message}` };
+    }
+    render();
   }
 
   // ------------------------------------------------------------ forget
@@ -637,6 +717,7 @@ export function createKnowledge(api, nameOf) {
     if (button.dataset.action === 'correct') startEdit(id);
     if (button.dataset.action === 'forget') askForget(id);
     if (button.dataset.action === 'confirm') confirmMemory(id);
+    if (button.dataset.action === 'history') toggleHistory(id);
   });
   el.refresh.addEventListener('click', () => {
     setStatus('');
