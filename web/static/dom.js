@@ -1,11 +1,19 @@
-// Small DOM builders shared by the chat and the memory panel. Text goes in
-// through textContent, so data never becomes markup.
+// Small DOM builders and formats shared by the chat and the memory panel.
+// Text goes in through textContent, so data never becomes markup.
 
 export function badge(text, kind = '') {
   const b = document.createElement('span');
   b.className = `badge ${kind}`.trim();
   b.textContent = text;
   return b;
+}
+
+// placeholder is a muted line standing where content will be, or is not.
+export function placeholder(text) {
+  const p = document.createElement('p');
+  p.className = 'summary empty';
+  p.textContent = text;
+  return p;
 }
 
 // timeElement shows an ISO time in the reader's locale, or a dash when the
@@ -17,4 +25,9 @@ export function timeElement(iso) {
   t.dateTime = iso;
   t.textContent = d.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
   return t;
+}
+
+// percent shows a confidence (0–1) as a whole percentage.
+export function percent(fraction) {
+  return `${Math.round(fraction * 100)}%`;
 }

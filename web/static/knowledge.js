@@ -1,9 +1,14 @@
-// "What Mr. Mentor knows": the learner memories of the selected
-// conversation, grouped by type. Each can be corrected in place (PATCH) or
-// forgotten after a confirmation (DELETE), and the facilitator can add one
-// (POST, which reinforces a memory already known instead of repeating it).
+// "What Mr. Mentor knows": the learner's profile (profile.js), then the
+// learner memories of the selected conversation, grouped by type, with how
+// confident he is of each; those no longer current (superseded, expired,
+// resolved) are listed apart. Each can be confirmed, corrected in place
+// (PATCH), forgotten after a confirmation (DELETE), and its history read;
+// the facilitator can add one (POST, which reinforces a memory already
+// known instead of repeating it).
 
-import { badge } from './dom.js';
+import { badge, percent, placeholder } from './dom.js';
+import { historyList } from './history.js';
+import { createProfile } from './profile.js';
 
 // The memory types in the order shown, with the names facilitators see.
 export const MEMORY_TYPES = [
@@ -21,6 +26,12 @@ const LEARNT_LATER_MS = 20000;
 // How much of a memory a status line quotes; the quote ends the line, as
 // memories end with their own full stop.
 const QUOTE_CHARS = 80;
+// Confidence decays to this floor for a memory long unconfirmed, which
+// then leaves recall until a person confirms it.
+const CONFIDENCE_FLOOR = 0.3;
+
+// How a memory that is no longer current is marked.
+const STATUS_LABELS = { superseded: 'Superseded', expired: 'Expired', resolved: 'Resolved' };
 
 const $ = (id) => document.getElementById(id);
 
@@ -44,6 +55,20 @@ function metaText(m, key) {
   return typeof v === 'string' ? v.trim() : '';
 }
 
+function isCurrent(m) {
+  return !m.status || m.status === 'current';
+}
+
+// faded: a current memory whose confidence has decayed to the floor.
+function faded(m) {
+  return isCurrent(m) && typeof m.confidence === 'number' && m.confidence <= CONFIDENCE_FLOOR + 1e-9;
+}
+
+// A memory flagged for review, or long unconfirmed, asks to be confirmed.
+function reviewable(m) {
+  return Boolean(m.needs_review) || faded(m);
+}
+
 // createKnowledge wires the panel. nameOf(learnerId) is the learner's name,
 // '' for the general conversation.
 export function createKnowledge(api, nameOf) {
@@ -60,6 +85,9 @@ export function createKnowledge(api, nameOf) {
     forgetDialog: $('forget-dialog'),
     forgetText: $('forget-text'),
   };
+  // The profile's rebuild may merge, expire or resolve memories: the list
+  // is read again after it.
+  const profile = createProfile(api, nameOf, () => load());
   const s = {
     learnerId: '', // whose memories these are; '' is the general conversation
     memories: [], // as the server listed them, newest first
@@ -71,6 +99,9 @@ export function createKnowledge(api, nameOf) {
     forgetting: null, // the memory the dialog asks about
     fresh: '', // the memory just added or reinforced, highlighted
     laterTimer: 0,
+    // The histories shown, by memory id: {state: 'loading'|'ready'|'error',
+    // changes, error}. A closed history has no entry.
+    history: {},
   };
 
   function setStatus(text, kind = '') {
@@ -100,6 +131,7 @@ export function createKnowledge(api, nameOf) {
     s.editingId = '';
     s.editNode = null;
     s.fresh = '';
+    s.history = {};
     setStatus('');
     el.rememberError.hidden = true;
     el.hint.textContent = learnerId
@@ -107,6 +139,7 @@ export function createKnowledge(api, nameOf) {
       : 'What he has learnt in general conversations and what you told him. Correct or forget anything.';
     render();
     load();
+    profile.show(learnerId);
   }
 
   // load reads the list again. announce says so in the status line (the
@@ -162,6 +195,7 @@ export function createKnowledge(api, nameOf) {
     s.editingId = '';
     s.editNode = null;
     s.fresh = '';
+    s.history = {};
     s.forgetting = null;
     if (el.forgetDialog.open) el.forgetDialog.close();
     el.list.replaceChildren();
@@ -171,19 +205,23 @@ export function createKnowledge(api, nameOf) {
     el.rememberError.hidden = true;
     el.rememberBox.open = false;
     setStatus('');
+    profile.reset();
   }
 
   // ---------------------------------------------------------- drawing
 
-  function ordered() {
-    return MEMORY_TYPES.flatMap(({ type }) => s.memories.filter((m) => m.type === type));
+  // groups are the lists drawn, in order: the current memories by type,
+  // then those no longer current, apart.
+  function groups() {
+    const current = s.memories.filter(isCurrent);
+    return [
+      ...MEMORY_TYPES.map(({ type, label }) => ({ label, items: current.filter((m) => m.type === type) })),
+      { label: 'No longer current', items: s.memories.filter((m) => !isCurrent(m)), kind: 'retired' },
+    ];
   }
 
-  function placeholder(text) {
-    const p = document.createElement('p');
-    p.className = 'summary empty';
-    p.textContent = text;
-    return p;
+  function ordered() {
+    return groups().flatMap((g) => g.items);
   }
 
   // render draws the list. A redraw keeps the keyboard focus where it was,
@@ -193,7 +231,10 @@ export function createKnowledge(api, nameOf) {
       s.editingId = ''; // forgotten elsewhere meanwhile
       s.editNode = null;
     }
-    const drawn = JSON.stringify([s.learnerId, s.loaded, s.editingId, s.fresh, s.memories]);
+    for (const id of Object.keys(s.history)) {
+      if (!s.memories.some((m) => m.id === id)) delete s.history[id];
+    }
+    const drawn = JSON.stringify([s.learnerId, s.loaded, s.editingId, s.fresh, s.memories, s.history]);
     if (drawn === s.shown) return;
     s.shown = drawn;
     const focus = focusedControl();
@@ -202,16 +243,15 @@ export function createKnowledge(api, nameOf) {
     } else if (s.memories.length === 0) {
       el.list.replaceChildren(placeholder(`Nothing remembered ${scopeText()} yet. Mr. Mentor learns as you talk, and you can add something below.`));
     } else {
-      el.list.replaceChildren(...MEMORY_TYPES.map(group).filter(Boolean));
+      el.list.replaceChildren(...groups().map(group).filter(Boolean));
     }
     restoreFocus(focus);
   }
 
-  function group({ type, label }) {
-    const items = s.memories.filter((m) => m.type === type);
+  function group({ label, items, kind = '' }) {
     if (items.length === 0) return null;
     const box = document.createElement('div');
-    box.className = 'known-group';
+    box.className = `known-group ${kind}`.trim();
     const heading = document.createElement('h4');
     heading.textContent = label;
     const count = document.createElement('span');
@@ -237,7 +277,8 @@ export function createKnowledge(api, nameOf) {
 
   function item(m) {
     const li = document.createElement('li');
-    li.className = m.id === s.fresh ? 'known fresh' : 'known';
+    li.className = ['known', m.id === s.fresh && 'fresh', !isCurrent(m) && 'retired', reviewable(m) && 'review']
+      .filter(Boolean).join(' ');
     li.dataset.id = m.id;
     const text = document.createElement('p');
     text.className = 'known-text';
@@ -245,6 +286,7 @@ export function createKnowledge(api, nameOf) {
     text.textContent = m.content;
     const meta = document.createElement('div');
     meta.className = 'meta';
+    if (!isCurrent(m)) meta.append(badge(STATUS_LABELS[m.status] || m.status, 'state'), badge(typeLabel(m.type)));
     const emotion = metaText(m, 'emotion');
     if (emotion) meta.append(badge(`Feeling: ${emotion}`, 'feeling'));
     const topic = metaText(m, 'topic');
@@ -253,11 +295,109 @@ export function createKnowledge(api, nameOf) {
     source.className = 'source';
     source.textContent = sourceText(m);
     meta.append(source);
+    if (typeof m.confidence === 'number') meta.append(confidence(m));
+    li.append(text, meta);
+    const note = statusNote(m);
+    if (note) li.append(note);
     const actions = document.createElement('div');
     actions.className = 'known-actions';
-    actions.append(actionButton('Correct', 'correct', text.id), actionButton('Forget', 'forget', text.id, 'danger'));
-    li.append(text, meta, actions);
+    if (reviewable(m)) {
+      const review = reviewNote(m);
+      li.append(review);
+      actions.append(actionButton('Confirm', 'confirm', `${text.id} ${review.id}`, 'primary'));
+    }
+    const history = actionButton('History', 'history', text.id);
+    history.setAttribute('aria-expanded', String(Boolean(s.history[m.id])));
+    history.setAttribute('aria-controls', `history-${m.id}`);
+    actions.append(actionButton('Correct', 'correct', text.id), history, actionButton('Forget', 'forget', text.id, 'danger'));
+    li.append(actions, historyPanel(m));
     return li;
+  }
+
+  // confidence shows how sure Mr. Mentor is, as of now: a meter for the
+  // eye, the percentage in words for everyone.
+  function confidence(m) {
+    const box = document.createElement('span');
+    box.className = 'confidence';
+    const meter = document.createElement('meter');
+    meter.min = 0;
+    meter.max = 1;
+    meter.low = CONFIDENCE_FLOOR + 0.01;
+    meter.high = 0.8;
+    meter.optimum = 1;
+    meter.value = m.confidence;
+    meter.setAttribute('aria-hidden', 'true');
+    const label = document.createElement('span');
+    label.className = 'confidence-text';
+    label.textContent = `Confidence ${percent(m.confidence)}`;
+    box.append(meter, label);
+    return box;
+  }
+
+  // statusNote says why a memory is no longer current, and what replaced
+  // it when that is known.
+  function statusNote(m) {
+    if (isCurrent(m)) return null;
+    const p = document.createElement('p');
+    p.className = 'status-note';
+    if (m.status === 'superseded') {
+      const next = s.memories.find((x) => x.id === m.superseded_by);
+      p.textContent = next ? `Replaced by ${quote(next.content)}` : 'Replaced by a newer memory.';
+    } else if (m.status === 'expired') {
+      p.textContent = 'Its moment has passed: Mr. Mentor no longer brings it up.';
+    } else if (m.status === 'resolved') {
+      p.textContent = 'Settled by a later breakthrough: Mr. Mentor no longer brings it up.';
+    } else {
+      p.textContent = 'Mr. Mentor no longer brings it up.';
+    }
+    return p;
+  }
+
+  function reviewNote(m) {
+    const p = document.createElement('p');
+    p.className = 'review-note';
+    p.id = `review-${m.id}`;
+    const flag = document.createElement('strong');
+    flag.textContent = 'Needs your review: ';
+    let why = 'confirm it if it still holds.';
+    if (m.status === 'superseded') why = 'a newer memory says otherwise. Confirm it if it still holds.';
+    else if (faded(m)) why = 'not confirmed for a long time, so Mr. Mentor no longer brings it up. Confirm it if it still holds.';
+    p.append(flag, why);
+    return p;
+  }
+
+  // historyPanel is the memory's history when open; closed, it is an empty
+  // hidden box, so that the History button always names what it controls.
+  function historyPanel(m) {
+    const box = document.createElement('div');
+    box.className = 'history';
+    box.id = `history-${m.id}`;
+    const h = s.history[m.id];
+    if (!h) {
+      box.hidden = true;
+      return box;
+    }
+    if (h.state === 'error') {
+      const p = document.createElement('p');
+      p.className = 'error';
+      p.textContent = h.error;
+      box.append(p);
+      return box;
+    }
+    if (!h.changes) {
+      box.append(placeholder('Loading its history…'));
+      return box;
+    }
+    if (h.state === 'loading') box.setAttribute('aria-busy', 'true');
+    if (h.changes.length === 0) {
+      box.append(placeholder('No change is recorded for it.'));
+      return box;
+    }
+    box.append(historyList(h.changes, (id) => {
+      const related = s.memories.find((x) => x.id === id);
+      return related ? quote(related.content) : '';
+    }));
+    return box;
   }
 
   function labelFor(id, text) {
@@ -392,6 +532,7 @@ export function createKnowledge(api, nameOf) {
       const moved = data.memory.type !== m.type ? `, now under ${typeLabel(data.memory.type)}.` : '';
       setStatus(`Corrected: ${quote(data.memory.content)}${moved}`, 'ok');
       closeEdit();
+      if (s.history[id]) loadHistory(id);
     } catch (err) {
       if (err.status === 401 || learnerId !== s.learnerId) return;
       if (err.status === 404) {
@@ -405,6 +546,70 @@ export function createKnowledge(api, nameOf) {
     } finally {
       buttons.forEach((b) => { b.disabled = false; });
     }
+  }
+
+  // ----------------------------------------------------------- confirm
+
+  // confirmMemory tells Mr. Mentor the memory holds: its confidence is
+  // full again, and a superseded one is current again.
+  async function confirmMemory(id) {
+    const m = s.memories.find((x) => x.id === id);
+    if (!m) return;
+    const learnerId = s.learnerId;
+    const button = control(id, 'confirm');
+    if (button) button.disabled = true;
+    try {
+      const data = await api.patch(`/api/memories/${encodeURIComponent(id)}`, { confirm: true });
+      if (learnerId !== s.learnerId) return;
+      s.memories = s.memories.map((x) => (x.id === id ? data.memory : x));
+      const again = !isCurrent(m) && isCurrent(data.memory) ? ' It is current again.' : '';
+      setStatus(`Confirmed: ${quote(data.memory.content)}${again}`, 'ok');
+      render();
+      // The Confirm button is gone: the focus stays with the memory.
+      focusControl(id, 'correct');
+      if (s.history[id]) loadHistory(id);
+    } catch (err) {
+      if (err.status === 401 || learnerId !== s.learnerId) return;
+      if (button) button.disabled = false;
+      if (err.status === 404) {
+        setStatus('That memory was already forgotten.', 'error');
+        load();
+        return;
+      }
+      setStatus(`Could not confirm it: ${err.message}`, 'error');
+    }
+  }
+
+  // ----------------------------------------------------------- history
+
+  function toggleHistory(id) {
+    if (s.history[id]) {
+      delete s.history[id];
+      render();
+      return;
+    }
+    loadHistory(id);
+  }
+
+  // loadHistory reads a memory's history; the changes already shown stay
+  // while it is read again.
+  async function loadHistory(id) {
+    const entry = { state: 'loading', changes: s.history[id]?.changes };
+    s.history[id] = entry;
+    render();
+    try {
+      const data = await api.get(`/api/memories/${encodeURIComponent(id)}/history`);
+      // Closed, read again or another learner's list meanwhile.
+      if (s.history[id] !== entry) return;
+      s.history[id] = { state: 'ready', changes: Array.isArray(data.history) ? data.history : [] };
+    } catch (err) {
+      if (s.history[id] !== entry || err.status === 401) return;
+      // A 404 is a memory older than its history: nothing recorded yet.
+      s.history[id] = err.status === 404
+        ? { state: 'ready', changes: [] }
+        : { state: 'error', error: `Could not load its history: ${err.message}` };
+    }
+    render();
   }
 
   // ------------------------------------------------------------ forget
@@ -511,10 +716,13 @@ export function createKnowledge(api, nameOf) {
     if (!id) return;
     if (button.dataset.action === 'correct') startEdit(id);
     if (button.dataset.action === 'forget') askForget(id);
+    if (button.dataset.action === 'confirm') confirmMemory(id);
+    if (button.dataset.action === 'history') toggleHistory(id);
   });
   el.refresh.addEventListener('click', () => {
     setStatus('');
     load({ announce: true });
+    profile.load();
   });
   el.rememberForm.addEventListener('submit', add);
   el.forgetDialog.addEventListener('close', forgetDialogClosed);
