@@ -93,14 +93,8 @@ func Simulate(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, dir st
 		if err := pool.QueryRow(ctx, `select now()`).Scan(&before); err != nil {
 			return err
 		}
-		for {
-			ran, err := a.Worker.RunOnce(ctx)
-			if err != nil {
-				return err
-			}
-			if !ran {
-				break
-			}
+		if err := runAll(ctx, a.Worker.RunOnce); err != nil {
+			return err
 		}
 		_, err := pool.Exec(ctx, `update learner_memories
 			set created_at = case when created_at >= $2 then $3 else created_at end, last_seen_at = $3
@@ -145,14 +139,8 @@ func consolidateNow(ctx context.Context, a *app.App, pool *pgxpool.Pool, facilit
 		where facilitator_id = $1::uuid and kind = 'consolidate' and status = 'pending'`, facilitator); err != nil {
 		return err
 	}
-	for {
-		ran, err := a.Worker.RunConsolidationOnce(ctx)
-		if err != nil {
-			return err
-		}
-		if !ran {
-			break
-		}
+	if err := runAll(ctx, a.Worker.RunConsolidationOnce); err != nil {
+		return err
 	}
 	runs, err := a.Service.Consolidations(ctx, learnerID, 1)
 	if err != nil || len(runs) == 0 {
@@ -202,4 +190,15 @@ func valueOf[T any](p *T) T {
 		v = *p
 	}
 	return v
+}
+
+// runAll runs the jobs runOnce claims, one after another, until none is
+// due.
+func runAll(ctx context.Context, runOnce func(context.Context) (bool, error)) error {
+	for {
+		ran, err := runOnce(ctx)
+		if err != nil || !ran {
+			return err
+		}
+	}
 }
