@@ -39,8 +39,11 @@ type Recall struct {
 	Preferences []RecalledMemory `json:"preferences"`
 	// Context holds the newest continuity memories, newest first.
 	Context []RecalledMemory `json:"context"`
-	// EmotionalPatterns are memories of how the learner felt and what
-	// helped, brought up by deep retrieval when the message shows a feeling.
+	// EmotionalPatterns are how the learner responds to the feelings the
+	// message shows, brought up by deep retrieval: preferences about an
+	// emotional response (category emotional_response, or a trigger or a
+	// response in the metadata), and preferences learnt with the feeling
+	// more than once. A fact that merely carries the feeling is not one.
 	EmotionalPatterns []RecalledMemory `json:"emotional_patterns"`
 	Retrieval         Retrieval        `json:"retrieval"`
 }

@@ -150,6 +150,12 @@ union all
 (select ` + memoryColumns + `, score, 'emotional' from ranked
 	where $9 and cardinality($10::text[]) > 0
 		and (lower(metadata->>'emotion') = any($10::text[]) or lower(metadata->>'trigger') = any($10::text[]))
+		-- How the learner responds to the feeling, not any fact that was
+		-- learnt with it: a preference about an emotional response, or one
+		-- learnt more than once, a pattern the learner has confirmed.
+		and type = 'preference'
+		and (lower(metadata->>'category') = 'emotional_response' or metadata->>'trigger' is not null
+			or metadata->>'response' is not null or mentions > 1)
 	order by score desc, id
 	limit $16::int)
 order by score desc`

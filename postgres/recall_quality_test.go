@@ -61,6 +61,11 @@ import (
 // words and meaning must rank first of its group.
 const minHybridHitAt1 = 0.9
 
+// minEmotionalPrecision is the share of the emotional patterns recalled
+// for a feeling that must be how the learner responds to it: a fact learnt
+// with the same feeling (a struggle with long division, a lost game) is not.
+const minEmotionalPrecision = 0.9
+
 // detailWeight is a memory's component on its own axis. Two memories about
 // exactly the same concepts then have cosine 1/(1+0.4²) ≈ 0.86 before the
 // background is added, under the 0.90 at which adding the second would
@@ -572,6 +577,14 @@ func TestRecallQuality(t *testing.T) {
 		}
 		if m.hybrid[1].at1 <= m.words[1].at1 {
 			t.Errorf("%s: on paraphrases, words and meaning hit %d, no more than words alone (%d)", s.name, m.hybrid[1].at1, m.words[1].at1)
+		}
+		for _, e := range []quality{m.emotionalWords, m.emotionalHybrid} {
+			if e.at1 != e.of {
+				t.Errorf("%s: %d of %d messages showing a feeling bring the learner's response to it first", s.name, e.at1, e.of)
+			}
+			if e.precision() < minEmotionalPrecision {
+				t.Errorf("%s: emotional patterns precision %.2f, want at least %.2f", s.name, e.precision(), minEmotionalPrecision)
+			}
 		}
 	}
 	t.Logf("recall quality (hit@k: the relevant memory within the first k of its group; precision: wanted/recalled):\n%s",
