@@ -16,9 +16,12 @@ import (
 //	score     = 0.55·relevance + 0.20·importance + 0.10·confidence + 0.15·recency
 //	          (+ 0.15 in deep retrieval when the memory's topic is in the message)
 //
-// words is the IDF-weighted sum of the message's stems found in the memory,
-// over the learner's own memories (so a word in every memory counts little),
-// squashed by x/(x+2); meaning is the cosine similarity of the embeddings;
+// words is the share of the message's word weight that the memory holds:
+// a stem weighs ln(1 + n/k) when k of the learner's n memories hold it (so
+// a word in every memory counts little, and one in none counts as in one),
+// the learner's name and words that carry no topic are left out, and a long
+// message, which may be about several things, weighs at most wordsEnough of
+// the rarest words; meaning is the cosine similarity of the embeddings;
 // recency halves every 30 days since the fact was last learnt. The README
 // documents the score.
 const (
@@ -27,9 +30,9 @@ const (
 	weightConfidence = 0.10
 	weightRecency    = 0.15
 	meaningShare     = 0.6
-	wordsSquash      = 2.0
 	recencyHalfLife  = 30.0 // days
 	topicBoost       = 0.15
+	wordsEnough      = 3.0
 )
 
 // inRecallScope matches the memories recall may return: the caller's ($1),
@@ -44,7 +47,7 @@ const inRecallScope = `facilitator_id = $1::uuid
 // usable by the words index, where a join with params would be neither), the most important few of each type, and the
 // newest continuity. Deep retrieval ranks every memory in scope, so a
 // memory can also come up through recency, a topic or its meaning alone.
-// $17 is how many of each type light retrieval takes by importance.
+// $18 is how many of each type light retrieval takes by importance.
 const (
 	lightCandidates = `select id from public.learner_memories
 		where ` + inRecallScope + `
@@ -58,7 +61,7 @@ const (
 		select id from public.learner_memories
 		where ` + inRecallScope + ` and type = t.kind
 		order by importance desc, last_seen_at desc
-		limit $17::int) best
+		limit $18::int) best
 	union
 	select newest.id from (
 		select id from public.learner_memories
@@ -71,18 +74,21 @@ const (
 // recallSQL ranks the candidate memories for a message and returns the best
 // of each group. $1..$7 as in inRecallScope, $8 message, $9 deep,
 // $10 emotions, $11 embedding, $12 embedding model, $13 the weights
-// (relevance, importance, confidence, recency, meaning share, words squash,
-// recency half-life, topic boost), $14..$16 the group sizes (academic;
-// personal, preference and context; emotional patterns), and for light
-// retrieval $17 (see lightCandidates).
+// (relevance, importance, confidence, recency, meaning share, recency
+// half-life, topic boost, words enough), $14..$16 the group sizes
+// (academic; personal, preference and context; emotional patterns), $17
+// the words that carry no topic, and for light retrieval $18 (see
+// lightCandidates).
 func recallSQL(candidateIDs string) string {
 	return `
 with message as (
-	-- The message's stems without the learner's name: most memories name
-	-- the learner, so the name says nothing about which of them matters.
+	-- The message's stems without the learner's name and the words that
+	-- carry no topic ("get", "need", "still"): most memories name the
+	-- learner, and any may hold such a word, so they say nothing about
+	-- which memories matter.
 	select array(select distinct l from unnest(tsvector_to_array(ts_delete(to_tsvector('english', $8),
 		tsvector_to_array(to_tsvector('english', coalesce((select name from public.learners
-			where facilitator_id = $1::uuid and id = any($2::uuid[]) limit 1), '')))))) l) as stems
+			where facilitator_id = $1::uuid and id = any($2::uuid[]) limit 1), '') || ' ' || $17::text))))) l) as stems
 ),
 params as (
 	select $13::float8[] as w,
@@ -106,26 +112,33 @@ candidates as materialized (
 ),
 -- Word statistics are over every memory in scope, so a word's weight does
 -- not depend on the depth of retrieval: a stem held by k of the n memories
--- weighs ln(1 + n/k). Every memory holding one of the message's stems is a
--- candidate, light or deep, so the candidates are enough to count k.
-stem_weights as materialized (
-	select q.stem_query, ln(1 + (select count(*) from public.learner_memories where ` + inRecallScope + `)::float8
-		/ count(*)) as idf
-	from params p
-	cross join unnest(p.stem_queries) q(stem_query)
-	join candidates c on c.search_vector @@ q.stem_query
-	group by q.stem_query
+-- weighs ln(1 + n/k), and one no memory holds counts as held by one, the
+-- rarest. Every memory holding one of the message's stems is a candidate,
+-- light or deep, so the candidates are enough to count k.
+scope_size as materialized (
+	select count(*)::float8 as n from public.learner_memories where ` + inRecallScope + `
 ),
--- Each memory's words score: the weights of the stems it holds.
+stem_weights as materialized (
+	select q.stem_query, ln(1 + s.n / greatest(count(c.id), 1)) as idf
+	from params p
+	cross join scope_size s
+	cross join unnest(p.stem_queries) q(stem_query)
+	left join candidates c on c.search_vector @@ q.stem_query
+	group by q.stem_query, s.n
+),
+-- Each memory's words score: the share of the message's word weight it
+-- holds, so a word of a message about other things counts little. A long
+-- message may be about several things, and a memory need hold only one:
+-- the weight of w[8] of the rarest words is enough for a full score.
 weighed as materialized (
 	select c.*,
-		coalesce((select sum(sw.idf) from stem_weights sw where c.search_vector @@ sw.stem_query), 0) as raw_words
-	from candidates c
+		least(1, coalesce((select sum(sw.idf) from stem_weights sw where c.search_vector @@ sw.stem_query)
+			/ least((select sum(idf) from stem_weights), p.w[8] * ln(1 + s.n)), 0)) as word_score
+	from candidates c cross join params p cross join scope_size s
 ),
 scored as (
 	select c.*,
-		c.raw_words / (c.raw_words + p.w[6]) as word_score,
-		power(0.5, extract(epoch from now() - c.last_seen_at) / 86400.0 / p.w[7]) as recency,
+		power(0.5, extract(epoch from now() - c.last_seen_at) / 86400.0 / p.w[6]) as recency,
 		$9 and p.any_word is not null
 			and to_tsvector('english', coalesce(c.metadata->>'topic', '') || ' ' || coalesce(c.metadata->>'next_topic', '')) @@ p.any_word
 			as topical
@@ -136,7 +149,7 @@ ranked as (
 		p.w[1] * case when s.meaning_score is null then s.word_score
 			else (1 - p.w[5]) * s.word_score + p.w[5] * s.meaning_score end
 		+ p.w[2] * s.importance + p.w[3] * s.confidence + p.w[4] * s.recency
-		+ case when s.topical then p.w[8] else 0 end as score
+		+ case when s.topical then p.w[7] else 0 end as score
 	from scored s cross join params p
 ),
 grouped as (
@@ -184,7 +197,7 @@ func (s *Store) Recall(ctx context.Context, q mentor.RecallQuery) (mentor.Recall
 		emotions = []string{}
 	}
 	weights := []float64{weightRelevance, weightImportance, weightConfidence, weightRecency,
-		meaningShare, wordsSquash, recencyHalfLife, topicBoost}
+		meaningShare, recencyHalfLife, topicBoost, wordsEnough}
 	keys := []string{learnerKey(q.LearnerID)}
 	statement := lightRecallSQL
 	if q.Deep {
@@ -197,7 +210,7 @@ func (s *Store) Recall(ctx context.Context, q mentor.RecallQuery) (mentor.Recall
 	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		args := append([]any{me, keys}, filterArgs(q.Filter)...)
 		args = append(args, q.Message, q.Deep, emotions, vector, model, weights,
-			mentor.RecallAcademic, mentor.RecallPersonal, mentor.RecallEmotional)
+			mentor.RecallAcademic, mentor.RecallPersonal, mentor.RecallEmotional, mentor.TopicLessWords)
 		if !q.Deep {
 			args = append(args, lightPerType)
 		}

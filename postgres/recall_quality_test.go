@@ -24,11 +24,13 @@ package postgres_test
 // The embedding model is a fake OpenAI-compatible server with fixed
 // vectors: every text is given, by hand, the concepts it is about (one
 // axis each), which is what a real model captures; the labels play no part
-// in the vectors. A memory also has an axis of its own for the details no
-// other text shares, so no two memories are the same meaning (and none
-// merges into another when added). Every vector also leans the same way on
-// one more axis, as a real model's do: two texts about nothing in common
-// are at cosine backgroundCosine, not 0.
+// in the vectors. Its cosines are those of a real model of the kind the
+// service is meant for (OpenAI's text-embedding-3): every text also has an
+// axis of its own for the details no other text shares, so a message about
+// exactly a memory's concepts is at cosine ≈ 0.5 from it, not 1; and every
+// vector leans the same way on one more axis, so two texts about nothing
+// in common are at backgroundCosine, not 0. A relevance floor measured
+// against cosines of 1 and 0 would not hold with a real model.
 
 import (
 	"context"
@@ -66,16 +68,17 @@ const minHybridHitAt1 = 0.9
 // with the same feeling (a struggle with long division, a lost game) is not.
 const minEmotionalPrecision = 0.9
 
-// detailWeight is a memory's component on its own axis. Two memories about
-// exactly the same concepts then have cosine 1/(1+0.4²) ≈ 0.86 before the
-// background is added, under the 0.90 at which adding the second would
-// merge it into the first.
-const detailWeight = 0.4
+// detailWeight is a text's component on its own axis, against 1 for a
+// single concept. Two texts about exactly the same concept are then at
+// cosine 0.15 + 0.85/(1+1.2²) ≈ 0.50, as a question and the passage that
+// answers it are with text-embedding-3 models (about 0.45); and no two
+// memories are near the 0.90 at which adding the second would merge it
+// into the first.
+const detailWeight = 1.2
 
-// backgroundCosine is the cosine of two texts with no concept in common.
-// Real models rarely give any two texts a cosine near 0, so a relevance
-// floor measured against a fake that did would not hold with them.
-const backgroundCosine = 0.2
+// backgroundCosine is the cosine of two texts with no concept in common:
+// with text-embedding-3 models, unrelated texts are at about 0.1 to 0.2.
+const backgroundCosine = 0.15
 
 type labelledSet struct {
 	Learner   string           `json:"learner"`
@@ -160,15 +163,16 @@ func loadLabelledSet(t *testing.T) labelledSet {
 	return set
 }
 
-// vector is a text's point in concept space: its concepts, then one
-// detail axis per memory (detail < 0 for none), scaled to leave room for
-// the background axis every text shares.
+// vector is a text's point in concept space: its concepts, then its own
+// detail axis (one for each labelled text, numbered by detail), scaled to
+// leave room for the background axis every text shares.
 func (set labelledSet) vector(t *testing.T, concepts map[string]float64, detail int) []float64 {
 	t.Helper()
 	if len(concepts) == 0 {
 		t.Fatal("a text with no concept has no meaning to give it")
 	}
-	v := make([]float64, len(set.Concepts)+len(set.Memories)+1)
+	texts := len(set.Memories) + len(set.Queries) + len(set.Emotional)
+	v := make([]float64, len(set.Concepts)+texts+1)
 	for name, weight := range concepts {
 		axis := slices.Index(set.Concepts, name)
 		if axis < 0 {
@@ -176,9 +180,7 @@ func (set labelledSet) vector(t *testing.T, concepts map[string]float64, detail 
 		}
 		v[axis] = weight
 	}
-	if detail >= 0 {
-		v[len(set.Concepts)+detail] = detailWeight
-	}
+	v[len(set.Concepts)+detail] = detailWeight
 	var norm float64
 	for _, x := range v {
 		norm += x * x
@@ -265,8 +267,8 @@ func newRecallFixture(t *testing.T) *recallFixture {
 	for i, m := range set.Memories {
 		vectors[m.Content] = set.vector(t, m.Concepts, i)
 	}
-	for _, q := range append(slices.Clone(set.Queries), set.Emotional...) {
-		vectors[q.Message] = set.vector(t, q.Concepts, -1)
+	for i, q := range append(slices.Clone(set.Queries), set.Emotional...) {
+		vectors[q.Message] = set.vector(t, q.Concepts, len(set.Memories)+i)
 	}
 	f := &recallFixture{
 		set: set, pool: pgtest.NewPool(t), embeddings: newFakeEmbeddings(t, vectors),
