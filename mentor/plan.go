@@ -44,6 +44,8 @@ type RetrievalPlan struct {
 	Deep     bool
 	Reasons  []string
 	Emotions []string
+	// SessionStart says the message is the first of its session.
+	SessionStart bool
 }
 
 // SessionState is what recall knows of the live session: how many
@@ -69,7 +71,7 @@ func PlanRetrieval(message string, session SessionState) RetrievalPlan {
 	if session.PreviousMessage != "" && topicChanged(session.PreviousMessage, message) {
 		plan.Reasons = append(plan.Reasons, ReasonTopicChanged)
 	}
-	if turn == 1 {
+	if plan.SessionStart = turn == 1; plan.SessionStart {
 		plan.Reasons = append(plan.Reasons, ReasonFirstMessage)
 	}
 	if turn%DeepRetrievalEvery == 0 {

@@ -6,7 +6,11 @@ package postgres_test
 // three states of the conversation (see scenarios). A message names the
 // memory it should bring up first ("relevant") and the other memories that
 // are about what it asks ("also"); every other memory it brings is
-// irrelevant. The set holds distractors: memories that share a word with a
+// irrelevant, except, on a session's first message, those that message
+// brings whatever it says (see mentor.RecallSessionStart), which are
+// counted apart. Rank is hit@1, hit@3 and mean reciprocal rank of the
+// relevant memory; precision the share of the memories the messages earned
+// that were relevant or "also". The set holds distractors: memories that share a word with a
 // message (times tables and a timed test, basketball practice and practice
 // lining up digits) or a feeling (a fact about long division learnt while
 // frustrated) without being what was asked.
@@ -62,6 +66,14 @@ import (
 // minHybridHitAt1 is the share of labelled messages whose memory recall by
 // words and meaning must rank first of its group.
 const minHybridHitAt1 = 0.9
+
+// The share of the memories the labelled messages earn that must be about
+// what the message asks, by words and meaning and by words alone. When
+// every group was filled whatever the message, 1 in 10 to 1 in 7 was.
+const (
+	minHybridPrecision = 0.70
+	minWordsPrecision  = 0.40
+)
 
 // minEmotionalPrecision is the share of the emotional patterns recalled
 // for a feeling that must be how the learner responds to it: a fact learnt
@@ -258,6 +270,9 @@ type recallFixture struct {
 	// live says a session is under way, so the next message does not
 	// open one.
 	live bool
+	// givenAtStart are the memories (by id) a session's first message
+	// brings whatever it says, while the scenario is a session's start.
+	givenAtStart map[string]bool
 }
 
 func newRecallFixture(t *testing.T) *recallFixture {
@@ -349,6 +364,18 @@ var scenarios = []scenario{
 	{name: "live, new topic", previous: func(string) string { return offTopic }, mode: mentor.RetrievalDeep},
 }
 
+// given returns the memories a session's first message brings whatever it
+// says: those a message with no words brings.
+func (f *recallFixture) given(t *testing.T) mentor.Recall {
+	t.Helper()
+	f.enter(t, scenarios[0], "")
+	r, err := f.words.RecallContext(f.ctx, f.learner, "", mentor.MemoryFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // enter puts the conversation in scenario s for message: the live session
 // ended, then, unless the message opens a session, one exchange posted.
 func (f *recallFixture) enter(t *testing.T, s scenario, message string) {
@@ -381,9 +408,12 @@ type recalled struct {
 	margin float64
 	// returned counts the memories recalled (in the groups, or for an
 	// emotional message in the emotional patterns), wanted those of them
-	// the message is about.
-	returned, wanted int
-	mode             string
+	// the message is about, and given the others that a session's first
+	// message brings whatever it says.
+	returned, wanted, given int
+	// unwanted names the memories recalled that the message is not about.
+	unwanted string
+	mode     string
 }
 
 func (f *recallFixture) recall(t *testing.T, svc *mentor.Service, q labelledQuery, semantic bool) recalled {
@@ -411,12 +441,19 @@ func (f *recallFixture) recall(t *testing.T, svc *mentor.Service, q labelledQuer
 		brought, group = r.EmotionalPatterns, r.EmotionalPatterns
 	}
 	wanted := append([]string{q.Relevant}, q.Also...)
+	var unwanted []string
 	for _, m := range brought {
 		got.returned++
-		if slices.Contains(wanted, f.keyOf[m.ID]) {
+		switch {
+		case slices.Contains(wanted, f.keyOf[m.ID]):
 			got.wanted++
+		case f.givenAtStart[m.ID]:
+			got.given++
+		default:
+			unwanted = append(unwanted, f.keyOf[m.ID])
 		}
 	}
+	got.unwanted = strings.Join(unwanted, " ")
 	if len(group) > 0 {
 		got.top = f.keyOf[group[0].ID]
 	}
@@ -445,11 +482,11 @@ func (set labelledSet) memory(key string) labelledMemory {
 
 // quality sums up the recalls of several messages: where the relevant
 // memory came (hit@1, hit@3, mean reciprocal rank) and how much of what
-// came was wanted (precision).
+// the messages earned was wanted (precision).
 type quality struct {
-	of, at1, at3     int
-	reciprocal       float64
-	returned, wanted int
+	of, at1, at3            int
+	reciprocal              float64
+	returned, wanted, given int
 }
 
 func (h *quality) add(r recalled) {
@@ -465,40 +502,45 @@ func (h *quality) add(r recalled) {
 	}
 	h.returned += r.returned
 	h.wanted += r.wanted
+	h.given += r.given
 }
 
 func (h quality) plus(o quality) quality {
 	return quality{of: h.of + o.of, at1: h.at1 + o.at1, at3: h.at3 + o.at3, reciprocal: h.reciprocal + o.reciprocal,
-		returned: h.returned + o.returned, wanted: h.wanted + o.wanted}
+		returned: h.returned + o.returned, wanted: h.wanted + o.wanted, given: h.given + o.given}
 }
 
 func (h quality) hitAt1() float64 { return float64(h.at1) / float64(h.of) }
 
-// precision is the share of the recalled memories that were wanted; 1 when
-// nothing was recalled, as nothing irrelevant was.
+// precision is the share of the memories the messages earned that were
+// wanted; 1 when they earned none, as nothing irrelevant came.
 func (h quality) precision() float64 {
-	if h.returned == 0 {
+	if h.returned == h.given {
 		return 1
 	}
-	return float64(h.wanted) / float64(h.returned)
+	return float64(h.wanted) / float64(h.returned-h.given)
 }
 
-// irrelevant is how many unwanted memories a message brought, on average.
-func (h quality) irrelevant() float64 { return float64(h.returned-h.wanted) / float64(h.of) }
+// perMessage is n on average over the messages.
+func (h quality) perMessage(n int) float64 { return float64(n) / float64(h.of) }
 
 func (h quality) String() string {
-	return fmt.Sprintf("hit@1 %2d/%-2d  hit@3 %2d/%-2d  MRR %.2f  precision %.2f  irrelevant/msg %4.1f  recalled/msg %4.1f",
-		h.at1, h.of, h.at3, h.of, h.reciprocal/float64(h.of), h.precision(), h.irrelevant(), float64(h.returned)/float64(h.of))
+	return fmt.Sprintf("hit@1 %2d/%-2d  hit@3 %2d/%-2d  MRR %.2f  precision %.2f  irrelevant/msg %4.1f  recalled/msg %4.1f (%.1f given at start)",
+		h.at1, h.of, h.at3, h.of, h.reciprocal/float64(h.of), h.precision(), h.perMessage(h.returned-h.given-h.wanted),
+		h.perMessage(h.returned), h.perMessage(h.given))
 }
 
+// mark tells where the relevant memory came, and how many of the memories
+// the message earned were wanted.
 func mark(r recalled) string {
+	earned := r.returned - r.given
 	switch r.rank {
 	case 1:
-		return fmt.Sprintf("hit (by %.3f) %d/%d", r.margin, r.wanted, r.returned)
+		return fmt.Sprintf("hit (by %.3f) %d/%d", r.margin, r.wanted, earned)
 	case 0:
-		return fmt.Sprintf("out (top %s) %d/%d", r.top, r.wanted, r.returned)
+		return fmt.Sprintf("out (top %s) %d/%d", r.top, r.wanted, earned)
 	}
-	return fmt.Sprintf("#%d (top %s, %.3f) %d/%d", r.rank, r.top, r.margin, r.wanted, r.returned)
+	return fmt.Sprintf("#%d (top %s, %.3f) %d/%d", r.rank, r.top, r.margin, r.wanted, earned)
 }
 
 // measured is the quality of one scenario, by words alone and by words and
@@ -512,6 +554,13 @@ type measured struct {
 // measure recalls every labelled message in scenario s and logs each one.
 func (f *recallFixture) measure(t *testing.T, s scenario) measured {
 	t.Helper()
+	f.givenAtStart = map[string]bool{}
+	if s.previous == nil {
+		given := f.given(t)
+		for _, m := range slices.Concat(given.Academic, given.Personal, given.Preferences, given.Context) {
+			f.givenAtStart[m.ID] = true
+		}
+	}
 	var m measured
 	var lines []string
 	for _, q := range f.set.Queries {
@@ -529,8 +578,8 @@ func (f *recallFixture) measure(t *testing.T, s scenario) measured {
 		}
 		m.words[kind].add(byWords)
 		m.hybrid[kind].add(byMeaning)
-		lines = append(lines, fmt.Sprintf("  %-10s %-22s words: %-44s words+meaning: %-34s %q",
-			[]string{"words", "paraphrase"}[kind], q.Relevant, mark(byWords), mark(byMeaning), q.Message))
+		lines = append(lines, fmt.Sprintf("  %-10s %-22s words: %-44s words+meaning: %-34s %q\n%36s unwanted by words: %s; by words and meaning: %s",
+			[]string{"words", "paraphrase"}[kind], q.Relevant, mark(byWords), mark(byMeaning), q.Message, "", byWords.unwanted, byMeaning.unwanted))
 	}
 	for _, q := range f.set.Emotional {
 		f.enter(t, s, q.Message)
@@ -541,7 +590,7 @@ func (f *recallFixture) measure(t *testing.T, s scenario) measured {
 		lines = append(lines, fmt.Sprintf("  %-10s %-22s words: %-44s words+meaning: %-34s %q",
 			"feeling", q.Relevant, mark(byWords), mark(byMeaning), q.Message))
 	}
-	t.Logf("%s: %d messages over %d memories (where the relevant memory came; wanted/recalled):\n%s",
+	t.Logf("%s: %d messages over %d memories (where the relevant memory came; wanted/earned):\n%s",
 		s.name, len(f.set.Queries)+len(f.set.Emotional), len(f.set.Memories), strings.Join(lines, "\n"))
 	return m
 }
@@ -577,6 +626,12 @@ func TestRecallQuality(t *testing.T) {
 		if got := m.hybrid[0].plus(m.hybrid[1]).hitAt1(); got < minHybridHitAt1 {
 			t.Errorf("%s: words and meaning hit@1 = %.2f, want at least %.2f", s.name, got, minHybridHitAt1)
 		}
+		if got := m.hybrid[0].plus(m.hybrid[1]).precision(); got < minHybridPrecision {
+			t.Errorf("%s: words and meaning precision = %.2f, want at least %.2f", s.name, got, minHybridPrecision)
+		}
+		if got := m.words[0].plus(m.words[1]).precision(); got < minWordsPrecision {
+			t.Errorf("%s: words only precision = %.2f, want at least %.2f", s.name, got, minWordsPrecision)
+		}
 		if m.hybrid[1].at1 <= m.words[1].at1 {
 			t.Errorf("%s: on paraphrases, words and meaning hit %d, no more than words alone (%d)", s.name, m.hybrid[1].at1, m.words[1].at1)
 		}
@@ -589,8 +644,65 @@ func TestRecallQuality(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("recall quality (hit@k: the relevant memory within the first k of its group; precision: wanted/recalled):\n%s",
+	t.Logf("recall quality (hit@k: the relevant memory within the first k of its group; precision: wanted/earned, "+
+		"leaving out what a session's first message brings whatever it says):\n%s",
 		strings.Join(summary, "\n"))
+}
+
+// Only relevance brings a memory, but at a session's start: mid-session
+// a message that names nothing any memory holds brings nothing, and "hint"
+// brings the memory about hints alone (it used to bring a memory of every
+// type, 13 in all), unless a filter by metadata has chosen the memories. A
+// session's first message also brings the learner's most important
+// memories of each type, and the newest continuity: no more than
+// mentor.RecallSessionStart of each.
+func TestRecallBringsWhatTheMessageEarns(t *testing.T) {
+	f := newRecallFixture(t)
+	given := f.given(t)
+	for _, group := range [][]mentor.RecalledMemory{given.Academic, given.Personal, given.Preferences, given.Context} {
+		if len(group) > mentor.RecallSessionStart {
+			t.Errorf("a session's first message, whatever it says, brings %v", f.keys(group))
+		}
+	}
+	if got := f.keys(given.Personal); !sameKeys(got, []string{"basketball", "dog"}) {
+		t.Errorf("a session's first message brings %v, want the most important personal memories, basketball and the dog", got)
+	}
+	if got := f.keys(given.Context); !sameKeys(got, []string{"tired_end", "photo_of_max"}) {
+		t.Errorf("a session's first message brings %v, want the newest continuity, tired_end and photo_of_max", got)
+	}
+	for _, c := range []struct {
+		message string
+		filter  mentor.MemoryFilter
+		want    string
+	}{
+		{message: "hint", want: "hints"},
+		{message: "Okay, thanks!", want: ""},
+		{message: "hint", filter: mentor.MemoryFilter{Emotion: "anxious"}, want: "timed_tests grandma_worry"},
+	} {
+		f.enter(t, scenarios[1], c.message)
+		r, err := f.words.RecallContext(f.ctx, f.learner, c.message, c.filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := f.keys(slices.Concat(r.Academic, r.Personal, r.Preferences, r.Context, r.EmotionalPatterns))
+		if want := strings.Fields(c.want); !sameKeys(got, want) {
+			t.Errorf("in a live session, %q (filter %+v) brings %v, want %v", c.message, c.filter, got, want)
+		}
+	}
+}
+
+// keys names memories by their keys in the labelled set.
+func (f *recallFixture) keys(ms []mentor.RecalledMemory) []string {
+	keys := []string{}
+	for _, m := range ms {
+		keys = append(keys, f.keyOf[m.ID])
+	}
+	return keys
+}
+
+// sameKeys tells whether two lists hold the same keys, in any order.
+func sameKeys(a, b []string) bool {
+	return len(a) == len(b) && !slices.ContainsFunc(a, func(k string) bool { return !slices.Contains(b, k) })
 }
 
 // An embedding model that fails costs meaning, not the answer: recall goes
