@@ -108,11 +108,11 @@ const (
 // and for light retrieval $20 (see lightCandidates).
 func recallSQL(candidateIDs string) string {
 	return `
-with message as (
+with message as materialized (
 	-- The message's stems without the learner's name and the words that
 	-- carry no topic ("get", "need", "still"): most memories name the
 	-- learner, and any may hold such a word, so they say nothing about
-	-- which memories matter.
+	-- which memories matter. (Materialized: params reads it twice.)
 	select array(select distinct l from unnest(tsvector_to_array(ts_delete(to_tsvector('english', $8),
 		tsvector_to_array(to_tsvector('english', coalesce((select name from public.learners
 			where facilitator_id = $1::uuid and id = any($2::uuid[]) limit 1), '') || ' ' || $19::text))))) l) as stems
