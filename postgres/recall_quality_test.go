@@ -130,7 +130,7 @@ type labelledQuery struct {
 	Concepts   map[string]float64 `json:"concepts"`
 }
 
-func loadLabelledSet(t *testing.T) labelledSet {
+func loadLabelledSet(t testing.TB) labelledSet {
 	t.Helper()
 	raw, err := os.ReadFile("testdata/recall_labelled.json")
 	if err != nil {
@@ -178,7 +178,7 @@ func loadLabelledSet(t *testing.T) labelledSet {
 // vector is a text's point in concept space: its concepts, then its own
 // detail axis (one for each labelled text, numbered by detail), scaled to
 // leave room for the background axis every text shares.
-func (set labelledSet) vector(t *testing.T, concepts map[string]float64, detail int) []float64 {
+func (set labelledSet) vector(t testing.TB, concepts map[string]float64, detail int) []float64 {
 	t.Helper()
 	if len(concepts) == 0 {
 		t.Fatal("a text with no concept has no meaning to give it")
@@ -213,7 +213,7 @@ type fakeEmbeddings struct {
 	requests atomic.Int32
 }
 
-func newFakeEmbeddings(t *testing.T, vectors map[string][]float64) *fakeEmbeddings {
+func newFakeEmbeddings(t testing.TB, vectors map[string][]float64) *fakeEmbeddings {
 	t.Helper()
 	f := &fakeEmbeddings{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -275,7 +275,7 @@ type recallFixture struct {
 	givenAtStart map[string]bool
 }
 
-func newRecallFixture(t *testing.T) *recallFixture {
+func newRecallFixture(t testing.TB) *recallFixture {
 	t.Helper()
 	set := loadLabelledSet(t)
 	vectors := map[string][]float64{}
@@ -378,7 +378,7 @@ func (f *recallFixture) given(t *testing.T) mentor.Recall {
 
 // enter puts the conversation in scenario s for message: the live session
 // ended, then, unless the message opens a session, one exchange posted.
-func (f *recallFixture) enter(t *testing.T, s scenario, message string) {
+func (f *recallFixture) enter(t testing.TB, s scenario, message string) {
 	t.Helper()
 	if f.live {
 		if _, err := f.words.EndSession(f.ctx, f.learner); err != nil {
