@@ -195,13 +195,7 @@ scored as (
 judged as (
 	select s.*,
 		case when s.meaning_score is null then s.word_score
-			else (1 - p.w[5]) * s.word_score + p.w[5] * s.meaning_score end as relevance,
-		-- Where the memory stands among the learner's own of its type: by
-		-- importance, and continuity by how new it is.
-		row_number() over (partition by s.type, ` + ofTheLearner + `
-			order by case when s.type = 'context' then extract(epoch from s.created_at) else s.importance end desc,
-				s.last_seen_at desc, s.id) as standing,
-		` + ofTheLearner + ` as own
+			else (1 - p.w[5]) * s.word_score + p.w[5] * s.meaning_score end as relevance
 	from scored s cross join params p
 ),
 ranked as (
@@ -209,6 +203,23 @@ ranked as (
 		p.w[1] * j.relevance + p.w[2] * j.importance + p.w[3] * j.confidence + p.w[4] * j.recency
 		+ case when j.topical then p.w[7] else 0 end as score
 	from judged j cross join params p
+),
+-- What a session's first message brings whatever it says: the learner's
+-- $18 most important memories of each type, and of continuity the newest.
+-- Read only then (the indexes point at them).
+session_start as (
+	select best.id from unnest(array['academic', 'personal', 'preference']) as t(kind)
+	cross join lateral (
+		select id from public.learner_memories
+		where ` + inRecallScope + ` and ` + ofTheLearner + ` and type = t.kind
+		order by importance desc, last_seen_at desc
+		limit $18::int) best
+	union all
+	select newest.id from (
+		select id from public.learner_memories
+		where ` + inRecallScope + ` and ` + ofTheLearner + ` and type = 'context'
+		order by created_at desc
+		limit $18::int) newest
 ),
 -- A memory enters its group when the message earns it: its relevance
 -- passes the floor, so a message about one thing brings nothing else, and
@@ -221,7 +232,7 @@ grouped as (
 	select r.*, row_number() over (partition by r.type order by r.score desc, r.id) as place
 	from ranked r cross join params p
 	where r.relevance >= p.w[8] or $20::bool
-		or ($17::bool and r.own and r.standing <= $18::int)
+		or ($17::bool and r.id = any(array(select id from session_start)))
 )
 select ` + memoryColumns + `, score, 'group' as part from grouped
 where place <= case type when 'academic' then $14::int else $15::int end
