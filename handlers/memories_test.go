@@ -159,7 +159,8 @@ func TestMemoryContextRanksAndGroups(t *testing.T) {
 	}
 	// No session is live, so this opens one: besides what the message earns,
 	// it brings the two most important memories of each type and the two
-	// newest of continuity, not every memory (completing the square stays).
+	// newest of continuity, not every memory (the third academic one, about
+	// completing the square, is neither).
 	if len(memoryContents(res.Body["academic"])) != 2 || len(memoryContents(res.Body["context"])) != 2 {
 		t.Fatalf("a session's first message should bring two of each group: %s", res.Raw)
 	}

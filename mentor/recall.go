@@ -18,7 +18,8 @@ const (
 	// RecallSessionStart is how many of the learner's memories of each type
 	// a session's first message brings whatever it says: the most
 	// important, and of continuity the newest. Every other memory, on every
-	// message, comes only when the message is relevant to it.
+	// message, comes only when the message is relevant to it, or when a
+	// filter by what was recorded with it (a feeling, a topic) chose it.
 	RecallSessionStart = 2
 )
 
