@@ -2,12 +2,12 @@ package handlers_test
 
 import (
 	"net/http"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"mentormemory/app/apptest"
+	"mentormemory/test/latency"
 )
 
 // BenchmarkNeighbourDuringUnknownWordSearches times another facilitator's
@@ -66,20 +66,10 @@ func BenchmarkNeighbourDuringUnknownWordSearches(b *testing.B) {
 			b.StopTimer()
 			close(stop)
 			wg.Wait()
-			reportPercentiles(b, "neighbour", times)
+			latency.Report(b, "neighbour", times)
 			if len(searchTimes) > 0 {
-				reportPercentiles(b, "search", searchTimes)
+				latency.Report(b, "search", searchTimes)
 			}
 		})
 	}
-}
-
-// reportPercentiles reports the p50 and p99 of times, in milliseconds.
-func reportPercentiles(b *testing.B, name string, times []time.Duration) {
-	slices.Sort(times)
-	at := func(q float64) float64 {
-		return float64(times[int(q*float64(len(times)-1))].Microseconds()) / 1000
-	}
-	b.ReportMetric(at(0.5), name+"-p50-ms")
-	b.ReportMetric(at(0.99), name+"-p99-ms")
 }

@@ -134,7 +134,7 @@ func (s *Service) RecallContext(ctx context.Context, learnerID *string, message 
 	plan := PlanRetrieval(message, session)
 	q := RecallQuery{
 		LearnerID: learnerID, Message: message, Filter: filter,
-		Deep: plan.Deep, Emotions: plan.Emotions, Embedding: s.embed(ctx, message),
+		Deep: plan.Deep, Emotions: plan.Emotions, SessionStart: plan.SessionStart, Embedding: s.embed(ctx, message),
 	}
 	recall, err := s.store.Recall(ctx, q)
 	if err != nil {

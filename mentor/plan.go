@@ -44,6 +44,8 @@ type RetrievalPlan struct {
 	Deep     bool
 	Reasons  []string
 	Emotions []string
+	// SessionStart says the message is the first of its session.
+	SessionStart bool
 }
 
 // SessionState is what recall knows of the live session: how many
@@ -69,7 +71,7 @@ func PlanRetrieval(message string, session SessionState) RetrievalPlan {
 	if session.PreviousMessage != "" && topicChanged(session.PreviousMessage, message) {
 		plan.Reasons = append(plan.Reasons, ReasonTopicChanged)
 	}
-	if turn == 1 {
+	if plan.SessionStart = turn == 1; plan.SessionStart {
 		plan.Reasons = append(plan.Reasons, ReasonFirstMessage)
 	}
 	if turn%DeepRetrievalEvery == 0 {
@@ -131,14 +133,20 @@ func contentWords(text string) map[string]bool {
 	return words
 }
 
+// TopicLessWords are the words, separated by white space, that say
+// nothing about what a message is about: a change of topic is told without
+// them, and recall by words leaves them out of a message.
+const TopicLessWords = `about after again all also and any are because been before but can
+	could did does doing don't dont for from get got had has have having her here him his how i'm into
+	its it's just know like lol make more most much need not now off okay once only other our out over
+	really said same she should some still such than that that's the their them then there these they
+	thing things think this those too very want was way well were what when where which while who why
+	will with would yeah yes you your you're kinda gonna wanna going today let's lets ok hey hi thanks
+	tonight tomorrow yesterday last`
+
 var stopwords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`about after again all also and any are because been before but can
-		could did does doing don't dont for from get got had has have having her here him his how i'm into
-		its it's just know like lol make more most much need not now off okay once only other our out over
-		really said same she should some still such than that that's the their them then there these they
-		thing things think this those too very want was way well were what when where which while who why
-		will with would yeah yes you your you're kinda gonna wanna going today let's lets ok hey hi thanks`) {
+	for _, w := range strings.Fields(TopicLessWords) {
 		m[w] = true
 	}
 	return m

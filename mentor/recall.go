@@ -15,6 +15,12 @@ const (
 	RecallPersonal = 3
 	// RecallEmotional bounds the emotional patterns deep retrieval adds.
 	RecallEmotional = 3
+	// RecallSessionStart is how many of the learner's memories of each type
+	// a session's first message brings whatever it says: the most
+	// important, and of continuity the newest. Every other memory, on every
+	// message, comes only when the message is relevant to it, or when a
+	// filter by what was recorded with it (a feeling, a topic) chose it.
+	RecallSessionStart = 2
 )
 
 // RecallQuery asks for the memories that matter for the next reply.
@@ -28,6 +34,10 @@ type RecallQuery struct {
 	// Emotions are the feelings the message shows; deep retrieval brings up
 	// memories of how the learner responds to them.
 	Emotions []string
+	// SessionStart says the message opens a session: the mentor greets the
+	// learner before any topic is named, so recall also brings what it most
+	// needs to know of them (see RecallSessionStart).
+	SessionStart bool
 	// Embedding of Message, when an embedding model is configured.
 	Embedding *Embedding
 }
@@ -37,10 +47,14 @@ type Recall struct {
 	Academic    []RecalledMemory `json:"academic"`
 	Personal    []RecalledMemory `json:"personal"`
 	Preferences []RecalledMemory `json:"preferences"`
-	// Context holds the newest continuity memories, newest first.
+	// Context holds the continuity memories the message is relevant to (and
+	// on a session's first message the newest), newest first.
 	Context []RecalledMemory `json:"context"`
-	// EmotionalPatterns are memories of how the learner felt and what
-	// helped, brought up by deep retrieval when the message shows a feeling.
+	// EmotionalPatterns are how the learner responds to the feelings the
+	// message shows, brought up by deep retrieval: preferences about an
+	// emotional response (category emotional_response, or a trigger or a
+	// response in the metadata), and preferences learnt with the feeling
+	// more than once. A fact that merely carries the feeling is not one.
 	EmotionalPatterns []RecalledMemory `json:"emotional_patterns"`
 	Retrieval         Retrieval        `json:"retrieval"`
 }

@@ -292,7 +292,7 @@ func (r *run) retrieve(ctx context.Context, message string, learnerID *string) e
 		parts = append(parts, g.label+": "+strings.Join(contents, " | "))
 	}
 	if len(parts) == 0 {
-		r.logf("RETRIEVAL", "Results: nothing known yet")
+		r.logf("RETRIEVAL", "Results: nothing that bears on the message")
 		return nil
 	}
 	r.logf("RETRIEVAL", "Results: %s", strings.Join(parts, "; "))

@@ -51,16 +51,25 @@ func TestSimulatorRecallsSessionOneInSessionThree(t *testing.T) {
 			t.Errorf("session 1 lacks %q", want)
 		}
 	}
-	// Session-1 facts recalled where they matter in session 3.
+	// Session-1 facts recalled where they matter in session 3. (Rockets do
+	// not bring up space examples here: with no embedding model, recall
+	// goes by words, and the two share none.)
 	for _, c := range []struct{ message, want string }{
 		{"hi. word problems today right? I hate word problems", "emotional patterns: When frustrated by symbols, Alex needs visual explanations"},
 		{"hi. word problems today right? I hate word problems", "Alex has a dog named Max"},
-		{"ok that was actually kind of fun because rockets", "Alex prefers space examples over basketball math"},
 		{"i'm so tired today, we had a game last night", "personal: Alex plays basketball; games are on Fridays"},
 	} {
 		if got := recallFor(t, three, c.message); !strings.Contains(got, c.want) {
 			t.Errorf("session 3, recall for %q lacks %q:\n%s", c.message, c.want, got)
 		}
+	}
+	// And only what the message earns: "hint" brings the memory about
+	// hints alone, and confusion no fact that was learnt while confused.
+	if got := recallFor(t, three, "hint"); got != "preferences: Alex likes to try a problem quietly before getting hints" {
+		t.Errorf("session 3, recall for \"hint\" brings more than the memory about hints:\n%s", got)
+	}
+	if got := recallFor(t, three, "I don't even know where to start. there's too much text"); strings.Contains(got, "emotional patterns") {
+		t.Errorf("session 3, no memory says how Alex responds to confusion, yet recall brings emotional patterns:\n%s", got)
 	}
 	if !strings.Contains(three, "[OPENING] Alex: relevant today: It's Friday: Alex plays basketball; games are on Fridays") {
 		t.Error("session 3 falls on a Friday: the opening should bring up the game")
