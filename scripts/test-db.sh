@@ -67,9 +67,16 @@ test_migrated() {
 # The fresh database, dropped however the run ends.
 FRESH_ADMIN=
 FRESH_NAME=
+# Under CI=true a private cluster this script started is stopped as it
+# ends, as scripts/test.sh does, so that it holds no port afterwards.
+STOP_CLUSTER=
 drop_fresh() {
-  [[ -n $FRESH_NAME ]] || return 0
-  psql -X -q -d "$FRESH_ADMIN" -c "drop database if exists $FRESH_NAME with (force)" || true
+  if [[ -n $FRESH_NAME ]]; then
+    psql -X -q -d "$FRESH_ADMIN" -c "drop database if exists $FRESH_NAME with (force)" || true
+  fi
+  if [[ -n $STOP_CLUSTER ]]; then
+    pg_stop_private "$TEST_PG_DIR" || true
+  fi
 }
 
 test_fresh() {
@@ -79,6 +86,10 @@ test_fresh() {
     FRESH_ADMIN=$DATABASE_URL
   else
     pg_ensure_installed || die "no PostgreSQL to test on"
+    if [[ ${CI:-} == true ]]; then
+      STOP_CLUSTER=1
+      trap drop_fresh EXIT
+    fi
     pg_start_private "$TEST_PG_DIR" "$TEST_PG_PORT" || die "the private test cluster did not start"
     FRESH_ADMIN=$(pg_url "$TEST_PG_PORT" postgres)
   fi
