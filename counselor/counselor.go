@@ -79,6 +79,13 @@ func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.
 		if known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().UTC()); err != nil {
 			return mentor.ChatReply{}, err
 		}
+		if req.LearnerID != nil {
+			profile, err := c.svc.Profile(ctx, *req.LearnerID)
+			if err != nil {
+				return mentor.ChatReply{}, err
+			}
+			known.profile = &profile
+		}
 	}
 	messages := []openai.ChatCompletionMessageParamUnion{
 		openai.SystemMessage(systemPrompt(req, known)),

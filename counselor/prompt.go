@@ -26,6 +26,9 @@ type promptMemory struct {
 	recall       mentor.Recall
 	// opening is the precomputed opening; only on a session's first message.
 	opening *mentor.Opening
+	// profile is the learner's profile as the last consolidation built it;
+	// only on a session's first message.
+	profile *mentor.Profile
 }
 
 // systemPrompt is the persona, the learner in focus, the relevant memories
@@ -43,6 +46,13 @@ func systemPrompt(req mentor.ChatRequest, known promptMemory) string {
 	if conv := known.conversation; first && conv != nil && conv.Summary != "" {
 		fmt.Fprintf(&b, "\n\n=== CONVERSATION MEMORY ===\nPrevious Summary (%d turns):\n%s\nLast Update: %s\n=== END CONVERSATION MEMORY ===",
 			conv.TurnCount, conv.Summary, conv.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	// What the mentor believes about the learner as a whole, within its
+	// 1,000 tokens, before the session's particulars.
+	if p := known.profile; first && p != nil && len(p.Lines) > 0 {
+		b.WriteString("\n\n=== LEARNER PROFILE ===\n")
+		b.WriteString(strings.TrimSpace(p.Markdown()))
+		b.WriteString("\n=== END LEARNER PROFILE ===")
 	}
 	if o := known.opening; first && o != nil {
 		b.WriteString("\n\n=== SESSION OPENING ===")

@@ -126,7 +126,7 @@ func TestIdleSessionEndsBeforeTheNextOne(t *testing.T) {
 	}
 }
 
-func TestCounselorBringsMemoriesAndOpening(t *testing.T) {
+func TestCounselorBringsProfileMemoriesAndOpening(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Let's do it.", "stop"))
 	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
 	u := svc.NewUser(t)
@@ -136,8 +136,12 @@ func TestCounselorBringsMemoriesAndOpening(t *testing.T) {
 		"metadata": map[string]any{"category": "emotional_response", "trigger": "frustrated", "emotion": "frustrated"}})
 	svc.PostTurns(t, u, alex, apptest.Exchange("Alex finally got the discriminant!", "Next time we'll try word problems.")...).WantStatus(http.StatusOK)
 	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantStatus(http.StatusOK)
+	svc.Call(t, u.Token, http.MethodPut, "/api/learners/"+alex+"/profile", map[string]any{
+		"lines": []map[string]any{{"category": "goals", "text": "Pass the algebra exam in June"}},
+	}).WantStatus(http.StatusOK)
 
-	// First message of the next session: opening and memories, deep retrieval.
+	// First message of the next session: profile, opening and memories, deep
+	// retrieval.
 	res := svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{
 		"message": "Alex has a basketball game and is frustrated with word problems", "learner_id": alex,
 	}).WantStatus(http.StatusOK)
@@ -146,6 +150,7 @@ func TestCounselorBringsMemoriesAndOpening(t *testing.T) {
 	}
 	system := model.Calls()[0].Body.Contents("system")[0]
 	for _, want := range []string{
+		"=== LEARNER PROFILE ===\n# Alex\n\n## Goals and what is next\n\n- Pass the algebra exam in June\n=== END LEARNER PROFILE ===",
 		"=== SESSION OPENING ===", "Unfinished threads:\n- Next time we'll try word problems.",
 		"=== RELEVANT MEMORIES ===\nPersonal:\n- Plays basketball; games are on Fridays\n=== END RELEVANT MEMORIES ===",
 		"=== EMOTIONAL PATTERNS TO WATCH ===", "- When frustrated, pictures help more than letters (felt frustrated)",
@@ -160,7 +165,7 @@ func TestCounselorBringsMemoriesAndOpening(t *testing.T) {
 		"message": "what about the game?", "learner_id": alex, "history": apptest.Exchange("Hi", "Hello"),
 	}).WantStatus(http.StatusOK)
 	later := model.Calls()[1].Body.Contents("system")[0]
-	if strings.Contains(later, "SESSION OPENING") || !strings.Contains(later, "Plays basketball") {
+	if strings.Contains(later, "SESSION OPENING") || strings.Contains(later, "LEARNER PROFILE") || !strings.Contains(later, "Plays basketball") {
 		t.Fatalf("later system prompt:\n%s", later)
 	}
 }
