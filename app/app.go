@@ -21,6 +21,7 @@ import (
 	"mentormemory/embedder"
 	"mentormemory/extractor"
 	"mentormemory/handlers"
+	"mentormemory/llm"
 	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/summarizer"
@@ -178,9 +179,7 @@ func newModels(cfg config.Model, log *slog.Logger, o options) models {
 		m.extractor = NewExtractor(cfg, log)
 	}
 	if m.summarizer == nil && cfg.ChatConfigured() {
-		chat := cfg.Chat
-		chat.Logger = log
-		m.summarizer = summarizer.NewOpenAI(chat)
+		m.summarizer = summarizer.NewOpenAI(loggedChat(cfg, log))
 	}
 	if m.summarizer == nil {
 		m.summarizer = summarizer.NewOffline()
@@ -189,9 +188,7 @@ func newModels(cfg config.Model, log *slog.Logger, o options) models {
 		m.embedder = embedder.NewOpenAI(cfg.Embedding)
 	}
 	if cfg.ChatConfigured() {
-		chat := cfg.Chat
-		chat.Logger = log
-		m.consolidator = consolidator.NewOpenAI(chat)
+		m.consolidator = consolidator.NewOpenAI(loggedChat(cfg, log))
 	}
 	return m
 }
@@ -202,9 +199,14 @@ func NewExtractor(cfg config.Model, log *slog.Logger) mentor.Extractor {
 	if !cfg.ChatConfigured() {
 		return nil
 	}
+	return extractor.NewOpenAI(loggedChat(cfg, log))
+}
+
+// loggedChat is the configured chat model, logging to log.
+func loggedChat(cfg config.Model, log *slog.Logger) llm.Config {
 	chat := cfg.Chat
 	chat.Logger = log
-	return extractor.NewOpenAI(chat)
+	return chat
 }
 
 // newVerifier verifies tokens with the configured keys; without any, it

@@ -56,7 +56,7 @@ const sessionEndConsolidationDelay = 2 * time.Minute
 // returned instead. Runs of one learner take turns on the same lock as
 // saves of its memories.
 func queueConsolidation(ctx context.Context, tx pgx.Tx, me, learnerID, trigger string, delay time.Duration) (mentor.ConsolidationRun, error) {
-	if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtextextended($1 || $2, 0))`, me, learnerID); err != nil {
+	if err := lockLearnerMemories(ctx, tx, me, learnerID); err != nil {
 		return mentor.ConsolidationRun{}, err
 	}
 	open, err := scanRun(tx.QueryRow(ctx, `select `+consolidationRunColumns+` from public.consolidation_runs
@@ -96,25 +96,18 @@ func (s *Store) ListConsolidations(ctx context.Context, learnerID *string, limit
 // ClaimConsolidation leases the next due consolidation job. One whose
 // payload names no run is failed for good as it is claimed.
 func (s *Store) ClaimConsolidation(ctx context.Context) (*mentor.ConsolidationJob, error) {
-	for {
-		job, payload, err := s.leaseJob(ctx, "consolidate")
-		if err != nil || job == nil || job.LearnerID == nil {
-			if job != nil && err == nil {
-				err = s.FailJob(ctx, *job, errors.New("malformed job: no learner"), nil)
-				continue
-			}
-			return nil, err
+	return claim(ctx, s, "consolidate", func(job mentor.Job, payload []byte) (*mentor.ConsolidationJob, error) {
+		if job.LearnerID == nil {
+			return nil, errors.New("malformed job: no learner")
 		}
 		var p struct {
 			RunID string `json:"run_id"`
 		}
-		if err := json.Unmarshal(payload, &p); err == nil && uuid.Validate(p.RunID) == nil {
-			return &mentor.ConsolidationJob{Job: *job, RunID: p.RunID}, nil
+		if err := json.Unmarshal(payload, &p); err != nil || uuid.Validate(p.RunID) != nil {
+			return nil, errors.New("malformed job: run_id is not a uuid")
 		}
-		if err := s.FailJob(ctx, *job, errors.New("malformed job: run_id is not a uuid"), nil); err != nil {
-			return nil, err
-		}
-	}
+		return &mentor.ConsolidationJob{Job: job, RunID: p.RunID}, nil
+	})
 }
 
 // StartConsolidation marks the job's run as running, planned by
@@ -164,7 +157,7 @@ func (s *Store) CompleteConsolidation(ctx context.Context, job mentor.Consolidat
 	memoriesIn int, profile mentor.Profile) error {
 	return s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		learner := *job.LearnerID
-		if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtextextended($1 || $2, 0))`, me, learner); err != nil {
+		if err := lockLearnerMemories(ctx, tx, me, learner); err != nil {
 			return err
 		}
 		counts, err := applyConsolidation(ctx, tx, me, learner, job.ID, plan)

@@ -62,19 +62,40 @@ func enqueueExtraction(ctx context.Context, tx pgx.Tx, me string, learnerID *str
 // next one is claimed instead: a malformed job is never retried, and any
 // number of them holds no real job back.
 func (s *Store) ClaimJob(ctx context.Context) (*mentor.ExtractionJob, error) {
+	return claim(ctx, s, "extract", func(job mentor.Job, payload []byte) (*mentor.ExtractionJob, error) {
+		p, err := parseExtractPayload(payload)
+		if err != nil {
+			return nil, err
+		}
+		return &mentor.ExtractionJob{Job: job, SessionID: p.SessionID, FromTurnID: p.FromTurnID, ThroughTurnID: p.ThroughTurnID}, nil
+	})
+}
+
+// claim leases the next due job of kind and reads it with parse. A job
+// parse refuses is failed for good with its reason, and the next one is
+// leased instead; nil when none is due.
+func claim[T any](ctx context.Context, s *Store, kind string, parse func(job mentor.Job, payload []byte) (*T, error)) (*T, error) {
 	for {
-		job, payload, err := s.leaseJob(ctx, "extract")
+		job, payload, err := s.leaseJob(ctx, kind)
 		if err != nil || job == nil {
 			return nil, err
 		}
-		p, err := parseExtractPayload(payload)
+		claimed, err := parse(*job, payload)
 		if err == nil {
-			return &mentor.ExtractionJob{Job: *job, SessionID: p.SessionID, FromTurnID: p.FromTurnID, ThroughTurnID: p.ThroughTurnID}, nil
+			return claimed, nil
 		}
 		if err := s.FailJob(ctx, *job, err, nil); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// lockLearnerMemories makes the transaction's changes to one learner's
+// memories (a save, a consolidation run, queueing one) take turns with
+// every other's; key is the learner's (learnerKey).
+func lockLearnerMemories(ctx context.Context, tx pgx.Tx, me, key string) error {
+	_, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtextextended($1 || $2, 0))`, me, key)
+	return err
 }
 
 // parseExtractPayload reads an extraction job's payload: a session id and

@@ -165,7 +165,7 @@ func saveMemory(ctx context.Context, tx pgx.Tx, me string, m mentor.NewMemory) (
 
 	// Two saves of the same fact at once must not both insert it: saves to
 	// one learner's memories take turns.
-	if _, err := tx.Exec(ctx, `select pg_advisory_xact_lock(hashtextextended($1 || $2, 0))`, me, learnerKey(m.LearnerID)); err != nil {
+	if err := lockLearnerMemories(ctx, tx, me, learnerKey(m.LearnerID)); err != nil {
 		return mentor.Saved{}, err
 	}
 	replaced := m.Replaces

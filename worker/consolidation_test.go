@@ -253,3 +253,26 @@ func TestConsolidationIsQueuedBySessionsEndAndNightly(t *testing.T) {
 		t.Fatalf("the nightly run did not run: %v", err)
 	}
 }
+
+// A consolidation job the service never queued (no learner, no run) is
+// failed for good with its reason as it is claimed, and holds back no
+// real run.
+func TestMalformedConsolidationJobsAreFailedAsClaimed(t *testing.T) {
+	e := newEnv(t, worker.Config{})
+	e.exec(`insert into memory_jobs (facilitator_id, learner_id, kind, dedupe_key, payload, fair_at)
+		values ($1::uuid, null, 'consolidate', 'forged-1', '{"run_id": "a2b1c9d0-0000-4000-8000-000000000001"}', now() - interval '1 hour'),
+			($1::uuid, $2::uuid, 'consolidate', 'forged-2', '{"run_id": "not a uuid"}', now() - interval '1 hour')`,
+		e.facilitator.ID, *e.alex)
+	if _, err := e.svc.Consolidate(e.ctx, *e.alex); err != nil {
+		t.Fatal(err)
+	}
+	if ran, err := e.worker.RunConsolidationOnce(context.Background()); !ran || err != nil {
+		t.Fatalf("the real run did not run: %v", err)
+	}
+	if runs := e.consolidations(); runs[0].Status != "done" {
+		t.Fatalf("the real run: %+v", runs[0])
+	}
+	if n := e.count(`select count(*) from memory_jobs where dedupe_key like 'forged-%' and status = 'failed' and last_error like 'malformed job:%'`); n != 2 {
+		t.Fatalf("%d forged jobs failed with their reason, want 2", n)
+	}
+}
