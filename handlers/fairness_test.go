@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -50,22 +51,23 @@ func TestOneFacilitatorsBurstLeavesOthersServed(t *testing.T) {
 
 	// Each post is about 2 MB: an exchange, then white space, which JSON
 	// allows after the object. What the service holds for a post in flight
-	// is its body, whatever the body says.
-	exchange := apptest.Exchange("They read three pages alone today.", "Let them pick the next book.")
-	exchange[0].ID, exchange[1].ID = "burst-q", "burst-a"
-	bodies := make([]string, len(conversations))
-	for i, learner := range conversations {
-		encoded, err := json.Marshal(apptest.ConversationBody(learner, exchange))
+	// is its body, whatever the body says. Each post's turns have ids of
+	// their own, so that every post let in adds its two turns: a post that
+	// repeated another's ids would be answered 200 and store nothing.
+	const posts = 48
+	bodies := make([]string, posts)
+	for i := range posts {
+		exchange := apptest.Exchange("They read three pages alone today.", "Let them pick the next book.")
+		exchange[0].ID, exchange[1].ID = fmt.Sprintf("burst-q-%d", i), fmt.Sprintf("burst-a-%d", i)
+		encoded, err := json.Marshal(apptest.ConversationBody(conversations[i%len(conversations)], exchange))
 		if err != nil {
 			t.Fatal(err)
 		}
 		bodies[i] = string(encoded) + strings.Repeat(" ", 2_000_000)
 	}
 
-	const posts = 48
 	answers := make(chan apptest.Response, posts)
-	for i := range posts {
-		body := bodies[i%len(bodies)]
+	for _, body := range bodies {
 		burst.Go(func() { answers <- svc.Call(t, burster.Token, http.MethodPost, "/api/conversation-memory", body) })
 	}
 	// next is the next answer of the burst. The bound only keeps a broken
