@@ -58,7 +58,7 @@ func (c *OpenAI) Plan(ctx context.Context, in mentor.ConsolidationInput, now tim
 	}
 	masker := privacy.NewMasker(privacy.Names{Learner: in.LearnerName, Others: in.OtherNames})
 	choices, tokens, err := c.chat.AskCounted(ctx, llm.Prompt{
-		System: systemPrompt, User: userPrompt(masker, shown, now), Format: responseFormat()})
+		System: systemPrompt, User: userPrompt(masker, shown, in.Sessions, now), Format: responseFormat()})
 	if err != nil {
 		return mentor.ConsolidationPlan{}, failure(err)
 	}
@@ -88,7 +88,7 @@ func failure(cause error) error {
 // key is how the prompt names the i-th memory it shows.
 func key(i int) string { return fmt.Sprintf("m%d", i+1) }
 
-const systemPrompt = `You keep what a mentor knows about one learner true over time. You are given the learner's current memories, each under a key (m1, m2, ...) with its type, the day it was learnt, how sure the mentor is, who wrote it (a person, or extracted from a conversation) and its metadata, and today's date. Plan the changes that keep them true; change nothing that is still true.
+const systemPrompt = `You keep what a mentor knows about one learner true over time. You are given summaries of the last sessions with the learner, and the learner's current memories, each under a key (m1, m2, ...) with its type, the day it was learnt, how sure the mentor is, who wrote it (a person, or extracted from a conversation) and its metadata, and today's date. Plan the changes that keep them true; change nothing that is still true.
 
 - merges: memories that say the same thing. Keep the clearest ("keep"), absorb the others. Never merge two memories a person wrote.
 - supersessions: an older memory ("old") that a newer one ("new") contradicts or replaces: "Emma no longer struggles with long division" supersedes "Emma struggles with long division".
@@ -101,10 +101,21 @@ Each memory takes part in at most one change, and a memory that replaces, settle
 
 Reply only with JSON that follows the schema; empty lists when nothing needs to change.`
 
-// userPrompt lists the memories shown, masked, and today's date.
-func userPrompt(m *privacy.Masker, shown []mentor.LearnerMemory, now time.Time) string {
+// userPrompt lists the memories shown and the summaries of the last
+// sessions, masked, and today's date.
+func userPrompt(m *privacy.Masker, shown []mentor.LearnerMemory, sessions []mentor.EndedSession, now time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Today is %s.\n\nThe learner's current memories:\n", now.Format("Monday 2 January 2006"))
+	fmt.Fprintf(&b, "Today is %s.\n", now.Format("Monday 2 January 2006"))
+	// The sessions tell which threads were finished and what changed.
+	if len(sessions) > 0 {
+		b.WriteString("\nThe last sessions, latest first:\n")
+		for _, s := range sessions {
+			if s.Summary != "" {
+				fmt.Fprintf(&b, "- %s\n", m.Mask(oneLine(s.Summary)))
+			}
+		}
+	}
+	b.WriteString("\nThe learner's current memories:\n")
 	for i, mem := range shown {
 		writer := "extracted"
 		if mem.Source == mentor.SourceAdded {

@@ -48,8 +48,9 @@ func systemPrompt(req mentor.ChatRequest, known promptMemory) string {
 			conv.TurnCount, conv.Summary, conv.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	}
 	// What the mentor believes about the learner as a whole, within its
-	// 1,000 tokens, before the session's particulars.
-	if p := known.profile; first && p != nil && len(p.Lines) > 0 {
+	// 1,000 tokens, and what the last sessions add up to, before the
+	// session's particulars.
+	if p := known.profile; first && p != nil && (len(p.Lines) > 0 || len(p.Digest.Sessions) > 0) {
 		b.WriteString("\n\n=== LEARNER PROFILE ===\n")
 		b.WriteString(strings.TrimSpace(p.Markdown()))
 		b.WriteString("\n=== END LEARNER PROFILE ===")

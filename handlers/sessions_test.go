@@ -139,9 +139,16 @@ func TestCounselorBringsProfileMemoriesAndOpening(t *testing.T) {
 	svc.Call(t, u.Token, http.MethodPut, "/api/learners/"+alex+"/profile", map[string]any{
 		"lines": []map[string]any{{"category": "goals", "text": "Pass the algebra exam in June"}},
 	}).WantStatus(http.StatusOK)
+	// The digest of the last sessions, as a consolidation keeps it.
+	svc.Exec(t, `update learner_profiles set digest = $2::jsonb where learner_id = $1::uuid`, alex,
+		`{"sessions": ["s1"], "themes": [], "standing": ["Still working on: word problems."], "recent": [], "tokens": 20}`)
+	opening := svc.Call(t, u.Token, http.MethodGet, "/api/opening-context?learner_id="+alex, nil).WantStatus(http.StatusOK)
+	if recent := opening.Object("opening")["recent_sessions"]; recent == nil || !slices.Equal(strs(recent.(map[string]any)["standing"]), []string{"Still working on: word problems."}) {
+		t.Fatalf("the opening lacks the digest of the last sessions: %s", opening.Raw)
+	}
 
-	// First message of the next session: profile, opening and memories, deep
-	// retrieval.
+	// First message of the next session: profile, digest, opening and
+	// memories, deep retrieval.
 	res := svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{
 		"message": "Alex has a basketball game and is frustrated with word problems", "learner_id": alex,
 	}).WantStatus(http.StatusOK)
@@ -150,7 +157,8 @@ func TestCounselorBringsProfileMemoriesAndOpening(t *testing.T) {
 	}
 	system := model.Calls()[0].Body.Contents("system")[0]
 	for _, want := range []string{
-		"=== LEARNER PROFILE ===\n# Alex\n\n## Goals and what is next\n\n- Pass the algebra exam in June\n=== END LEARNER PROFILE ===",
+		"=== LEARNER PROFILE ===\n# Alex\n\n## Goals and what is next\n\n- Pass the algebra exam in June\n\n" +
+			"## The last session\n\n### Where things stand\n\n- Still working on: word problems.\n=== END LEARNER PROFILE ===",
 		"=== SESSION OPENING ===", "Unfinished threads:\n- Next time we'll try word problems.",
 		"=== RELEVANT MEMORIES ===\nPersonal:\n- Plays basketball; games are on Fridays\n=== END RELEVANT MEMORIES ===",
 		"=== EMOTIONAL PATTERNS TO WATCH ===", "- When frustrated, pictures help more than letters (felt frustrated)",

@@ -368,7 +368,7 @@ type ConsolidationRun struct {
 }
 
 // ConsolidationInput is what a run starts from: the learner's current
-// memories, their name, and their profile as it stands.
+// memories, their name, their profile as it stands and their last sessions.
 type ConsolidationInput struct {
 	Memories    []LearnerMemory
 	LearnerName string
@@ -376,6 +376,8 @@ type ConsolidationInput struct {
 	// prompt hides like the learner's own.
 	OtherNames []string
 	Profile    Profile
+	// Sessions are the learner's latest ended sessions, latest first.
+	Sessions []EndedSession
 }
 
 // Remaining are the memories of current that the plan leaves current.

@@ -42,7 +42,10 @@ type Profile struct {
 	Lines       []ProfileLine `json:"lines"`
 	Tokens      int           `json:"tokens"`
 	// Dropped are the memories left out to keep within the budget, and why.
-	Dropped   []DroppedLine `json:"dropped"`
+	Dropped []DroppedLine `json:"dropped"`
+	// Digest is what the last sessions add up to, kept with the profile
+	// (its own budget, not in Tokens).
+	Digest    SessionDigest `json:"digest"`
 	UpdatedAt time.Time     `json:"updated_at"`
 }
 
@@ -308,8 +311,15 @@ func (p Profile) OwnLines() []ProfileLine {
 	return own
 }
 
-// Markdown is the profile as a readable page.
-func (p Profile) Markdown() string { return RenderProfileMarkdown(p.LearnerName, p.Lines) }
+// Markdown is the profile as a readable page, the digest of the last
+// sessions at its end.
+func (p Profile) Markdown() string {
+	page := RenderProfileMarkdown(p.LearnerName, p.Lines)
+	if digest := p.Digest.Markdown(); digest != "" {
+		page += "\n" + digest
+	}
+	return page
+}
 
 // Limits on the lines a facilitator writes: a few short lines, within half
 // the profile's budget, so the memories keep room.
@@ -351,6 +361,6 @@ func (p Profile) WithOwnLines(own []ProfileLine, count TokenCounter, now time.Ti
 	}
 	sortLines(lines)
 	p.Lines, p.UpdatedAt = lines, now
-	p.Tokens = count(p.Markdown())
+	p.Tokens = count(RenderProfileMarkdown(p.LearnerName, p.Lines))
 	return p, nil
 }

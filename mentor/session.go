@@ -238,10 +238,17 @@ type Opening struct {
 	PersonalRelevance  []string            `json:"personal_relevance"`
 	LastEmotionalState string              `json:"last_emotional_state"`
 	SuggestedOpener    string              `json:"suggested_opener"`
+	// RecentSessions is the digest of the learner's last sessions, as the
+	// latest consolidation kept it; added when the opening is read.
+	RecentSessions *SessionDigest `json:"recent_sessions,omitempty"`
 }
 
-// leftOffWith begins a welcome hook about an unfinished thread.
-const leftOffWith = "Last time we left off with: "
+// leftOffWith begins a welcome hook about an unfinished thread; pickingUp
+// is the hook when the last session left no thread.
+const (
+	leftOffWith = "Last time we left off with: "
+	pickingUp   = "Picking up from last time."
+)
 
 var weekdayNames = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
 
@@ -288,7 +295,7 @@ func BuildOpening(ended ClosingState, summary string, known []LearnerMemory, lea
 	case len(o.UnfinishedThreads) > 0:
 		o.WelcomeHook = leftOffWith + o.UnfinishedThreads[0]
 	case summary != "":
-		o.WelcomeHook = "Picking up from last time."
+		o.WelcomeHook = pickingUp
 	}
 	o.SuggestedOpener = "Hi " + name + "! "
 	switch {
@@ -312,10 +319,15 @@ func (o Opening) ForDay(day time.Time) Opening {
 		if MomentPassed(thread, o.ComputedAt, day) == "" {
 			pending = append(pending, thread)
 		} else if o.WelcomeHook == leftOffWith+thread {
-			o.WelcomeHook = "Picking up from last time."
+			o.WelcomeHook = pickingUp
 		}
 	}
 	o.UnfinishedThreads = pending
+	// With nothing pending from the last session, what keeps coming back
+	// across the last few is the thread to pick up.
+	if d := o.RecentSessions; d != nil && len(d.Themes) > 0 && (o.WelcomeHook == "" || o.WelcomeHook == pickingUp) {
+		o.WelcomeHook = "Lately: " + d.Themes[0]
+	}
 	weekday := weekdayNames[day.Weekday()]
 	o.PersonalRelevance = []string{}
 	today := o.PersonalByWeekday[weekday]

@@ -112,7 +112,8 @@ func (s *Store) ClaimConsolidation(ctx context.Context) (*mentor.ConsolidationJo
 
 // StartConsolidation marks the job's run as running, planned by
 // consolidator, and reads, as the job's facilitator, what the run starts
-// from: the learner's current memories, name and profile. A run that is
+// from: the learner's current memories, name, profile and latest ended
+// sessions. A run that is
 // gone (its learner deleted) is not found.
 func (s *Store) StartConsolidation(ctx context.Context, job mentor.ConsolidationJob, consolidator string) (mentor.ConsolidationInput, error) {
 	var in mentor.ConsolidationInput
@@ -134,6 +135,9 @@ func (s *Store) StartConsolidation(ctx context.Context, job mentor.Consolidation
 			return err
 		}
 		if err := tx.QueryRow(ctx, otherLearnerNamesSQL, me, *job.LearnerID).Scan(&in.OtherNames); err != nil {
+			return err
+		}
+		if in.Sessions, err = latestEndedSessions(ctx, tx, me, *job.LearnerID); err != nil {
 			return err
 		}
 		rows, err := tx.Query(ctx, `select `+memoryColumns+` from public.learner_memories
@@ -354,4 +358,24 @@ func (s *Store) QueueNightlyConsolidations(ctx context.Context, batch int) (int,
 		return br.QueryRow().Scan(&queued)
 	})
 	return queued, err
+}
+
+// latestEndedSessions are the learner's last mentor.DigestSessions ended
+// sessions, latest first.
+func latestEndedSessions(ctx context.Context, tx pgx.Tx, me, learnerID string) ([]mentor.EndedSession, error) {
+	rows, err := tx.Query(ctx, `select id::text, started_at, ended_at, closing, coalesce(summary, '')
+		from public.mentor_sessions
+		where facilitator_id = $1::uuid and learner_id = $2::uuid and ended_at is not null
+		order by ended_at desc limit $3`, me, learnerID, mentor.DigestSessions)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (mentor.EndedSession, error) {
+		var s mentor.EndedSession
+		var closing []byte
+		if err := row.Scan(&s.ID, &s.StartedAt, &s.EndedAt, &closing, &s.Summary); err != nil {
+			return s, err
+		}
+		return s, json.Unmarshal(closing, &s.Closing)
+	})
 }

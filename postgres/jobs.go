@@ -264,9 +264,10 @@ func (s *Store) CompleteExtraction(ctx context.Context, job mentor.ExtractionJob
 // so it knows them too.
 func addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job mentor.ExtractionJob, learnerName string, contents []string) error {
 	var closingJSON []byte
+	var started time.Time
 	var ended *time.Time
-	err := tx.QueryRow(ctx, `select closing, ended_at from public.mentor_sessions
-		where facilitator_id = $1::uuid and id = $2::uuid for update`, me, job.SessionID).Scan(&closingJSON, &ended)
+	err := tx.QueryRow(ctx, `select closing, started_at, ended_at from public.mentor_sessions
+		where facilitator_id = $1::uuid and id = $2::uuid for update`, me, job.SessionID).Scan(&closingJSON, &started, &ended)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
@@ -283,8 +284,14 @@ func addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job mentor.Ex
 	if err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `update public.mentor_sessions set closing = $3::jsonb
-		where facilitator_id = $1::uuid and id = $2::uuid`, me, job.SessionID, string(encoded)); err != nil {
+	// An ended session's summary tells what was learnt in it too.
+	var summary *string
+	if ended != nil {
+		s := mentor.SummarizeSession(closing, started, *ended)
+		summary = &s
+	}
+	if _, err := tx.Exec(ctx, `update public.mentor_sessions set closing = $3::jsonb, summary = coalesce($4, summary)
+		where facilitator_id = $1::uuid and id = $2::uuid`, me, job.SessionID, string(encoded), summary); err != nil {
 		return err
 	}
 	if ended == nil {

@@ -97,15 +97,21 @@ func (s *Store) EndSession(ctx context.Context, learnerID *string, reason string
 func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName, id, reason string) (mentor.Ended, error) {
 	ended := mentor.Ended{SessionID: id, Reason: reason}
 	var closingJSON []byte
+	var startedAt time.Time
 	if err := tx.QueryRow(ctx, `update public.mentor_sessions set ended_at = now(), end_reason = $3
-		where facilitator_id = $1::uuid and id = $2::uuid returning closing, ended_at`,
-		me, id, reason).Scan(&closingJSON, &ended.EndedAt); err != nil {
+		where facilitator_id = $1::uuid and id = $2::uuid returning closing, started_at, ended_at`,
+		me, id, reason).Scan(&closingJSON, &startedAt, &ended.EndedAt); err != nil {
 		return ended, err
 	}
 	if err := json.Unmarshal(closingJSON, &ended.Closing); err != nil {
 		return ended, err
 	}
 	ended.Closing.SessionID = id
+	if _, err := tx.Exec(ctx, `update public.mentor_sessions set summary = $3
+		where facilitator_id = $1::uuid and id = $2::uuid`,
+		me, id, mentor.SummarizeSession(ended.Closing, startedAt, ended.EndedAt)); err != nil {
+		return ended, err
+	}
 	// What the session taught is consolidated a little later (sessions
 	// ending close together share the run).
 	if learnerID != nil {
@@ -169,14 +175,18 @@ func storeOpening(ctx context.Context, tx pgx.Tx, me string, learnerID *string, 
 	return opening, err
 }
 
-// Opening returns the stored opening of the next session, or nil.
+// Opening returns the stored opening of the next session, or nil, with the
+// digest of the learner's last sessions as the latest consolidation kept
+// it.
 func (s *Store) Opening(ctx context.Context, learnerID *string) (*mentor.Opening, error) {
 	var opening *mentor.Opening
 	err := s.read(ctx, learnerID, func(b *pgx.Batch, me string) {
-		b.Queue(`select opening from public.session_openings where `+sameConversation, me, learnerKey(learnerID))
+		b.Queue(`select opening, (select p.digest from public.learner_profiles p
+				where p.facilitator_id = $1::uuid and p.learner_id = o.learner_id)
+			from public.session_openings o where `+sameConversation, me, learnerKey(learnerID))
 	}, func(br pgx.BatchResults) error {
-		var raw []byte
-		err := br.QueryRow().Scan(&raw)
+		var raw, digest []byte
+		err := br.QueryRow().Scan(&raw, &digest)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
@@ -184,7 +194,14 @@ func (s *Store) Opening(ctx context.Context, learnerID *string) (*mentor.Opening
 			return err
 		}
 		opening = &mentor.Opening{}
-		return json.Unmarshal(raw, opening)
+		if err := json.Unmarshal(raw, opening); err != nil {
+			return err
+		}
+		if digest != nil {
+			opening.RecentSessions = &mentor.SessionDigest{}
+			return json.Unmarshal(digest, opening.RecentSessions)
+		}
+		return nil
 	})
 	return opening, err
 }

@@ -181,6 +181,13 @@ func consolidateNow(ctx context.Context, a *app.App, pool *pgxpool.Pool, facilit
 			}
 		}
 	}
+	logf("PROFILE", "%s: the last %d sessions, %d tokens", name, len(profile.Digest.Sessions), profile.Digest.Tokens)
+	for _, l := range profile.Digest.Standing {
+		logf("PROFILE", "%s: where things stand: %s", name, l)
+	}
+	for _, l := range profile.Digest.Themes {
+		logf("PROFILE", "%s: what keeps coming back: %s", name, l)
+	}
 	return nil
 }
 

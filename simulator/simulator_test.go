@@ -101,6 +101,17 @@ func TestSimulatorRecallsSessionOneInSessionThree(t *testing.T) {
 	if opening, _, _ := strings.Cut(two, "[RETRIEVAL]"); strings.Contains(opening, "unfinished thread: Alex has a quadratics test on Friday") {
 		t.Error("Monday's opening offers Thursday's test on Friday as a thread left open")
 	}
+	// After the third session, the digest of the three: what recurs and
+	// where things stand.
+	for _, want := range []string{
+		"[PROFILE] Alex: the last 3 sessions,",
+		"[PROFILE] Alex: what keeps coming back: A breakthrough in 3 of the last 3 sessions.",
+		"[PROFILE] Alex: where things stand: Next: mix word problems with the discriminant.",
+	} {
+		if !strings.Contains(three, want) {
+			t.Errorf("session 3 lacks %q", want)
+		}
+	}
 	for _, gone := range []string{"Alex has a quadratics test on Friday", "Completing the square is next",
 		"Alex confused the discriminant with the leading coefficient"} {
 		if strings.Contains(three, gone) {

@@ -63,7 +63,8 @@ func (w *Worker) RunConsolidationOnce(ctx context.Context) (bool, error) {
 }
 
 // consolidate plans the run from the learner's current memories, checks the
-// plan against them, rebuilds the profile from what the plan leaves, and
+// plan against them, rebuilds the profile and the digest of the last
+// sessions from what the plan leaves, and
 // applies both with the run's record in one transaction: a run killed or
 // that lost its lease applies nothing.
 func (w *Worker) consolidate(ctx context.Context, job mentor.ConsolidationJob) error {
@@ -81,8 +82,10 @@ func (w *Worker) consolidate(ctx context.Context, job mentor.ConsolidationJob) e
 	if err := plan.Validate(in.Memories); err != nil {
 		return fmt.Errorf("the consolidation plan was refused: %w", err)
 	}
-	profile := mentor.BuildProfile(*job.LearnerID, in.LearnerName, plan.Remaining(in.Memories), in.Profile.OwnLines(),
+	remaining := plan.Remaining(in.Memories)
+	profile := mentor.BuildProfile(*job.LearnerID, in.LearnerName, remaining, in.Profile.OwnLines(),
 		mentor.ProfileTokenBudget, tokens.Count, now)
+	profile.Digest = mentor.BuildDigest(in.Sessions, remaining, mentor.DigestTokenBudget, tokens.Count, now)
 	if err := w.store.CompleteConsolidation(ctx, job, plan, len(in.Memories), profile); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -274,5 +275,52 @@ func TestMalformedConsolidationJobsAreFailedAsClaimed(t *testing.T) {
 	}
 	if n := e.count(`select count(*) from memory_jobs where dedupe_key like 'forged-%' and status = 'failed' and last_error like 'malformed job:%'`); n != 2 {
 		t.Fatalf("%d forged jobs failed with their reason, want 2", n)
+	}
+}
+
+// Each session's summary is stored as it ends, and a consolidation keeps
+// the digest of the last sessions beside the profile, which the next
+// opening carries. What is next comes from the latest session only: an
+// earlier session's plan may have been done since.
+func TestConsolidationKeepsADigestOfTheLastSessions(t *testing.T) {
+	e := newEnv(t, worker.Config{})
+	e.post("I'm so frustrated with fractions", "Next time we'll try the pizza game.")
+	if _, err := e.svc.EndSession(e.ctx, e.alex); err != nil {
+		t.Fatal(err)
+	}
+	e.post("Oh, I get it now!", "Great work on fractions today. Next time we'll do word problems.")
+	if _, err := e.svc.EndSession(e.ctx, e.alex); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.count(`select count(*) from mentor_sessions where summary like '%1 exchange over%'`); n != 2 {
+		t.Fatalf("%d ended sessions have their summary, want 2", n)
+	}
+	if n := e.count(`select count(*) from mentor_sessions where summary like '%Feelings: frustrated.%Left for next time: Next time we''ll try the pizza game.'`); n != 1 {
+		t.Fatal("the first session's summary lacks how it felt or what was left for next time")
+	}
+
+	e.exec(`update memory_jobs set run_after = now() where kind = 'consolidate'`)
+	if ran, err := e.worker.RunConsolidationOnce(context.Background()); !ran || err != nil {
+		t.Fatalf("the run did not run: %v", err)
+	}
+	profile, err := e.svc.Profile(e.ctx, *e.alex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := profile.Digest
+	if len(d.Sessions) != 2 || d.Tokens == 0 || d.Tokens > mentor.DigestTokenBudget ||
+		!slices.Equal(d.Standing, []string{"The last session, " + time.Now().Format("Monday 2 January") + ", ended excited.",
+			"Next: Next time we'll do word problems."}) {
+		t.Fatalf("the digest: %+v", d)
+	}
+	if !strings.Contains(profile.Markdown(), "## The last 2 sessions") {
+		t.Fatalf("the profile's page lacks the digest:\n%s", profile.Markdown())
+	}
+	opening, err := e.svc.OpeningContext(e.ctx, e.alex, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opening == nil || opening.RecentSessions == nil || !slices.Equal(opening.RecentSessions.Sessions, d.Sessions) {
+		t.Fatalf("the opening lacks the digest: %+v", opening)
 	}
 }

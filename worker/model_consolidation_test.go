@@ -24,13 +24,18 @@ func (e *env) withModelConsolidator() {
 }
 
 // A model sees a contradiction no rule would (no negation in it), is shown
-// the memories masked and by key, and its plan is applied by id; the run
+// the memories masked and by key and the last sessions' summaries, and its plan is applied by id; the run
 // records the model and the tokens it cost.
 func TestModelConsolidationPlansWhatRulesCannot(t *testing.T) {
 	e := newEnv(t, worker.Config{})
 	e.withModelConsolidator()
 	hates := e.remember(mentor.Preference, "Alex hates fractions", nil, time.Now().AddDate(0, 0, -3))
 	loves := e.remember(mentor.Preference, "Alex now loves fractions since the pizza game", nil, time.Now())
+	e.post("Alex asked for the pizza game again", "Next time Alex can invent one.")
+	if _, err := e.svc.EndSession(e.ctx, e.alex); err != nil {
+		t.Fatal(err)
+	}
+	e.exec(`update memory_jobs set run_after = now() where kind = 'consolidate'`)
 	e.reply = func(int) (int, string) {
 		return http.StatusOK, `{"merges": [], "supersessions": [{"old": "m1", "new": "m2"}], "expiries": [], "resolutions": []}`
 	}
@@ -46,6 +51,9 @@ func TestModelConsolidationPlansWhatRulesCannot(t *testing.T) {
 	prompt := e.model.Calls()[0].Body.First("user")
 	if strings.Contains(prompt, "Alex") || !strings.Contains(prompt, "m1 [preference") || !strings.Contains(prompt, "[LEARNER] hates fractions") {
 		t.Fatalf("the model was not shown the memories masked and by key:\n%s", prompt)
+	}
+	if !strings.Contains(prompt, "The last sessions, latest first:\n- ") || !strings.Contains(prompt, "Left for next time: Next time [LEARNER] can invent one.") {
+		t.Fatalf("the model was not shown the last session's summary, masked:\n%s", prompt)
 	}
 	r := e.consolidations()[0]
 	if r.Status != "done" || r.Consolidator == nil || *r.Consolidator != "plan-model" || r.ModelTokens != 20 || r.Changes["superseded"] != 1 {

@@ -123,6 +123,22 @@ func TestProfileIsBuiltAndShownUnderItsHeadings(t *testing.T) {
 			document.querySelectorAll('#profile-body .badge.yours').length === 1;
 	})()`, goal))
 
+	// The digest of the last sessions, as a consolidation keeps it, under
+	// the profile's headings.
+	d.svc.Exec(t, `update public.learner_profiles set digest = $2::jsonb where learner_id = $1::uuid`, emmaID,
+		`{"sessions": ["s2", "s1"], "themes": ["Felt frustrated in 2 of the last 2 sessions."],
+		  "standing": ["The last session, Monday 2 March, ended excited.", "Still working on: long division."],
+		  "recent": ["Monday 2 March, 6 exchanges over 20 minutes.", "Friday 27 February, 4 exchanges over 15 minutes."], "tokens": 60}`)
+	b.step("refresh the panel", chromedp.Click(chromedp.ID("knowledge-refresh")))
+	b.waitFor("the last sessions under the profile", `(() => {
+		const digest = document.querySelector('#profile-body .profile-digest');
+		return digest && digest.querySelector('h5').textContent === 'The last 2 sessions' &&
+			[...digest.querySelectorAll('h6')].map((h) => h.textContent).join('|') === 'Where things stand|What keeps coming back|Session by session' &&
+			[...digest.querySelectorAll('li')].map((li) => li.textContent).join('|') ===
+				'The last session, Monday 2 March, ended excited.|Still working on: long division.|Felt frustrated in 2 of the last 2 sessions.|' +
+				'Monday 2 March, 6 exchanges over 20 minutes.|Friday 27 February, 4 exchanges over 15 minutes.';
+	})()`)
+
 	// The general conversation has no profile.
 	pickLearner(b, "General")
 	b.waitFor("no profile", `document.getElementById('profile').hidden`)

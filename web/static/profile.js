@@ -160,13 +160,38 @@ export function createProfile(api, nameOf, onRebuilt) {
       return;
     }
     const lines = Array.isArray(p.lines) ? p.lines : [];
-    if (lines.length === 0) {
+    const digest = recentSessions(p.digest);
+    if (lines.length === 0 && !digest) {
       el.body.replaceChildren(placeholder(built(p)
         ? `Mr. Mentor has nothing to put in ${name()}'s profile yet.`
         : `No profile of ${name()} yet. Mr. Mentor writes one when he goes over what he knows: after a session ends, every night, or now with “Refresh the profile”.`));
       return;
     }
-    el.body.replaceChildren(...sections(lines), footer(p));
+    el.body.replaceChildren(...sections(lines), ...(digest ? [digest] : []), footer(p));
+  }
+
+  // recentSessions is what the last sessions add up to: where things
+  // stand, what keeps coming back, and a line per session; null before
+  // any session ended.
+  function recentSessions(d) {
+    const count = Array.isArray(d?.sessions) ? d.sessions.length : 0;
+    if (count === 0) return null;
+    const box = document.createElement('div');
+    box.className = 'profile-digest';
+    const h = document.createElement('h5');
+    h.textContent = count === 1 ? 'The last session' : `The last ${count} sessions`;
+    box.append(h);
+    for (const [heading, items] of [['Where things stand', d.standing], ['What keeps coming back', d.themes],
+      ['Session by session', d.recent]]) {
+      if (!Array.isArray(items) || items.length === 0) continue;
+      const sub = document.createElement('h6');
+      sub.textContent = heading;
+      const list = document.createElement('ul');
+      list.className = 'profile-lines';
+      list.append(...items.map((text) => line({ text })));
+      box.append(sub, list);
+    }
+    return box;
   }
 
   // built tells a profile a run wrote from the empty one of a learner
