@@ -130,8 +130,12 @@ func BuildDigest(sessions []EndedSession, current []LearnerMemory, budget int, c
 			d.Themes = d.Themes[:len(d.Themes)-1]
 		case len(d.Recent) == 1:
 			d.Recent = d.Recent[:0]
-		default:
+		case len(d.Standing) > 0:
 			d.Standing = d.Standing[:len(d.Standing)-1]
+		default:
+			// The heading alone: a budget this small is the caller's.
+			d.Tokens = count(d.Markdown())
+			return d
 		}
 	}
 	d.Tokens = count(d.Markdown())
