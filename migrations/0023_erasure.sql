@@ -141,9 +141,11 @@ end
 $$;
 
 -- Only the service calls it, as it makes every other change (migration
--- 0013): a signed-in user could only erase their own rows through it, but
--- through the Data API that would skip the service's confirmation, limits
--- and log, and one stolen token would be enough to wipe an account with a
--- single request nobody sees. anon has no caller to erase for.
+-- 0013). Granted to authenticated it would still erase only the caller's
+-- own rows, so no facilitator could touch another's; but it is the most
+-- destructive write there is, and through the Data API it would skip the
+-- service's write quota, its per-learner ordering with posts, and its log,
+-- the only record an account's erasure leaves. anon has no caller to erase
+-- for.
 revoke execute on function public.erase(text, uuid) from public, anon, authenticated;
 grant execute on function public.erase(text, uuid) to memory_service;
