@@ -46,6 +46,7 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		{Method: http.MethodGet, Path: "/api/memories/context?learner_id=" + emma + "&message=thunderstorms", WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/sessions/end", Body: map[string]any{"learner_id": emma}, WantError: "Learner not found"},
 		{Method: http.MethodGet, Path: "/api/opening-context?learner_id=" + emma, WantError: "Learner not found"},
+		{Method: http.MethodDelete, Path: "/api/learners/" + emma, WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/counselor", Body: map[string]any{"message": "Tell me about Emma", "learner_id": emma}, WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("get_conversation_memory", `{"learner_id":"`+emma+`"}`), WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("recall_learner_memories", `{"learner_id":"`+emma+`","about":"storms","type":null,"emotion":null}`), WantError: "Learner not found"},
@@ -66,6 +67,7 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		"/api/conversation-memory",
 		"/api/opening-context",
 		"/api/memories/context?message=thunderstorms",
+		"/api/erasures",
 	} {
 		res := svc.Call(t, b.Token, http.MethodGet, path, nil).WantStatus(http.StatusOK)
 		for _, leak := range []string{"secret", "thunderstorm", "Emma", emma, memoryID} {
@@ -80,6 +82,10 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		t.Errorf("B's tool search found A's conversations: %s", found.Raw)
 	}
 	unchanged(t, found)
+
+	// B erasing its own account takes nothing of A's with it.
+	svc.Call(t, b.Token, http.MethodDelete, "/api/account", nil).WantStatus(http.StatusOK)
+	unchanged(t, found)
 }
 
 // snapshotOf is every row a facilitator owns, table by table, as text.
@@ -87,7 +93,8 @@ func snapshotOf(t *testing.T, svc *apptest.Service, facilitatorID string) string
 	t.Helper()
 	var b strings.Builder
 	for _, table := range []string{"learners", "conversation_updates", "conversation_turns", "conversation_history_archive",
-		"learner_memories", "mentor_sessions", "session_openings", "memory_jobs"} {
+		"learner_memories", "mentor_sessions", "session_openings", "memory_jobs", "memory_history", "consolidation_runs",
+		"learner_profiles", "search_vocabulary", "erasure_receipts"} {
 		rows := apptest.Scalar[string](t, svc.Pool, `select coalesce(string_agg(t::text, E'\n' order by t::text), '') from public.`+table+
 			` t where facilitator_id = $1::uuid`, facilitatorID)
 		b.WriteString(table + ":\n" + rows + "\n")

@@ -228,3 +228,17 @@ func (f *fairStore) EndSession(ctx context.Context, learnerID *string, reason st
 func (f *fairStore) Opening(ctx context.Context, learnerID *string) (*Opening, error) {
 	return call(f, ctx, func() (*Opening, error) { return f.store.Opening(ctx, learnerID) })
 }
+
+// EraseLearner takes the learner's conversation's turn, so a post to it
+// waits in the server rather than on the learner's lock in the database.
+func (f *fairStore) EraseLearner(ctx context.Context, learnerID string) (Erasure, error) {
+	return callOnConversation(f, ctx, &learnerID, func() (Erasure, error) { return f.store.EraseLearner(ctx, learnerID) })
+}
+
+func (f *fairStore) EraseAccount(ctx context.Context) (Erasure, error) {
+	return call(f, ctx, func() (Erasure, error) { return f.store.EraseAccount(ctx) })
+}
+
+func (f *fairStore) ListErasures(ctx context.Context, limit int) ([]Erasure, error) {
+	return call(f, ctx, func() ([]Erasure, error) { return f.store.ListErasures(ctx, limit) })
+}

@@ -63,6 +63,15 @@ type Store interface {
 	EndSession(ctx context.Context, learnerID *string, reason string) (Ended, error)
 	// Opening returns the stored opening of the next session, or nil.
 	Opening(ctx context.Context, learnerID *string) (*Opening, error)
+
+	// EraseLearner removes the learner and everything derived from what was
+	// said about them, and keeps a receipt; CodeNotFound when the learner
+	// is not the caller's.
+	EraseLearner(ctx context.Context, learnerID string) (Erasure, error)
+	// EraseAccount removes everything of the caller's, receipts included.
+	EraseAccount(ctx context.Context) (Erasure, error)
+	// ListErasures lists the caller's receipts, newest first.
+	ListErasures(ctx context.Context, limit int) ([]Erasure, error)
 }
 
 // Appended is the outcome of AppendTurns.

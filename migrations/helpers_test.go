@@ -384,6 +384,8 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 		apptest.Exec(t, tx, `insert into public.learner_profiles (facilitator_id, learner_id, lines, tokens)
 			values ($1::uuid, $2::uuid, '[{"category": "who", "text": "Likes pizza"}]', 8)`, f.id, f.learner)
 		apptest.Exec(t, tx, `select public.use_quota('turns/day', 2, null)`)
+		// A learner erased, which leaves its receipt.
+		apptest.Exec(t, tx, `select public.erase('learner', $1::uuid)`, createLearner(t, tx, f.id, "Erased"))
 	})
 	// Only the archiving triggers write the archive; the row stands for one
 	// they wrote.

@@ -292,6 +292,11 @@ func dbError(err error) error {
 			return &mentor.Error{Code: mentor.CodeUnavailable, Message: "The request took too long; please retry or ask for less", Cause: err}
 		case pgErr.Code == quotaUsedUp:
 			return refusal(pgErr)
+		case pgErr.Code == "23503" && strings.HasSuffix(pgErr.ConstraintName, "_facilitator_id_learner_id_fkey"):
+			// The learner was erased while the request ran: it waited for
+			// the erasure, which holds the learner's row, and then found
+			// it gone.
+			return &mentor.Error{Code: mentor.CodeNotFound, Message: "Learner not found", Cause: err}
 		}
 		return mentor.Internal(err)
 	}

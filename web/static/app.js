@@ -4,6 +4,7 @@
 
 import { ApiError, createClient, request } from './api.js';
 import { badge, timeElement } from './dom.js';
+import { createErasure } from './erase.js';
 import { createKnowledge } from './knowledge.js';
 import {
   REFRESH_MARGIN_SECONDS, clearSession, devSignIn, expired, loadSession, nowSeconds, pastedSession,
@@ -84,6 +85,8 @@ const api = createClient(freshToken, (message) => {
 });
 
 const knowledge = createKnowledge(api, (id) => (id ? learnerName(id) || 'this learner' : ''));
+const erasure = createErasure(api, () => ({ id: state.learnerId, name: learnerName(state.learnerId) }),
+  afterQueuedSaves, afterErasure);
 
 // ---------------------------------------------------------------- session
 
@@ -190,6 +193,7 @@ function signOut(message = '') {
   state.lastSearch = null;
   el.memoryStatus.textContent = '';
   knowledge.reset();
+  erasure.reset();
   renderAccount();
   showSignin(message);
 }
@@ -267,6 +271,18 @@ function selectLearner(id) {
   startChatSession();
   loadMemory();
   knowledge.show(id);
+  erasure.show(id);
+}
+
+// afterErasure drops from the page what was erased: the learner, or every
+// learner, and search results that may show them.
+function afterErasure(receipt) {
+  state.learners = receipt.scope === 'account' ? [] : state.learners.filter((l) => l.id !== receipt.learner_id);
+  renderLearnerOptions();
+  el.results.replaceChildren();
+  el.searchStatus.textContent = '';
+  state.lastSearch = null;
+  selectLearner('');
 }
 
 async function addLearner(event) {
@@ -532,6 +548,18 @@ async function saveTurns(account, learnerId, body, retries) {
     }
     console.warn('Mr. Mentor: the exchange could not be saved to memory:', err.message);
   }
+}
+
+// afterQueuedSaves runs fn once the saves queued before it are stored, for
+// the signed-in user only.
+function afterQueuedSaves(fn) {
+  const account = state.account;
+  const run = state.memoryQueue.then(() => {
+    if (account !== state.account) throw new ApiError(401, 'Signed out');
+    return fn();
+  });
+  state.memoryQueue = run.catch(() => {});
+  return run;
 }
 
 // ----------------------------------------------------------------- memory
