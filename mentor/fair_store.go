@@ -228,3 +228,23 @@ func (f *fairStore) EndSession(ctx context.Context, learnerID *string, reason st
 func (f *fairStore) Opening(ctx context.Context, learnerID *string) (*Opening, error) {
 	return call(f, ctx, func() (*Opening, error) { return f.store.Opening(ctx, learnerID) })
 }
+
+func (f *fairStore) ProposeAction(ctx context.Context, p Proposal) (PendingAction, error) {
+	return call(f, ctx, func() (PendingAction, error) { return f.store.ProposeAction(ctx, p) })
+}
+
+func (f *fairStore) GetAction(ctx context.Context, id string) (PendingAction, error) {
+	return call(f, ctx, func() (PendingAction, error) { return f.store.GetAction(ctx, id) })
+}
+
+func (f *fairStore) ListActions(ctx context.Context, q ActionQuery) ([]PendingAction, error) {
+	return call(f, ctx, func() ([]PendingAction, error) { return f.store.ListActions(ctx, q) })
+}
+
+func (f *fairStore) DecideAction(ctx context.Context, id string, confirm bool, embedding *Embedding) (PendingAction, error) {
+	return call(f, ctx, func() (PendingAction, error) { return f.store.DecideAction(ctx, id, confirm, embedding) })
+}
+
+func (f *fairStore) FlagMemory(ctx context.Context, id string) (LearnerMemory, error) {
+	return call(f, ctx, func() (LearnerMemory, error) { return f.store.FlagMemory(ctx, id) })
+}
