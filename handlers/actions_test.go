@@ -95,6 +95,14 @@ func chatActions(t *testing.T, svc *apptest.Service, u apptest.User, learnerID, 
 
 func actionPath(id, verb string) string { return "/api/actions/" + id + "/" + verb }
 
+// proposeByTool has the facilitator call a destructive tool, as the model
+// does through the counselor, and returns the pending action's id.
+func proposeByTool(t *testing.T, svc *apptest.Service, u apptest.User, call plannedCall) string {
+	t.Helper()
+	res := svc.Call(t, u.Token, http.MethodPost, "/api/tools/call", toolCall(call.name, call.arguments)).WantStatus(http.StatusOK)
+	return res.Object("pending_action")["id"].(string)
+}
+
 // historyOf is a memory's history as the database holds it: change, actor,
 // texts before and after, in order.
 func historyOf(t *testing.T, svc *apptest.Service, memoryID string) []string {
@@ -287,9 +295,7 @@ func TestAConfirmationAppliesOnceUnderConcurrency(t *testing.T) {
 	dana := svc.NewUser(t)
 	emma := svc.NewLearner(t, dana, "Emma")
 	memory := addMemory(t, svc, dana, emma, map[string]any{"type": "academic", "content": "Emma reads slowly"})
-	proposed := svc.Call(t, dana.Token, http.MethodPost, "/api/tools/call",
-		toolCall("correct_memory", `{"memory_id":"`+memory+`","content":"Emma reads fluently now"}`)).WantStatus(http.StatusOK)
-	id := proposed.Object("pending_action")["id"].(string)
+	id := proposeByTool(t, svc, dana, plannedCall{"correct_memory", `{"memory_id":"` + memory + `","content":"Emma reads fluently now"}`})
 
 	statuses := make([]int, 4)
 	var wg sync.WaitGroup
@@ -324,16 +330,39 @@ func TestAConfirmationOfAMemoryChangedSinceIsRefused(t *testing.T) {
 	dana := svc.NewUser(t)
 	emma := svc.NewLearner(t, dana, "Emma")
 	memory := addMemory(t, svc, dana, emma, map[string]any{"type": "academic", "content": "Emma reads slowly"})
-	proposed := svc.Call(t, dana.Token, http.MethodPost, "/api/tools/call",
-		toolCall("forget_memory", `{"memory_id":"`+memory+`"}`)).WantStatus(http.StatusOK)
+	id := proposeByTool(t, svc, dana, plannedCall{"forget_memory", `{"memory_id":"` + memory + `"}`})
 	svc.Call(t, dana.Token, http.MethodPatch, "/api/memories/"+memory, map[string]any{"content": "Emma reads slowly but loves comics"}).
 		WantStatus(http.StatusOK)
 	before := memoryState(t, svc, dana.ID)
-	svc.Call(t, dana.Token, http.MethodPost, actionPath(proposed.Object("pending_action")["id"].(string), "confirm"), nil).
+	svc.Call(t, dana.Token, http.MethodPost, actionPath(id, "confirm"), nil).
 		WantError(http.StatusConflict, "A memory this action would change has changed since it was proposed: ask Mr. Mentor again")
 	if after := memoryState(t, svc, dana.ID); after != before {
 		t.Fatalf("the refused confirmation changed the memory:\n%s", after)
 	}
+}
+
+// A proposal past its time is stored as expired at the facilitator's next
+// proposal, keeping no proposed text, and still cannot be confirmed.
+func TestAnExpiredProposalKeepsNoProposedText(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	dana := svc.NewUser(t)
+	emma := svc.NewLearner(t, dana, "Emma")
+	memory := addMemory(t, svc, dana, emma, map[string]any{"type": "academic", "content": "Emma reads slowly"})
+	old := proposeByTool(t, svc, dana, plannedCall{"correct_memory", `{"memory_id":"` + memory + `","content":"Emma reads fluently now"}`})
+	svc.Exec(t, `update public.pending_actions set created_at = now() - interval '11 minutes', expires_at = now() - interval '1 minute'
+		where id = $1::uuid`, old)
+	proposeByTool(t, svc, dana, plannedCall{"forget_memory", `{"memory_id":"` + memory + `"}`})
+
+	stored := apptest.Scalar[string](t, svc.Pool, `select status || ' ' || (decided_at is not null) || ' ' || changes::text
+		from public.pending_actions where id = $1::uuid`, old)
+	if strings.Contains(stored, "fluently") || !strings.HasPrefix(stored, "expired true ") {
+		t.Fatalf("the expired proposal as stored: %s", stored)
+	}
+	listed := svc.Call(t, dana.Token, http.MethodGet, "/api/actions?status=expired", nil).WantStatus(http.StatusOK)
+	if listed.Body["count"] != 1.0 || strings.Contains(string(listed.Raw), "fluently") {
+		t.Fatalf("expired actions: %s", listed.Raw)
+	}
+	svc.Call(t, dana.Token, http.MethodPost, actionPath(old, "confirm"), nil).WantError(http.StatusConflict, "This action expired: ask Mr. Mentor again")
 }
 
 // "What do you remember about Emma?": the list tool answers with every

@@ -35,13 +35,7 @@ func NewExecutor(svc *mentor.Service) *Executor {
 func (x *Executor) Call(ctx context.Context, name, arguments string) (any, error) {
 	switch name {
 	case GetConversationMemory:
-		var args struct {
-			LearnerID *string `json:"learner_id"`
-		}
-		if err := parseArguments(arguments, []string{"learner_id"}, &args); err != nil {
-			return nil, err
-		}
-		learnerID, err := optionalUUID(args.LearnerID)
+		learnerID, err := learnerArgument(arguments)
 		if err != nil {
 			return nil, err
 		}
@@ -73,13 +67,7 @@ func (x *Executor) Call(ctx context.Context, name, arguments string) (any, error
 		filter := mentor.MemoryFilter{Type: mentor.MemoryType(deref(args.Type)), Emotion: deref(args.Emotion)}
 		return x.recall(ctx, learnerID, args.About, filter)
 	case ListLearnerMemories:
-		var args struct {
-			LearnerID *string `json:"learner_id"`
-		}
-		if err := parseArguments(arguments, []string{"learner_id"}, &args); err != nil {
-			return nil, err
-		}
-		learnerID, err := optionalUUID(args.LearnerID)
+		learnerID, err := learnerArgument(arguments)
 		if err != nil {
 			return nil, err
 		}
@@ -159,6 +147,18 @@ func parseArguments(arguments string, properties []string, dst any) error {
 		return mentor.Errorf(mentor.CodeInvalid, "Tool arguments must be a JSON object")
 	}
 	return nil
+}
+
+// learnerArgument reads the arguments of a tool whose one argument is
+// learner_id.
+func learnerArgument(arguments string) (*string, error) {
+	var args struct {
+		LearnerID *string `json:"learner_id"`
+	}
+	if err := parseArguments(arguments, []string{"learner_id"}, &args); err != nil {
+		return nil, err
+	}
+	return optionalUUID(args.LearnerID)
 }
 
 func optionalUUID(s *string) (*string, error) {
