@@ -99,7 +99,7 @@ func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.
 	}
 	messages = append(messages, openai.UserMessage(req.Message))
 
-	reply := mentor.ChatReply{ToolCalls: []mentor.ToolCall{}, Retrieval: known.recall.Retrieval}
+	reply := mentor.ChatReply{ToolCalls: []mentor.ToolCall{}, Retrieval: known.recall.Retrieval, PendingActions: []mentor.PendingAction{}}
 	budget := toolBudget(MaxToolResultsBytes)
 	for round := 0; ; round++ {
 		params := openai.ChatCompletionNewParams{Model: c.model, Messages: messages, Tools: tools.Definitions()}
@@ -133,7 +133,7 @@ func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.
 		// Every call gets its tool message, run or not: the model's API
 		// refuses a request that leaves one of them unanswered.
 		for i, call := range msg.ToolCalls {
-			result, capped := c.runTool(ctx, i, call.Function.Name, call.Function.Arguments, &budget)
+			result, capped := c.runTool(ctx, i, call.Function.Name, call.Function.Arguments, &budget, &reply.PendingActions)
 			reply.ToolCalls = append(reply.ToolCalls, mentor.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments, Capped: capped})
 			messages = append(messages, openai.ToolMessage(result, call.ID))
 		}
@@ -143,8 +143,9 @@ func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.
 // runTool runs the index-th tool call of a round, within the chat's bounds,
 // and returns its result as JSON for the model and what the bounds capped,
 // if anything. A failed call becomes an error result the model can read
-// and correct.
-func (c *Counselor) runTool(ctx context.Context, index int, name, arguments string, budget *toolBudget) (string, string) {
+// and correct. A call that proposed a change adds its pending action to
+// proposed, for the facilitator to decide.
+func (c *Counselor) runTool(ctx context.Context, index int, name, arguments string, budget *toolBudget, proposed *[]mentor.PendingAction) (string, string) {
 	switch {
 	case index >= MaxToolCallsPerRound:
 		return toolErrorResult(fmt.Sprintf("Not run: at most %d tool calls are run at once; call fewer tools at a time", MaxToolCallsPerRound)), cappedTooMany
@@ -154,6 +155,9 @@ func (c *Counselor) runTool(ctx context.Context, index int, name, arguments stri
 	result, err := c.tools.Call(ctx, name, arguments)
 	if err != nil {
 		return toolErrorResult(mentor.ErrorMessage(err)), ""
+	}
+	if p, ok := result.(tools.Proposed); ok {
+		*proposed = append(*proposed, p.PendingAction)
 	}
 	return budget.fit(result)
 }

@@ -60,5 +60,6 @@ func (h *handler) counselorChat(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{
 		"success": true, "reply": reply.Reply, "tool_calls": reply.ToolCalls, "retrieval": reply.Retrieval,
+		"pending_actions": reply.PendingActions,
 	})
 }

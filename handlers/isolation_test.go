@@ -24,6 +24,10 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		"metadata": map[string]any{"emotion": "anxious"}})
 	svc.Call(t, a.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
 	svc.PostTurns(t, a, emma, apptest.Exchange("Another secret about Emma's thunderstorms.", "Noted.")...).WantStatus(http.StatusOK)
+	// A change the mentor proposed to A, waiting for A's confirmation.
+	proposed := svc.Call(t, a.Token, http.MethodPost, "/api/tools/call", map[string]any{"name": "forget_memory",
+		"arguments": `{"memory_id":"` + memoryID + `"}`}).WantStatus(http.StatusOK)
+	actionID := proposed.Object("pending_action")["id"].(string)
 	before := snapshotOf(t, svc, a.ID)
 	unchanged := func(t *testing.T, _ apptest.Response) {
 		if after := snapshotOf(t, svc, a.ID); after != before {
@@ -50,6 +54,13 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		{Method: http.MethodPost, Path: "/api/counselor", Body: map[string]any{"message": "Tell me about Emma", "learner_id": emma}, WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("get_conversation_memory", `{"learner_id":"`+emma+`"}`), WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("recall_learner_memories", `{"learner_id":"`+emma+`","about":"storms","type":null,"emotion":null}`), WantError: "Learner not found"},
+		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("list_learner_memories", `{"learner_id":"`+emma+`"}`), WantError: "Learner not found"},
+		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("forget_memory", `{"memory_id":"`+memoryID+`"}`), WantError: "Memory not found"},
+		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("forget_topic", `{"learner_id":"`+emma+`","topic":"thunderstorms"}`), WantError: "Learner not found"},
+		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("correct_memory", `{"memory_id":"`+memoryID+`","content":"Changed by B"}`), WantError: "Memory not found"},
+		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("flag_memory", `{"memory_id":"`+memoryID+`"}`), WantError: "Memory not found"},
+		{Method: http.MethodPost, Path: "/api/actions/" + actionID + "/confirm", WantError: "Action not found"},
+		{Method: http.MethodPost, Path: "/api/actions/" + actionID + "/cancel", WantError: "Action not found"},
 	} {
 		sc.Token, sc.WantStatus, sc.Check = b.Token, http.StatusNotFound, unchanged
 		sc.Run(t, svc)
@@ -68,9 +79,10 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		"/api/opening-context",
 		"/api/memories/context?message=thunderstorms",
 		"/api/erasures",
+		"/api/actions",
 	} {
 		res := svc.Call(t, b.Token, http.MethodGet, path, nil).WantStatus(http.StatusOK)
-		for _, leak := range []string{"secret", "thunderstorm", "Emma", emma, memoryID} {
+		for _, leak := range []string{"secret", "thunderstorm", "Emma", emma, memoryID, actionID} {
 			if strings.Contains(strings.ToLower(string(res.Raw)), strings.ToLower(leak)) {
 				t.Errorf("B's %s shows A's %q: %s", path, leak, res.Raw)
 			}
@@ -94,7 +106,7 @@ func snapshotOf(t *testing.T, svc *apptest.Service, facilitatorID string) string
 	var b strings.Builder
 	for _, table := range []string{"learners", "conversation_updates", "conversation_turns", "conversation_history_archive",
 		"learner_memories", "mentor_sessions", "session_openings", "memory_jobs", "memory_history", "consolidation_runs",
-		"learner_profiles", "search_vocabulary", "erasure_receipts"} {
+		"learner_profiles", "search_vocabulary", "erasure_receipts", "pending_actions"} {
 		rows := apptest.Scalar[string](t, svc.Pool, `select coalesce(string_agg(t::text, E'\n' order by t::text), '') from public.`+table+
 			` t where facilitator_id = $1::uuid`, facilitatorID)
 		b.WriteString(table + ":\n" + rows + "\n")

@@ -7,6 +7,7 @@ import (
 
 	"mentormemory/app/apptest"
 	"mentormemory/llm/llmtest"
+	"mentormemory/tools"
 )
 
 // toolCall is the body of POST /api/tools/call: a call of the tool name with
@@ -38,8 +39,14 @@ func TestToolDefinitionsAreStrict(t *testing.T) {
 			t.Errorf("%s is not a strict function tool: %v", fn["name"], d)
 		}
 	}
-	if !names["get_conversation_memory"] || !names["search_conversation_history"] || !names["recall_learner_memories"] {
-		t.Fatalf("missing tools: %s", res.Raw)
+	for _, name := range []string{"get_conversation_memory", "search_conversation_history", "recall_learner_memories",
+		"list_learner_memories", "forget_memory", "forget_topic", "correct_memory", "flag_memory"} {
+		if !names[name] {
+			t.Errorf("missing tool %s", name)
+		}
+	}
+	if len(names) != len(tools.Definitions()) {
+		t.Fatalf("GET /api/tools lists %d tools, want %d: %s", len(names), len(tools.Definitions()), res.Raw)
 	}
 }
 
@@ -91,7 +98,7 @@ func TestToolCalls(t *testing.T) {
 	}
 
 	bad := []struct{ name, arguments, message string }{
-		{"delete_everything", `{}`, `Unknown tool "delete_everything": available tools are get_conversation_memory, search_conversation_history and recall_learner_memories`},
+		{"delete_everything", `{}`, `Unknown tool "delete_everything": available tools are get_conversation_memory, search_conversation_history, recall_learner_memories, list_learner_memories, forget_memory, forget_topic, correct_memory and flag_memory`},
 		{"search_conversation_history", `{"search": "x"`, "Tool arguments must be a JSON object"},
 		{"search_conversation_history", `[1]`, "Tool arguments must be a JSON object"},
 		{"search_conversation_history", `{"search":"x"}`, `Missing argument "include_archive" (use null when it does not apply)`},
@@ -137,7 +144,7 @@ func TestCounselorUsesMemoryAndTools(t *testing.T) {
 			t.Fatalf("first-message system prompt lacks %q:\n%s", want, system)
 		}
 	}
-	if len(asked[0].Body.Tools) != 3 {
+	if len(asked[0].Body.Tools) != len(tools.Definitions()) {
 		t.Fatalf("the model was not offered the tools")
 	}
 	toolResults := asked[1].Body.Contents("tool")

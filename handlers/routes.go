@@ -114,6 +114,9 @@ func NewServer(d Deps) *echo.Echo {
 	e.GET("/api/tools", h.listTools, authed, admitted) // a constant: nothing to limit
 	e.POST("/api/tools/call", h.callTool, authed, admitted, model)
 	e.POST("/api/counselor", h.counselorChat, authed, admitted, model)
+	e.GET("/api/actions", h.listActions, authed, admitted, read)
+	e.POST("/api/actions/:id/confirm", h.confirmAction, authed, admitted, write)
+	e.POST("/api/actions/:id/cancel", h.cancelAction, authed, admitted, write)
 	// Without a secret the route does not exist, like an unknown path.
 	if d.CronSecret != "" && d.Jobs != nil {
 		e.GET("/api/jobs/run", runJobs(d.CronSecret, d.Jobs))

@@ -14,6 +14,9 @@ type ChatReply struct {
 	ToolCalls []ToolCall `json:"tool_calls"`
 	// Retrieval says which memory retrieval ran for this reply, and why.
 	Retrieval Retrieval `json:"retrieval"`
+	// PendingActions are the changes the model's tool calls proposed, for
+	// the facilitator to confirm or cancel; none is applied yet.
+	PendingActions []PendingAction `json:"pending_actions"`
 }
 
 // ToolCall is a call the model made while answering.

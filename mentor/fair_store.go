@@ -242,3 +242,23 @@ func (f *fairStore) EraseAccount(ctx context.Context) (Erasure, error) {
 func (f *fairStore) ListErasures(ctx context.Context, limit int) ([]Erasure, error) {
 	return call(f, ctx, func() ([]Erasure, error) { return f.store.ListErasures(ctx, limit) })
 }
+
+func (f *fairStore) ProposeAction(ctx context.Context, p Proposal) (PendingAction, error) {
+	return call(f, ctx, func() (PendingAction, error) { return f.store.ProposeAction(ctx, p) })
+}
+
+func (f *fairStore) GetAction(ctx context.Context, id string) (PendingAction, error) {
+	return call(f, ctx, func() (PendingAction, error) { return f.store.GetAction(ctx, id) })
+}
+
+func (f *fairStore) ListActions(ctx context.Context, q ActionQuery) ([]PendingAction, error) {
+	return call(f, ctx, func() ([]PendingAction, error) { return f.store.ListActions(ctx, q) })
+}
+
+func (f *fairStore) DecideAction(ctx context.Context, id string, confirm bool, embedding *Embedding) (PendingAction, error) {
+	return call(f, ctx, func() (PendingAction, error) { return f.store.DecideAction(ctx, id, confirm, embedding) })
+}
+
+func (f *fairStore) FlagMemory(ctx context.Context, id string) (LearnerMemory, error) {
+	return call(f, ctx, func() (LearnerMemory, error) { return f.store.FlagMemory(ctx, id) })
+}

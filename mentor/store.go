@@ -72,6 +72,22 @@ type Store interface {
 	EraseAccount(ctx context.Context) (Erasure, error)
 	// ListErasures lists the caller's receipts, newest first.
 	ListErasures(ctx context.Context, limit int) ([]Erasure, error)
+
+	// ProposeAction stores what the mentor asks to change as a pending
+	// action, changing nothing else; CodeNotFound when a memory or learner
+	// it names is not the caller's, or no memory matches its topic.
+	ProposeAction(ctx context.Context, p Proposal) (PendingAction, error)
+	// GetAction reads one of the caller's actions.
+	GetAction(ctx context.Context, id string) (PendingAction, error)
+	ListActions(ctx context.Context, q ActionQuery) ([]PendingAction, error)
+	// DecideAction confirms (applies, with the embedding of a correction's
+	// new text) or cancels a pending action, in one transaction;
+	// CodeConflict when it was decided already, expired, or a memory it
+	// names changed since it was proposed.
+	DecideAction(ctx context.Context, id string, confirm bool, embedding *Embedding) (PendingAction, error)
+	// FlagMemory marks a memory for the facilitator's review, recording it
+	// in the memory's history as made from the chat.
+	FlagMemory(ctx context.Context, id string) (LearnerMemory, error)
 }
 
 // Appended is the outcome of AppendTurns.

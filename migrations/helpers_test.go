@@ -34,6 +34,7 @@ var memoryTables = []string{
 	"memory_history",
 	"consolidation_runs",
 	"learner_profiles",
+	"pending_actions",
 	"mentor_sessions",
 	"session_openings",
 	"memory_jobs",
@@ -383,6 +384,9 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 			values ($1::uuid, $2::uuid, 'on_demand')`, f.id, f.learner)
 		apptest.Exec(t, tx, `insert into public.learner_profiles (facilitator_id, learner_id, lines, tokens)
 			values ($1::uuid, $2::uuid, '[{"category": "who", "text": "Likes pizza"}]', 8)`, f.id, f.learner)
+		apptest.Exec(t, tx, `insert into public.pending_actions (facilitator_id, learner_id, kind, changes, expires_at)
+			values ($1::uuid, $2::uuid, 'forget_memory', jsonb_build_array(jsonb_build_object('memory_id', $3::text)), now() + interval '10 minutes')`,
+			f.id, f.learner, memory)
 		apptest.Exec(t, tx, `select public.use_quota('turns/day', 2, null)`)
 		// A learner erased, which leaves its receipt.
 		apptest.Exec(t, tx, `select public.erase('learner', $1::uuid)`, createLearner(t, tx, f.id, "Erased"))

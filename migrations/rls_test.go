@@ -65,6 +65,8 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 		{table: "learner_profiles", set: "tokens = 0", deleteDenied: true,
 			insert: `insert into public.learner_profiles (facilitator_id, learner_id) values ($1::uuid,
 				coalesce((select id from public.learners where facilitator_id = $1::uuid limit 1), gen_random_uuid()))`},
+		{table: "pending_actions", ownInsert: true, set: "status = 'cancelled', decided_at = now()", deleteDenied: true,
+			insert: `insert into public.pending_actions (facilitator_id, kind, changes, expires_at) values ($1::uuid, 'forget_memory', '[{}]', now() + interval '1 minute')`},
 		{table: "mentor_sessions", ownInsert: true, set: "last_message = 'Hijacked'", deleteDenied: true,
 			insert: `insert into public.mentor_sessions (facilitator_id) values ($1::uuid)`},
 		{table: "session_openings", set: "opening = '{}'", deleteDenied: true,

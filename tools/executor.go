@@ -35,13 +35,7 @@ func NewExecutor(svc *mentor.Service) *Executor {
 func (x *Executor) Call(ctx context.Context, name, arguments string) (any, error) {
 	switch name {
 	case GetConversationMemory:
-		var args struct {
-			LearnerID *string `json:"learner_id"`
-		}
-		if err := parseArguments(arguments, []string{"learner_id"}, &args); err != nil {
-			return nil, err
-		}
-		learnerID, err := optionalUUID(args.LearnerID)
+		learnerID, err := learnerArgument(arguments)
 		if err != nil {
 			return nil, err
 		}
@@ -72,10 +66,60 @@ func (x *Executor) Call(ctx context.Context, name, arguments string) (any, error
 		}
 		filter := mentor.MemoryFilter{Type: mentor.MemoryType(deref(args.Type)), Emotion: deref(args.Emotion)}
 		return x.recall(ctx, learnerID, args.About, filter)
+	case ListLearnerMemories:
+		learnerID, err := learnerArgument(arguments)
+		if err != nil {
+			return nil, err
+		}
+		return x.list(ctx, learnerID)
+	case ForgetMemory, FlagMemory:
+		var args struct {
+			MemoryID string `json:"memory_id"`
+		}
+		if err := parseArguments(arguments, []string{"memory_id"}, &args); err != nil {
+			return nil, err
+		}
+		if name == FlagMemory {
+			return x.flag(ctx, args.MemoryID)
+		}
+		return x.propose(ctx, mentor.Proposal{Kind: mentor.ActionForgetMemory, MemoryID: args.MemoryID})
+	case ForgetTopic:
+		var args struct {
+			LearnerID *string `json:"learner_id"`
+			Topic     string  `json:"topic"`
+		}
+		if err := parseArguments(arguments, []string{"learner_id", "topic"}, &args); err != nil {
+			return nil, err
+		}
+		learnerID, err := optionalUUID(args.LearnerID)
+		if err != nil {
+			return nil, err
+		}
+		return x.propose(ctx, mentor.Proposal{Kind: mentor.ActionForgetTopic, LearnerID: learnerID, Topic: args.Topic})
+	case CorrectMemory:
+		var args struct {
+			MemoryID string `json:"memory_id"`
+			Content  string `json:"content"`
+		}
+		if err := parseArguments(arguments, []string{"memory_id", "content"}, &args); err != nil {
+			return nil, err
+		}
+		return x.propose(ctx, mentor.Proposal{Kind: mentor.ActionCorrectMemory, MemoryID: args.MemoryID, Content: args.Content})
 	default:
-		return nil, mentor.Errorf(mentor.CodeInvalid, "Unknown tool %q: available tools are %s, %s and %s",
-			name, GetConversationMemory, SearchConversationHistory, RecallLearnerMemories)
+		all := names()
+		return nil, mentor.Errorf(mentor.CodeInvalid, "Unknown tool %q: available tools are %s and %s",
+			name, strings.Join(all[:len(all)-1], ", "), all[len(all)-1])
 	}
+}
+
+// names lists the tools' names, as the model is offered them.
+func names() []string {
+	defs := Definitions()
+	out := make([]string, len(defs))
+	for i, d := range defs {
+		out[i] = d.OfFunction.Function.Name
+	}
+	return out
 }
 
 // parseArguments decodes a tool's arguments and checks them against its
@@ -103,6 +147,18 @@ func parseArguments(arguments string, properties []string, dst any) error {
 		return mentor.Errorf(mentor.CodeInvalid, "Tool arguments must be a JSON object")
 	}
 	return nil
+}
+
+// learnerArgument reads the arguments of a tool whose one argument is
+// learner_id.
+func learnerArgument(arguments string) (*string, error) {
+	var args struct {
+		LearnerID *string `json:"learner_id"`
+	}
+	if err := parseArguments(arguments, []string{"learner_id"}, &args); err != nil {
+		return nil, err
+	}
+	return optionalUUID(args.LearnerID)
 }
 
 func optionalUUID(s *string) (*string, error) {
@@ -237,4 +293,80 @@ func (x *Executor) recall(ctx context.Context, learnerID *string, about string, 
 		Success: true, Academic: facts(r.Academic), Personal: facts(r.Personal),
 		Preferences: facts(r.Preferences), Context: facts(r.Context), EmotionalPatterns: facts(r.EmotionalPatterns),
 	}, nil
+}
+
+// listResult is everything remembered about a learner, by category.
+type listResult struct {
+	Success    bool         `json:"success"`
+	Count      int          `json:"count"`
+	Academic   []listedFact `json:"academic"`
+	Personal   []listedFact `json:"personal"`
+	Preference []listedFact `json:"preference"`
+	Context    []listedFact `json:"context"`
+}
+
+type listedFact struct {
+	ID         string  `json:"id"`
+	Fact       string  `json:"fact"`
+	Confidence float64 `json:"confidence"`
+	// NeedsReview: flagged, or changed without a person, and not yet
+	// looked at.
+	NeedsReview bool `json:"needs_review,omitempty"`
+}
+
+// list answers "what do you remember about Emma?": the learner's current
+// memories, newest first in each category, with their confidence as of now.
+func (x *Executor) list(ctx context.Context, learnerID *string) (listResult, error) {
+	memories, err := x.svc.ListMemories(ctx, mentor.ListQuery{LearnerID: learnerID, Limit: mentor.MaxMemoryList})
+	if err != nil {
+		return listResult{}, err
+	}
+	result := listResult{Success: true, Academic: []listedFact{}, Personal: []listedFact{}, Preference: []listedFact{}, Context: []listedFact{}}
+	groups := map[mentor.MemoryType]*[]listedFact{
+		mentor.Academic: &result.Academic, mentor.Personal: &result.Personal,
+		mentor.Preference: &result.Preference, mentor.Context: &result.Context,
+	}
+	for _, m := range memories {
+		group, ok := groups[m.Type]
+		if !ok || m.Status != mentor.StatusCurrent {
+			continue
+		}
+		*group = append(*group, listedFact{ID: m.ID, Fact: m.Content, Confidence: m.Confidence, NeedsReview: m.NeedsReview})
+		result.Count++
+	}
+	return result, nil
+}
+
+// Proposed is the result of a destructive tool: the pending action its
+// call stored, which the chat's reply carries for the facilitator to
+// confirm or cancel.
+type Proposed struct {
+	Success       bool                 `json:"success"`
+	PendingAction mentor.PendingAction `json:"pending_action"`
+	Message       string               `json:"message"`
+}
+
+func (x *Executor) propose(ctx context.Context, p mentor.Proposal) (Proposed, error) {
+	action, err := x.svc.Propose(ctx, p)
+	if err != nil {
+		return Proposed{}, err
+	}
+	return Proposed{Success: true, PendingAction: action,
+		Message: "Nothing has changed yet. The facilitator sees this proposal under your reply with Confirm and Cancel buttons; tell them what you proposed and that it happens only when they confirm."}, nil
+}
+
+type flagResult struct {
+	Success     bool   `json:"success"`
+	MemoryID    string `json:"memory_id"`
+	NeedsReview bool   `json:"needs_review"`
+	Message     string `json:"message"`
+}
+
+func (x *Executor) flag(ctx context.Context, memoryID string) (flagResult, error) {
+	m, err := x.svc.FlagMemory(ctx, memoryID)
+	if err != nil {
+		return flagResult{}, err
+	}
+	return flagResult{Success: true, MemoryID: m.ID, NeedsReview: m.NeedsReview,
+		Message: "Flagged for the facilitator's review; the memory is kept as it is until they confirm or correct it."}, nil
 }

@@ -16,15 +16,37 @@ import (
 	"mentormemory/tools"
 )
 
-// recordingStore answers the reads the tools make with nothing and records
-// what reached it. Any other method panics on the nil Store, which the fuzz
-// test reports: a tool call must not write.
+// recordingStore answers the calls the tools make with nothing and
+// records what reached it. Any other method panics on the nil Store, which
+// the fuzz test reports: a tool call reads, flags a memory for review or
+// proposes a change, and changes no memory otherwise.
 type recordingStore struct {
 	mentor.Store
 	calls    []string
 	learners []*string
 	search   mentor.SearchQuery
 	recall   mentor.RecallQuery
+	list     mentor.ListQuery
+	proposal mentor.Proposal
+	flagged  string
+}
+
+func (s *recordingStore) ListMemories(_ context.Context, q mentor.ListQuery) ([]mentor.LearnerMemory, error) {
+	s.calls = append(s.calls, "ListMemories")
+	s.list = q
+	return nil, nil
+}
+
+func (s *recordingStore) ProposeAction(_ context.Context, p mentor.Proposal) (mentor.PendingAction, error) {
+	s.calls = append(s.calls, "ProposeAction")
+	s.proposal = p
+	return mentor.PendingAction{}, nil
+}
+
+func (s *recordingStore) FlagMemory(_ context.Context, id string) (mentor.LearnerMemory, error) {
+	s.calls = append(s.calls, "FlagMemory")
+	s.flagged = id
+	return mentor.LearnerMemory{ID: id, NeedsReview: true}, nil
 }
 
 func (s *recordingStore) GetConversation(_ context.Context, learnerID *string) (*mentor.ConversationRecord, error) {
@@ -216,8 +238,25 @@ func withinLimits(fields map[string]any) bool {
 			return false
 		}
 	}
+	if _, ok := fields["memory_id"]; ok && !memoryIDOK(text("memory_id")) {
+		return false
+	}
+	for key, max := range map[string]int{"content": mentor.MaxMemoryChars, "topic": mentor.MaxTopicChars} {
+		if _, ok := fields[key]; ok {
+			if s := strings.TrimSpace(text(key)); s == "" || !fits(s, max) {
+				return false
+			}
+		}
+	}
 	return fits(strings.TrimSpace(text("about")), mentor.MaxRecallMessageChar) &&
 		fits(strings.TrimSpace(text("emotion")), mentor.MaxMetadataValueChar)
+}
+
+// memoryIDOK: a uuid in its 36-character form.
+func memoryIDOK(raw string) bool {
+	raw = strings.TrimSpace(raw)
+	_, err := uuid.Parse(raw)
+	return len(raw) == 36 && err == nil
 }
 
 // inEnum tells whether the type is one the schema lists. The executor is
@@ -274,5 +313,30 @@ func requireStoreCalls(t *testing.T, name string, fields map[string]any, store *
 			!slices.Equal(q.Emotions, mentor.EmotionsIn(q.Message)) {
 			t.Fatalf("store calls %v, recall %+v, arguments %v", store.calls, q, fields)
 		}
+	case tools.ListLearnerMemories:
+		q := store.list
+		if !slices.Equal(store.calls, []string{"ListMemories"}) || !sameLearner(q.LearnerID) || q.All || q.Limit != mentor.MaxMemoryList {
+			t.Fatalf("store calls %v, list %+v, arguments %v", store.calls, q, fields)
+		}
+	case tools.FlagMemory:
+		if !slices.Equal(store.calls, []string{"FlagMemory"}) || store.flagged != canonicalUUID(text("memory_id")) {
+			t.Fatalf("store calls %v, flagged %q, arguments %v", store.calls, store.flagged, fields)
+		}
+	case tools.ForgetMemory, tools.ForgetTopic, tools.CorrectMemory:
+		p := store.proposal
+		want := mentor.Proposal{Kind: map[string]string{tools.ForgetMemory: mentor.ActionForgetMemory,
+			tools.ForgetTopic: mentor.ActionForgetTopic, tools.CorrectMemory: mentor.ActionCorrectMemory}[name],
+			Topic: strings.TrimSpace(text("topic")), Content: strings.TrimSpace(text("content"))}
+		if _, ok := fields["memory_id"]; ok {
+			want.MemoryID = canonicalUUID(text("memory_id"))
+		}
+		if !slices.Equal(store.calls, []string{"ProposeAction"}) || !sameLearner(p.LearnerID) ||
+			p.Kind != want.Kind || p.MemoryID != want.MemoryID || p.Topic != want.Topic || p.Content != want.Content {
+			t.Fatalf("store calls %v, proposal %+v, want %+v", store.calls, p, want)
+		}
 	}
+}
+
+func canonicalUUID(raw string) string {
+	return uuid.MustParse(strings.TrimSpace(raw)).String()
 }

@@ -2,6 +2,7 @@
 // memory panel (what Mr. Mentor knows is in knowledge.js). Plain ES modules;
 // all text reaches the page through textContent or text nodes, never innerHTML.
 
+import { createActions } from './actions.js';
 import { ApiError, createClient, request } from './api.js';
 import { badge, timeElement } from './dom.js';
 import { createErasure } from './erase.js';
@@ -87,6 +88,8 @@ const api = createClient(freshToken, (message) => {
 const knowledge = createKnowledge(api, (id) => (id ? learnerName(id) || 'this learner' : ''));
 const erasure = createErasure(api, () => ({ id: state.learnerId, name: learnerName(state.learnerId) }),
   afterQueuedSaves, afterErasure);
+// A confirmed change shows in the memory panel at once.
+const actions = createActions(api, () => knowledge.load());
 
 // ---------------------------------------------------------------- session
 
@@ -389,7 +392,7 @@ async function send() {
       appendNotice('Mr. Mentor gave an empty answer. Try asking again.', 'error');
       return;
     }
-    appendMessage('assistant', reply);
+    actions.show(appendMessage('assistant', reply), data.pending_actions);
     state.history.push({ role: 'user', content: text }, { role: 'assistant', content: reply });
     remember(learnerId, [
       { id: newTurnId(), role: 'user', content: text },

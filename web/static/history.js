@@ -13,12 +13,14 @@ const CHANGE_LABELS = {
   expired: 'Expired',
   resolved: 'Resolved',
   forgotten: 'Forgotten',
+  flagged: 'Flagged as not quite right',
 };
 const ACTOR_LABELS = {
   facilitator: 'by you',
   extraction: 'by Mr. Mentor, from a conversation',
   consolidation: 'by Mr. Mentor, going over what he knows',
-  chat: 'by Mr. Mentor, in a chat',
+  // A change made from the chat: confirmed by you, or a flag you asked for.
+  chat: 'from your chat with Mr. Mentor',
 };
 // What the memory a change names did to this one.
 const RELATED_LABELS = { superseded: 'Replaced by', merged: 'Merged into', resolved: 'Settled by' };
