@@ -15,6 +15,7 @@ var statusOf = map[mentor.Code]int{
 	mentor.CodeInvalid:         http.StatusBadRequest,
 	mentor.CodeUnauthenticated: http.StatusUnauthorized,
 	mentor.CodeNotFound:        http.StatusNotFound,
+	mentor.CodeConflict:        http.StatusConflict,
 	mentor.CodeTooLarge:        http.StatusRequestEntityTooLarge,
 	mentor.CodeRateLimited:     http.StatusTooManyRequests,
 	mentor.CodeUpstream:        http.StatusBadGateway,

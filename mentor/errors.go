@@ -14,6 +14,7 @@ const (
 	CodeInvalid         Code = "invalid"         // 400
 	CodeUnauthenticated Code = "unauthenticated" // 401
 	CodeNotFound        Code = "not_found"       // 404
+	CodeConflict        Code = "conflict"        // 409: refused by the caller's own settings
 	CodeTooLarge        Code = "too_large"       // 413
 	CodeRateLimited     Code = "rate_limited"    // 429: a quota is used up
 	CodeUnavailable     Code = "unavailable"     // 503
