@@ -95,7 +95,7 @@ export function createKnowledge(api, nameOf) {
   controlBox.id = 'learning-control';
   controlBox.className = 'learning-control';
   el.list.before(controlBox);
-  const control = createControl(api, nameOf, MEMORY_TYPES, controlBox, (removed) => {
+  const learning = createControl(api, nameOf, MEMORY_TYPES, controlBox, (removed) => {
     setStatus(`Forgotten: ${removed === 1 ? 'one memory' : `${removed} memories`} ${scopeText()}.`, 'ok');
     load();
   });
@@ -155,7 +155,7 @@ export function createKnowledge(api, nameOf) {
     render();
     load();
     profile.show(learnerId);
-    control.show(learnerId);
+    learning.show(learnerId);
   }
 
   // load reads the list again. announce says so in the status line (the
@@ -196,11 +196,11 @@ export function createKnowledge(api, nameOf) {
   // extraction has probably run.
   function afterExchange() {
     load();
-    control.refresh();
+    learning.refresh();
     clearTimeout(s.laterTimer);
     s.laterTimer = setTimeout(() => {
       load();
-      control.refresh();
+      learning.refresh();
     }, LEARNT_LATER_MS);
   }
 
@@ -227,7 +227,7 @@ export function createKnowledge(api, nameOf) {
     el.rememberBox.open = false;
     setStatus('');
     profile.reset();
-    control.reset();
+    learning.reset();
   }
 
   // ---------------------------------------------------------- drawing
