@@ -48,7 +48,8 @@ func TestFacilitatorSeesSourcesAndControlsLearning(t *testing.T) {
 			items.every((li) => li.querySelector('time') && li.querySelector('.source-when').textContent.includes('this conversation')) &&
 			document.querySelector(%q).getAttribute('aria-expanded') === 'true';
 	})()`, learntID, said, answer, sources))
-	b.screenshot("sources", true)
+	b.step("show the sources", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.getElementById('sources-%s').scrollIntoView({ block: 'center' })`, learntID)))
+	b.screenshot("sources", false)
 
 	// Forget every "Learning" memory about Emma, after confirming.
 	b.step("choose Learning", chromedp.SetValue(chromedp.ID("forget-category"), "academic"),
