@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -115,41 +114,29 @@ func (s *Store) LearningNow(ctx context.Context, learnerID string) (mentor.Learn
 // MemorySources lists the conversation turns the memory was learnt from,
 // oldest first, each with whether its segment is archived.
 func (s *Store) MemorySources(ctx context.Context, id string) (mentor.MemorySources, error) {
-	sources := mentor.MemorySources{MemoryID: id, Turns: []mentor.SourceTurn{}}
-	found := false
+	sources := mentor.MemorySources{MemoryID: id}
 	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
-		b.Queue(`select m.source, t.id, t.role, t.content, t.created_at, t.archive_id is not null
-			from public.learner_memories m
-			left join public.conversation_turns t
-				on t.facilitator_id = m.facilitator_id and t.id = any (m.source_turn_ids)
-			where m.facilitator_id = $1::uuid and m.id = $2::uuid
-			order by t.id`, me, id)
+		b.Queue(`select source from public.learner_memories where facilitator_id = $1::uuid and id = $2::uuid`, me, id)
+		b.Queue(`select id, role, content, created_at, archive_id is not null from public.conversation_turns
+			where facilitator_id = $1::uuid and id = any ((select source_turn_ids from public.learner_memories
+				where facilitator_id = $1::uuid and id = $2::uuid)::bigint[])
+			order by id`, me, id)
 	}, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
+		err := br.QueryRow().Scan(&sources.Source)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return mentor.Errorf(mentor.CodeNotFound, "Memory not found")
+		}
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			found = true
-			var turnID *int64
+		sources.Turns, err = collectRows(br, func(row pgx.CollectableRow) (mentor.SourceTurn, error) {
 			var t mentor.SourceTurn
-			var role, content *string
-			var created *time.Time
-			var archived *bool
-			if err := rows.Scan(&sources.Source, &turnID, &role, &content, &created, &archived); err != nil {
-				return err
-			}
-			if turnID == nil { // none of its turns is recorded
-				continue
-			}
-			t.TurnID, t.Role, t.Content, t.CreatedAt, t.Archived = *turnID, *role, *content, *created, *archived
-			sources.Turns = append(sources.Turns, t)
-		}
-		return rows.Err()
+			return t, row.Scan(&t.TurnID, &t.Role, &t.Content, &t.CreatedAt, &t.Archived)
+		})
+		return err
 	})
-	if err == nil && !found {
-		return sources, mentor.Errorf(mentor.CodeNotFound, "Memory not found")
+	if sources.Turns == nil {
+		sources.Turns = []mentor.SourceTurn{}
 	}
 	return sources.WithNote(), err
 }
