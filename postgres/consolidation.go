@@ -54,8 +54,8 @@ const sessionEndConsolidationDelay = 2 * time.Minute
 // queueConsolidation queues a run of the learner's consolidation with its
 // job, due after delay, unless one is queued or running already, which is
 // returned instead; mentor.ErrLearningOff while the facilitator has
-// learning off for the learner. Runs of one learner take turns on the same lock as
-// saves of its memories.
+// learning off for the learner. Runs of one learner take turns on the same
+// lock as saves of its memories.
 func queueConsolidation(ctx context.Context, tx pgx.Tx, me, learnerID, trigger string, delay time.Duration) (mentor.ConsolidationRun, error) {
 	if err := lockLearnerMemories(ctx, tx, me, learnerID); err != nil {
 		return mentor.ConsolidationRun{}, err
