@@ -109,6 +109,13 @@ func NewServer(d Deps) *echo.Echo {
 	e.PATCH("/api/memories/:id", h.correctMemory, authed, admitted, write)
 	e.DELETE("/api/memories/:id", h.forgetMemory, authed, admitted, write)
 	e.GET("/api/memories/:id/history", h.memoryHistory, authed, admitted, read)
+	e.GET("/api/memories/:id/sources", h.memorySources, authed, admitted, read)
+	e.DELETE("/api/memories", h.forgetMemories, authed, admitted, write)
+	e.GET("/api/learners/:id/learning", h.learningNow, authed, admitted, read)
+	e.GET("/api/learners/:id/settings", h.learnerSettings, authed, admitted, read)
+	e.PUT("/api/learners/:id/settings", h.writeLearnerSettings, authed, admitted, write)
+	e.GET("/api/account/settings", h.accountSettings, authed, admitted, read)
+	e.PUT("/api/account/settings", h.writeAccountSettings, authed, admitted, write)
 	e.POST("/api/sessions/end", h.endSession, authed, admitted, write)
 	e.GET("/api/opening-context", h.openingContext, authed, admitted, read)
 	e.GET("/api/tools", h.listTools, authed, admitted) // a constant: nothing to limit

@@ -38,6 +38,9 @@ type Store interface {
 	DeferJob(ctx context.Context, job mentor.Job, until time.Time) error
 	IdleSessions(ctx context.Context, limit int) ([]mentor.IdleSession, error)
 	EndSession(ctx context.Context, learnerID *string, reason string) (mentor.Ended, error)
+	// ForgetUnconfirmedMemories applies the accounts' retention settings to
+	// up to batch memories and returns how many were forgotten.
+	ForgetUnconfirmedMemories(ctx context.Context, batch int) (int, error)
 	ConsolidationStore
 }
 
@@ -109,8 +112,9 @@ func (w *Worker) Wake() {
 }
 
 // Run works until ctx is done: Concurrency loops run extraction jobs, one
-// runs consolidations, idle sessions are ended every IdleSweep and the
-// nightly consolidations queued every ConsolidationSweep. The jobs in
+// runs consolidations, idle sessions are ended every IdleSweep, and every
+// ConsolidationSweep the nightly consolidations are queued and the
+// accounts' retention applied. The jobs in
 // progress are finished first: their work is not cut off by the shutdown,
 // only bounded by JobTimeout.
 func (w *Worker) Run(ctx context.Context) {
@@ -137,6 +141,9 @@ func (w *Worker) Run(ctx context.Context) {
 		case <-nightly.C:
 			if _, err := w.QueueNightlyConsolidations(ctx); err != nil {
 				w.log.Error("queueing nightly consolidations failed", "err", err)
+			}
+			if _, err := w.ApplyRetention(ctx); err != nil {
+				w.log.Error("applying retention failed", "err", err)
 			}
 		}
 	}
