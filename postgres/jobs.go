@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/mentor"
+	"mentormemory/metrics"
 )
 
 // jobLease is how long a worker holds a job. A worker that dies mid-job
@@ -372,4 +373,39 @@ func (s *Store) IdleSessions(ctx context.Context, limit int) ([]mentor.IdleSessi
 		return err
 	})
 	return idle, err
+}
+
+// jobKinds are the kinds of job the queue holds (migration 0020), each
+// reported even when none waits, so that an alert on a kind's backlog
+// never reads a missing series as no backlog.
+var jobKinds = []string{"consolidate", "end_session", "extract"}
+
+// QueueStats reads the queue across facilitators, as the worker's role,
+// for the operator's metrics: per kind, the jobs waiting and running, and
+// how long the oldest due job has waited.
+func (s *Store) QueueStats(ctx context.Context) ([]metrics.QueueStats, error) {
+	var stats []metrics.QueueStats
+	err := s.asWorker(ctx, func(b *pgx.Batch) {
+		b.Queue(`select k.kind,
+				count(j.id) filter (where j.status = 'pending'),
+				count(j.id) filter (where j.status = 'running'),
+				coalesce(extract(epoch from now() - min(j.run_after) filter (where j.status = 'pending' and j.run_after <= now())), 0)::float8
+			from unnest($1::text[]) as k(kind)
+			left join public.memory_jobs j on j.kind = k.kind and j.status in ('pending', 'running')
+			group by k.kind order by k.kind`, jobKinds)
+	}, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		stats, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (metrics.QueueStats, error) {
+			var q metrics.QueueStats
+			var oldest float64
+			err := row.Scan(&q.Kind, &q.Queued, &q.Running, &oldest)
+			q.OldestDueSince = time.Duration(oldest * float64(time.Second))
+			return q, err
+		})
+		return err
+	})
+	return stats, err
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mentormemory/mentor"
+	"mentormemory/metrics"
 	"mentormemory/tokens"
 )
 
@@ -42,6 +43,7 @@ func (w *Worker) RunConsolidationOnce(ctx context.Context) (bool, error) {
 	err = w.consolidate(ctx, *job)
 	switch {
 	case err == nil:
+		w.cfg.Metrics.ObserveJob(consolidateJob, metrics.JobDone)
 		return true, nil
 	case errors.Is(err, mentor.ErrLeaseLost):
 		w.log.Warn("consolidation taken over by another worker", "job", job.ID)
@@ -59,6 +61,7 @@ func (w *Worker) RunConsolidationOnce(ctx context.Context) (bool, error) {
 		retryAt = w.retryAt(job.Attempts)
 	}
 	w.log.Warn("consolidation failed", "job", job.ID, "attempt", job.Attempts, "retry", retryAt != nil, "err", err)
+	w.cfg.Metrics.ObserveJob(consolidateJob, failedOrRetried(retryAt))
 	ctx = context.WithoutCancel(ctx)
 	if err := w.store.FailConsolidation(ctx, *job, err, retryAt != nil); err != nil {
 		return true, err
