@@ -46,6 +46,7 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		{Method: http.MethodGet, Path: "/api/memories/context?learner_id=" + emma + "&message=thunderstorms", WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/sessions/end", Body: map[string]any{"learner_id": emma}, WantError: "Learner not found"},
 		{Method: http.MethodGet, Path: "/api/opening-context?learner_id=" + emma, WantError: "Learner not found"},
+		{Method: http.MethodGet, Path: "/api/export?learner_id=" + emma, WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/counselor", Body: map[string]any{"message": "Tell me about Emma", "learner_id": emma}, WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("get_conversation_memory", `{"learner_id":"`+emma+`"}`), WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("recall_learner_memories", `{"learner_id":"`+emma+`","about":"storms","type":null,"emotion":null}`), WantError: "Learner not found"},
@@ -80,6 +81,13 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		t.Errorf("B's tool search found A's conversations: %s", found.Raw)
 	}
 	unchanged(t, found)
+	// B's archive holds nothing of A's.
+	archive, _ := exportArchive(t, svc, b, "")
+	for _, leak := range []string{"secret", "thunderstorm", "Emma", emma, memoryID, a.ID} {
+		if strings.Contains(strings.ToLower(string(archive)), strings.ToLower(leak)) {
+			t.Errorf("B's export shows A's %q", leak)
+		}
+	}
 }
 
 // snapshotOf is every row a facilitator owns, table by table, as text.

@@ -108,6 +108,7 @@ func NewServer(d Deps) *echo.Echo {
 	e.GET("/api/memories/:id/history", h.memoryHistory, authed, admitted, read)
 	e.POST("/api/sessions/end", h.endSession, authed, admitted, write)
 	e.GET("/api/opening-context", h.openingContext, authed, admitted, read)
+	e.GET("/api/export", h.exportAccount, authed, admitted, read)
 	e.GET("/api/tools", h.listTools, authed, admitted) // a constant: nothing to limit
 	e.POST("/api/tools/call", h.callTool, authed, admitted, model)
 	e.POST("/api/counselor", h.counselorChat, authed, admitted, model)

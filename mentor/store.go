@@ -63,6 +63,12 @@ type Store interface {
 	EndSession(ctx context.Context, learnerID *string, reason string) (Ended, error)
 	// Opening returns the stored opening of the next session, or nil.
 	Opening(ctx context.Context, learnerID *string) (*Opening, error)
+
+	// Export gives emit every record of the caller's, or of one of their
+	// learners, a row at a time and in the archive's order (see
+	// ArchiveFormat), all read from one snapshot; CodeNotFound before any
+	// record when the learner is not the caller's.
+	Export(ctx context.Context, learnerID *string, emit func(ExportRecord) error) error
 }
 
 // Appended is the outcome of AppendTurns.

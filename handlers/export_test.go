@@ -1,0 +1,165 @@
+package handlers_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"mentormemory/app/apptest"
+	"mentormemory/mentor"
+)
+
+// exportArchive downloads u's archive (query: "" or "?learner_id=…") and
+// returns it whole and as lines, each checked to be a JSON object with a
+// type.
+func exportArchive(t *testing.T, svc *apptest.Service, u apptest.User, query string) ([]byte, []map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, svc.URL+"/api/export"+query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+u.Token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/x-ndjson" {
+		t.Fatalf("export answered %d %s: %s", res.StatusCode, res.Header.Get("Content-Type"), raw)
+	}
+	var lines []map[string]any
+	scanner := bufio.NewScanner(bytes.NewReader(raw))
+	scanner.Buffer(nil, 4<<20)
+	for scanner.Scan() {
+		var line map[string]any
+		if err := json.Unmarshal(scanner.Bytes(), &line); err != nil || line["type"] == nil {
+			t.Fatalf("line %d is not a typed JSON object (%v): %s", len(lines)+1, err, scanner.Bytes())
+		}
+		lines = append(lines, line)
+	}
+	if err := scanner.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return raw, lines
+}
+
+// ofType are the archive's lines of type typ.
+func ofType(lines []map[string]any, typ string) []map[string]any {
+	var out []map[string]any
+	for _, l := range lines {
+		if l["type"] == typ {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// accountWithHistory gives a new facilitator two learners with every kind
+// of record: archived and active turns (the second learner's conversation
+// cleared), memories of each, one corrected, a profile
+// with the facilitator's own lines, and an ended session.
+func accountWithHistory(t *testing.T, svc *apptest.Service) (u apptest.User, emma, leo string) {
+	t.Helper()
+	u = svc.NewUser(t)
+	emma = svc.NewLearner(t, u, "Emma")
+	leo = svc.NewLearner(t, u, "Leo")
+	// 30 exchanges: 60 turns, past the 50 at which a segment is archived.
+	for i := range 30 {
+		svc.PostTurns(t, u, emma, apptest.Exchange(
+			fmt.Sprintf("Emma practised fractions with pizza slices, round %d.", i),
+			fmt.Sprintf("Lovely: next time try thirds with the pizza, round %d.", i))...).WantStatus(http.StatusOK)
+	}
+	svc.PostTurns(t, u, leo, apptest.Exchange("Leo built a volcano for the science fair.", "Ask him what made it erupt.")...).WantStatus(http.StatusOK)
+	svc.Call(t, u.Token, http.MethodDelete, "/api/conversation-memory?learner_id="+leo, nil).WantStatus(http.StatusOK)
+	svc.PostTurns(t, u, leo, apptest.Exchange("Leo wants to read about dinosaurs.", "The library has a great series.")...).WantStatus(http.StatusOK)
+	svc.PostTurns(t, u, "", apptest.Exchange("Our family plans a trip to the mountains.", "Pack snacks for the drive.")...).WantStatus(http.StatusOK)
+
+	addMemory(t, svc, u, emma, map[string]any{"type": "academic", "content": "Emma understands halves but mixes up thirds",
+		"metadata": map[string]any{"topic": "fractions", "emotion": "frustrated"}, "importance": 0.8})
+	pizza := addMemory(t, svc, u, emma, map[string]any{"type": "preference", "content": "Emma loves pizza"})
+	svc.Call(t, u.Token, http.MethodPatch, "/api/memories/"+pizza, map[string]any{"content": "Emma loves pizza with olives"}).
+		WantStatus(http.StatusOK)
+	addMemory(t, svc, u, leo, map[string]any{"type": "personal", "content": "Leo is fascinated by volcanoes and dinosaurs"})
+	svc.Call(t, u.Token, http.MethodPut, "/api/learners/"+emma+"/profile", map[string]any{
+		"lines": []map[string]any{{"category": "strengths", "text": "Patient with hard problems"}},
+	}).WantStatus(http.StatusOK)
+	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+	return u, emma, leo
+}
+
+func TestExportHoldsEveryRecordOfTheAccount(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	a, emma, leo := accountWithHistory(t, svc)
+	b := svc.NewUser(t)
+	bLearner := svc.NewLearner(t, b, "Zed")
+	svc.PostTurns(t, b, bLearner, apptest.Exchange("Zed's secret about marbles.", "Noted.")...).WantStatus(http.StatusOK)
+
+	raw, lines := exportArchive(t, svc, a, "")
+	header, end := lines[0], lines[len(lines)-1]
+	if header["type"] != mentor.ArchiveHeaderType || header["format"] != mentor.ArchiveFormat || header["version"] != 1.0 ||
+		header["scope"] != "account" || header["exported_at"] == nil {
+		t.Fatalf("first line should name the format, version, scope and time: %v", header)
+	}
+	if end["type"] != mentor.ArchiveEndType || end["records"] != float64(len(lines)-2) {
+		t.Fatalf("last line should count the %d records: %v", len(lines)-2, end)
+	}
+	want := map[string]int{
+		"learner": 2, "session": 3, "conversation": 3, "archived_conversation": 2, "turn": 66,
+		"memory": 3, "memory_history": 4, "session_opening": 1, "learner_profile": 1,
+	}
+	for typ, n := range want {
+		if got := len(ofType(lines, typ)); got != n {
+			t.Errorf("want %d %s records, got %d: %v", n, typ, got, ofType(lines, typ))
+		}
+	}
+	for _, typ := range []string{"consolidation_run"} {
+		if len(ofType(lines, typ)) == 0 {
+			t.Errorf("no %s record", typ)
+		}
+	}
+	profile := ofType(lines, "learner_profile")[0]
+	if md, _ := profile["markdown"].(string); !strings.Contains(md, "# Emma") || !strings.Contains(md, "Patient with hard problems") {
+		t.Errorf("the profile should carry its Markdown: %v", profile)
+	}
+	for _, m := range ofType(lines, "memory") {
+		if m["memory_type"] == nil || m["confidence"] == nil || m["status"] == nil || m["metadata"] == nil {
+			t.Errorf("a memory record should carry its type, confidence, status and metadata: %v", m)
+		}
+		if m["facilitator_id"] != nil || m["search_vector"] != nil {
+			t.Errorf("a memory record carries the account or derived columns: %v", m)
+		}
+	}
+	for _, leak := range []string{"marbles", "Zed", b.ID, bLearner} {
+		if bytes.Contains(raw, []byte(leak)) {
+			t.Errorf("A's export holds B's %q", leak)
+		}
+	}
+
+	// One learner's export holds nothing of the other, nor of the general
+	// conversation.
+	raw, lines = exportArchive(t, svc, a, "?learner_id="+emma)
+	if lines[0]["scope"] != "learner" || lines[0]["learner_id"] != emma {
+		t.Fatalf("scope should be the learner: %v", lines[0])
+	}
+	for _, leak := range []string{leo, "Leo", "volcano", "dinosaurs", "mountains"} {
+		if bytes.Contains(raw, []byte(leak)) {
+			t.Errorf("Emma's export holds %q", leak)
+		}
+	}
+	if n := len(ofType(lines, "turn")); n != 60 {
+		t.Errorf("Emma's export should hold her 60 turns, got %d", n)
+	}
+
+	// B cannot export A's learner.
+	svc.Call(t, b.Token, http.MethodGet, "/api/export?learner_id="+emma, nil).WantError(http.StatusNotFound, "Learner not found")
+	svc.Call(t, a.Token, http.MethodGet, "/api/export?learner_id=nope", nil).WantError(http.StatusBadRequest, "learner_id must be a uuid")
+}
