@@ -87,11 +87,17 @@ func (s *Service) Export(ctx context.Context, learnerID *string, write func(line
 	}
 	if err != nil {
 		if started {
-			_ = writeJSONLine(write, map[string]any{"type": ArchiveErrorType, "error": "The export failed; try again"})
+			_ = writeJSONLine(write, struct {
+				Type  string `json:"type"`
+				Error string `json:"error"`
+			}{ArchiveErrorType, "The export failed; try again"})
 		}
 		return err
 	}
-	return writeJSONLine(write, map[string]any{"type": ArchiveEndType, "records": records})
+	return writeJSONLine(write, struct {
+		Type    string `json:"type"`
+		Records int    `json:"records"`
+	}{ArchiveEndType, records})
 }
 
 // recordLine writes r as one line: its type first, then its fields, and for
