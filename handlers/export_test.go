@@ -163,3 +163,148 @@ func TestExportHoldsEveryRecordOfTheAccount(t *testing.T) {
 	svc.Call(t, b.Token, http.MethodGet, "/api/export?learner_id="+emma, nil).WantError(http.StatusNotFound, "Learner not found")
 	svc.Call(t, a.Token, http.MethodGet, "/api/export?learner_id=nope", nil).WantError(http.StatusBadRequest, "learner_id must be a uuid")
 }
+
+// importArchive posts an archive to u's account.
+func importArchive(t *testing.T, svc *apptest.Service, u apptest.User, archive []byte) apptest.Response {
+	t.Helper()
+	return apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodPost, Path: "/api/import", Token: u.Token, Body: archive})
+}
+
+// sameWithoutIDs is an answer as text with every id, time and rank left
+// out, to compare two accounts' answers about the same history.
+func sameWithoutIDs(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			switch k {
+			case "id", "learner_id", "memory_ids", "session_id", "superseded_by", "source_turn_ids", "date", "created_at",
+				"updated_at", "last_seen_at", "archived_at", "computed_at", "rank", "score", "request_id", "took_ms":
+				continue
+			}
+			out[k] = sameWithoutIDs(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = sameWithoutIDs(x)
+		}
+		return out
+	}
+	return v
+}
+
+func TestImportMovesAnAccountOnce(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	a, emma, leo := accountWithHistory(t, svc)
+	archive, lines := exportArchive(t, svc, a, "")
+
+	c := svc.NewUser(t)
+	first := importArchive(t, svc, c, archive).WantStatus(http.StatusOK)
+	records := first.Object("records")
+	for typ, n := range map[string]int{"learner": 2, "turn": 66, "memory": 3, "archived_conversation": 2} {
+		if got := records[typ].(map[string]any); got["imported"] != float64(n) || got["existing"] != 0.0 {
+			t.Errorf("first import of %d %s records: %v", n, typ, got)
+		}
+	}
+
+	// C's learners, by name, are A's.
+	learnersOf := func(u apptest.User) map[string]string {
+		byName := map[string]string{}
+		for _, l := range svc.Call(t, u.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK).Body["learners"].([]any) {
+			l := l.(map[string]any)
+			byName[l["name"].(string)] = l["id"].(string)
+		}
+		return byName
+	}
+	cLearners := learnersOf(c)
+	if len(cLearners) != 2 || cLearners["Emma"] == "" || cLearners["Emma"] == emma || cLearners["Leo"] == leo {
+		t.Fatalf("C should have Emma and Leo under new ids: %v", cLearners)
+	}
+	// what is the answer's subject, a word A's answer must hold.
+	same := func(what, aPath, cPath string) {
+		t.Helper()
+		aRes := svc.Call(t, a.Token, http.MethodGet, aPath, nil).WantStatus(http.StatusOK)
+		cRes := svc.Call(t, c.Token, http.MethodGet, cPath, nil).WantStatus(http.StatusOK)
+		aJSON, _ := json.Marshal(sameWithoutIDs(aRes.Body))
+		cJSON, _ := json.Marshal(sameWithoutIDs(cRes.Body))
+		if !bytes.Equal(aJSON, cJSON) {
+			t.Errorf("%s differs:\nA %s\nC %s", what, aJSON, cJSON)
+		}
+		if subject := strings.Fields(what)[1]; !bytes.Contains(bytes.ToLower(aJSON), []byte(strings.ToLower(subject))) {
+			t.Errorf("A's %s should be about %q: %s", what, subject, aJSON)
+		}
+	}
+	for _, q := range []string{"pizza", "volcano", "dinosaurs", "mountains", "thirds"} {
+		same("search "+q, "/api/conversation-memory?search="+q+"&include_archive=true",
+			"/api/conversation-memory?search="+q+"&include_archive=true")
+	}
+	same("conversation Emma", "/api/conversation-memory?learner_id="+emma, "/api/conversation-memory?learner_id="+cLearners["Emma"])
+	same("recall pizza", "/api/memories/context?learner_id="+emma+"&message=fractions+with+pizza",
+		"/api/memories/context?learner_id="+cLearners["Emma"]+"&message=fractions+with+pizza")
+	same("recall volcanoes", "/api/memories/context?learner_id="+leo+"&message=volcano",
+		"/api/memories/context?learner_id="+cLearners["Leo"]+"&message=volcano")
+	same("profile Patient", "/api/learners/"+emma+"/profile", "/api/learners/"+cLearners["Emma"]+"/profile")
+	same("opening Emma", "/api/opening-context?learner_id="+emma, "/api/opening-context?learner_id="+cLearners["Emma"])
+
+	// Again: nothing new, everything found.
+	before := snapshotOf(t, svc, c.ID)
+	again := importArchive(t, svc, c, archive).WantStatus(http.StatusOK).Object("records")
+	for typ, got := range again {
+		want := records[typ].(map[string]any)
+		if got := got.(map[string]any); got["imported"] != 0.0 || got["existing"] != want["imported"] {
+			t.Errorf("second import of %s: %v, want all %v existing", typ, got, want["imported"])
+		}
+	}
+	if after := snapshotOf(t, svc, c.ID); after != before {
+		t.Errorf("a second import changed C's rows")
+	}
+	// C's export holds as many records as A's.
+	_, cLines := exportArchive(t, svc, c, "")
+	if len(cLines) != len(lines) {
+		t.Errorf("C's export has %d lines, A's %d", len(cLines), len(lines))
+	}
+}
+
+func TestImportRefusesBadArchivesWhole(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	a, _, _ := accountWithHistory(t, svc)
+	archive, _ := exportArchive(t, svc, a, "")
+	lines := strings.Split(strings.TrimSpace(string(archive)), "\n")
+	turn := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, `{"type":"turn"`) && turn == 0 {
+			turn = i
+		}
+	}
+	with := func(i int, line string) string {
+		changed := append([]string{}, lines...)
+		changed[i] = line
+		return strings.Join(changed, "\n")
+	}
+	c := svc.NewUser(t)
+	for _, bad := range []struct{ name, body, want string }{
+		{"malformed", with(turn, `{"type":"turn",`), fmt.Sprintf("Not a JSON object (line %d)", turn+1)},
+		{"unknown type", with(turn, `{"type":"spaceship","id":"x"}`), fmt.Sprintf(`Unknown record type "spaceship" (line %d)`, turn+1)},
+		{"dangling reference", with(turn, `{"type":"turn","id":1,"role":"user","content":"hi","learner_id":"`+a.ID+`"}`),
+			fmt.Sprintf("learner_id %s refers to a learner that is not in the archive above (line %d)", a.ID, turn+1)},
+		{"bad value", with(turn, `{"type":"turn","id":1,"role":"robot","content":"hi"}`), ""},
+		{"cut short", strings.Join(lines[:len(lines)-1], "\n"), fmt.Sprintf("The archive is cut short: no end line (line %d)", len(lines))},
+		{"not an archive", `{"type":"learner","id":"x"}`, "The first line must name the format mentormemory-archive (line 1)"},
+		{"empty", ``, "The archive is empty (line 1)"},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			res := importArchive(t, svc, c, []byte(bad.body))
+			if bad.want != "" {
+				res.WantError(http.StatusBadRequest, bad.want)
+			} else if res.WantStatus(http.StatusBadRequest); !strings.HasSuffix(res.Body["error"].(string), fmt.Sprintf("(line %d)", turn+1)) {
+				t.Errorf("the error should name line %d: %s", turn+1, res.Raw)
+			}
+			if n := svc.Count(t, `select (select count(*) from learners where facilitator_id = $1::uuid)
+				+ (select count(*) from conversation_turns where facilitator_id = $1::uuid)`, c.ID); n != 0 {
+				t.Errorf("a refused import stored %d rows", n)
+			}
+		})
+	}
+}

@@ -81,6 +81,13 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		t.Errorf("B's tool search found A's conversations: %s", found.Raw)
 	}
 	unchanged(t, found)
+	// B's import cannot point at A's learner: refused whole.
+	forged := `{"type":"archive","format":"mentormemory-archive","version":1}
+{"type":"memory","id":"` + memoryID + `","learner_id":"` + emma + `","memory_type":"personal","content":"Planted by B"}
+{"type":"end","records":1}`
+	apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodPost, Path: "/api/import", Token: b.Token, Body: forged}).
+		WantError(http.StatusBadRequest, "learner_id "+emma+" refers to a learner that is not in the archive above (line 2)")
+	unchanged(t, found)
 	// B's archive holds nothing of A's.
 	archive, _ := exportArchive(t, svc, b, "")
 	for _, leak := range []string{"secret", "thunderstorm", "Emma", emma, memoryID, a.ID} {

@@ -214,6 +214,10 @@ func (f *fairStore) Export(ctx context.Context, learnerID *string, emit func(Exp
 	return err
 }
 
+func (f *fairStore) Import(ctx context.Context, next func() (ArchiveLine, error)) (map[string]ImportCount, error) {
+	return call(f, ctx, func() (map[string]ImportCount, error) { return f.store.Import(ctx, next) })
+}
+
 func (f *fairStore) ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error) {
 	return call(f, ctx, func() ([]LearnerMemory, error) { return f.store.ListMemories(ctx, q) })
 }
