@@ -4,6 +4,7 @@
 
 import { ApiError, createClient, request } from './api.js';
 import { badge, timeElement } from './dom.js';
+import { setupExport } from './export.js';
 import { createKnowledge } from './knowledge.js';
 import {
   REFRESH_MARGIN_SECONDS, clearSession, devSignIn, expired, loadSession, nowSeconds, pastedSession,
@@ -84,6 +85,14 @@ const api = createClient(freshToken, (message) => {
 });
 
 const knowledge = createKnowledge(api, (id) => (id ? learnerName(id) || 'this learner' : ''));
+
+const exporter = setupExport({
+  getToken: freshToken,
+  learnerId: () => state.learnerId,
+  accountButton: $('export-account'),
+  learnerButton: $('export-learner'),
+  status: $('export-status'),
+});
 
 // ---------------------------------------------------------------- session
 
@@ -261,6 +270,7 @@ function scopeName(id = state.learnerId) {
 
 function selectLearner(id) {
   state.learnerId = id;
+  exporter.update();
   el.learner.value = id;
   el.memoryScope.textContent = `· ${id ? learnerName(id) : 'General'}`;
   el.memoryStatus.textContent = '';
