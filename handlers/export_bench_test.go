@@ -25,6 +25,54 @@ import (
 //	DATABASE_URL=... go test ./handlers -run '^$' -bench ExportOf100kTurns -benchtime 5x
 func BenchmarkExportOf100kTurns(b *testing.B) {
 	svc := apptest.Start(b, apptest.Options{})
+	u := accountOf100kTurns(b, svc)
+
+	before := resident(b, "VmRSS")
+	resetPeakResident(b)
+	times := make([]time.Duration, 0, b.N)
+	var size int64
+	for b.Loop() {
+		start := time.Now()
+		size, _ = download(b, svc, u, false)
+		times = append(times, time.Since(start))
+	}
+	peak := resident(b, "VmHWM")
+	reportTimes(b, times)
+	b.ReportMetric(float64(size)/(1<<20), "archive-MB")
+	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
+	b.ReportMetric(float64(peak-before)/1024, "peak-rise-MB")
+}
+
+// BenchmarkImportOf100kTurns times importing the archive of
+// BenchmarkExportOf100kTurns into a new account through the API, one
+// transaction; each iteration imports into an account of its own.
+//
+//	DATABASE_URL=... go test ./handlers -run '^$' -bench ImportOf100kTurns -benchtime 2x
+func BenchmarkImportOf100kTurns(b *testing.B) {
+	svc := apptest.Start(b, apptest.Options{})
+	_, archive := download(b, svc, accountOf100kTurns(b, svc), true)
+	times := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		u := svc.NewUser(b)
+		start := time.Now()
+		res := apptest.Client{URL: svc.URL}.Do(b, apptest.Request{Method: http.MethodPost, Path: "/api/import", Token: u.Token, Body: archive})
+		times = append(times, time.Since(start))
+		if res.Status != http.StatusOK {
+			b.Fatalf("import answered %s", res)
+		}
+	}
+	reportTimes(b, times)
+}
+
+func reportTimes(b *testing.B, times []time.Duration) {
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Milliseconds()), "p50-ms")
+	b.ReportMetric(float64(times[len(times)*99/100].Milliseconds()), "p99-ms")
+}
+
+// accountOf100kTurns is a new facilitator with 100,000 turns about one
+// learner, seeded in SQL.
+func accountOf100kTurns(b *testing.B, svc *apptest.Service) apptest.User {
 	u := svc.NewUser(b)
 	learner := svc.NewLearner(b, u, "Alex")
 	apptest.Exec(b, svc.Pool, `insert into conversation_turns (facilitator_id, learner_id, role, content, client_turn_id)
@@ -48,28 +96,12 @@ func BenchmarkExportOf100kTurns(b *testing.B) {
 		from segments s, archives a
 		where t.facilitator_id = $1::uuid and t.id = s.id and a.summary = 'Fractions practice, part ' || s.segment`, u.ID, learner)
 	apptest.Exec(b, svc.Pool, `vacuum analyze conversation_turns`)
-
-	before := resident(b, "VmRSS")
-	resetPeakResident(b)
-	times := make([]time.Duration, 0, b.N)
-	var size int64
-	for b.Loop() {
-		start := time.Now()
-		size = download(b, svc, u)
-		times = append(times, time.Since(start))
-	}
-	peak := resident(b, "VmHWM")
-	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Milliseconds()), "p50-ms")
-	b.ReportMetric(float64(times[len(times)*99/100].Milliseconds()), "p99-ms")
-	b.ReportMetric(float64(size)/(1<<20), "archive-MB")
-	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
-	b.ReportMetric(float64(peak-before)/1024, "peak-rise-MB")
+	return u
 }
 
 // download reads u's whole archive, checks that it ends whole, and returns
-// its size.
-func download(b *testing.B, svc *apptest.Service, u apptest.User) int64 {
+// its size, and the archive itself when keep is set.
+func download(b *testing.B, svc *apptest.Service, u apptest.User, keep bool) (int64, []byte) {
 	req, err := http.NewRequest(http.MethodGet, svc.URL+"/api/export", nil)
 	if err != nil {
 		b.Fatal(err)
@@ -82,11 +114,16 @@ func download(b *testing.B, svc *apptest.Service, u apptest.User) int64 {
 	defer res.Body.Close()
 	// Keeps the last line only, to check the archive ended whole.
 	tail := &lastLine{}
-	n, err := io.Copy(tail, res.Body)
+	var whole bytes.Buffer
+	to := io.Writer(tail)
+	if keep {
+		to = io.MultiWriter(tail, &whole)
+	}
+	n, err := io.Copy(to, res.Body)
 	if err != nil || res.StatusCode != http.StatusOK || !bytes.HasPrefix(tail.line, []byte(`{"type":"end","records":`)) {
 		b.Fatalf("export answered %d (%v), ending %s", res.StatusCode, err, tail.line)
 	}
-	return n
+	return n, whole.Bytes()
 }
 
 // lastLine keeps the last whole line written to it.
