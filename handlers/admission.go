@@ -49,7 +49,10 @@ func admit(l InFlight) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			size := req.ContentLength
-			if size < 0 {
+			// A body of unknown length counts as the largest allowed; so does
+			// a larger one, which only a streamed route (an import) accepts
+			// and reads a line at a time.
+			if size < 0 || size > MaxBodyBytes {
 				size = MaxBodyBytes
 			}
 			if caller, ok := mentor.CallerFrom(req.Context()); ok {

@@ -36,7 +36,7 @@ func FuzzDecodeConversationRequest(f *testing.F) {
 				handlerErr = next(c)
 				return handlerErr
 			}
-		}, bodyLimit(max))
+		}, bodyLimit(max, nil))
 		e.POST("/", func(c echo.Context) error { return decodeJSON(c, &req) })
 		r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
 		if chunked {

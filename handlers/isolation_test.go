@@ -60,6 +60,7 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		{Method: http.MethodPost, Path: "/api/sessions/end", Body: map[string]any{"learner_id": emma}, WantError: "Learner not found"},
 		{Method: http.MethodGet, Path: "/api/opening-context?learner_id=" + emma, WantError: "Learner not found"},
 		{Method: http.MethodDelete, Path: "/api/learners/" + emma, WantError: "Learner not found"},
+		{Method: http.MethodGet, Path: "/api/export?learner_id=" + emma, WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/counselor", Body: map[string]any{"message": "Tell me about Emma", "learner_id": emma}, WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("get_conversation_memory", `{"learner_id":"`+emma+`"}`), WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("recall_learner_memories", `{"learner_id":"`+emma+`","about":"storms","type":null,"emotion":null}`), WantError: "Learner not found"},
@@ -112,6 +113,20 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 	// B erasing its own account takes nothing of A's with it.
 	svc.Call(t, b.Token, http.MethodDelete, "/api/account", nil).WantStatus(http.StatusOK)
 	unchanged(t, found)
+	// B's import cannot point at A's learner: refused whole.
+	forged := `{"type":"archive","format":"mentormemory-archive","version":1}
+{"type":"memory","id":"` + memoryID + `","learner_id":"` + emma + `","memory_type":"personal","content":"Planted by B"}
+{"type":"end","records":1}`
+	apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodPost, Path: "/api/import", Token: b.Token, Body: forged}).
+		WantError(http.StatusBadRequest, "learner_id "+emma+" refers to a learner that is not in the archive above (line 2)")
+	unchanged(t, found)
+	// B's archive holds nothing of A's.
+	archive, _ := exportArchive(t, svc, b, "")
+	for _, leak := range []string{"secret", "thunderstorm", "Emma", emma, memoryID, a.ID} {
+		if strings.Contains(strings.ToLower(string(archive)), strings.ToLower(leak)) {
+			t.Errorf("B's export shows A's %q", leak)
+		}
+	}
 }
 
 // snapshotOf is every row a facilitator owns, table by table, as text.

@@ -127,11 +127,16 @@ func corsFor(origins []string) echo.MiddlewareFunc {
 // refused before it, for a missing token say) is given back to net/http as
 // it came: net/http then closes the connection after a large unread body
 // instead of reading it first, which a client that announced 2 MB and sent
-// less could otherwise stall until the read timeout.
-func bodyLimit(max int64) echo.MiddlewareFunc {
+// less could otherwise stall until the read timeout. A route of larger
+// bodies, read as a stream, has its own limit in byRoute.
+func bodyLimit(limit int64, byRoute map[string]int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
+			max := limit
+			if routeMax, ok := byRoute[c.Path()]; ok {
+				max = routeMax
+			}
 			if req.ContentLength > max {
 				return mentor.Errorf(mentor.CodeTooLarge, "Request body too large (at most %d bytes)", max)
 			}

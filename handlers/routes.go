@@ -84,7 +84,7 @@ func NewServer(d Deps) *echo.Echo {
 	if len(d.CORSOrigins) > 0 {
 		e.Use(corsFor(d.CORSOrigins))
 	}
-	e.Use(bodyLimit(MaxBodyBytes))
+	e.Use(bodyLimit(MaxBodyBytes, map[string]int64{"/api/import": MaxImportBytes}))
 
 	h := &handler{svc: d.Service, db: d.DB, tools: tools.NewExecutor(d.Service), counselor: d.Counselor}
 	e.GET("/healthz", h.health)
@@ -123,6 +123,8 @@ func NewServer(d Deps) *echo.Echo {
 	e.PUT("/api/account/settings", h.writeAccountSettings, authed, admitted, write)
 	e.POST("/api/sessions/end", h.endSession, authed, admitted, write)
 	e.GET("/api/opening-context", h.openingContext, authed, admitted, read)
+	e.GET("/api/export", h.exportAccount, authed, admitted, read)
+	e.POST("/api/import", h.importArchive, authed, admitted, write)
 	e.GET("/api/tools", h.listTools, authed, admitted) // a constant: nothing to limit
 	e.POST("/api/tools/call", h.callTool, authed, admitted, model)
 	e.POST("/api/counselor", h.counselorChat, authed, admitted, model)

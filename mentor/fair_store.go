@@ -209,6 +209,15 @@ func (f *fairStore) SaveProfile(ctx context.Context, p Profile) error {
 	return err
 }
 
+func (f *fairStore) Export(ctx context.Context, learnerID *string, emit func(ExportRecord) error) error {
+	_, err := call(f, ctx, func() (struct{}, error) { return struct{}{}, f.store.Export(ctx, learnerID, emit) })
+	return err
+}
+
+func (f *fairStore) Import(ctx context.Context, next func() (ArchiveLine, error)) (map[string]ImportCount, error) {
+	return call(f, ctx, func() (map[string]ImportCount, error) { return f.store.Import(ctx, next) })
+}
+
 func (f *fairStore) ListMemories(ctx context.Context, q ListQuery) ([]LearnerMemory, error) {
 	return call(f, ctx, func() ([]LearnerMemory, error) { return f.store.ListMemories(ctx, q) })
 }

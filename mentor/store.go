@@ -102,6 +102,17 @@ type Store interface {
 	SetLearnerLearning(ctx context.Context, learnerID string, learning bool) (LearnerSettings, error)
 	AccountSettings(ctx context.Context) (AccountSettings, error)
 	ChangeAccountSettings(ctx context.Context, c AccountSettingsChange) (AccountSettings, error)
+	// Export gives emit every record of the caller's, or of one of their
+	// learners, a row at a time and in the archive's order (see
+	// ArchiveFormat), all read from one snapshot; CodeNotFound before any
+	// record when the learner is not the caller's.
+	Export(ctx context.Context, learnerID *string, emit func(ExportRecord) error) error
+	// Import stores an archive's records, as next reads them until io.EOF,
+	// in the caller's account, all in one transaction, and counts per type
+	// those stored and those found stored by an earlier import. A record
+	// that is refused, or that refers to one not above it in the archive,
+	// fails it all with CodeInvalid naming its line.
+	Import(ctx context.Context, next func() (ArchiveLine, error)) (map[string]ImportCount, error)
 }
 
 // Appended is the outcome of AppendTurns.

@@ -79,6 +79,13 @@ type Store struct {
 	inlineSummarizer mentor.Summarizer
 	// limits bound the turns and learners each facilitator adds a day.
 	limits mentor.Limits
+	// txOptions are the transactions' isolation and access mode: the
+	// defaults, but for the long transactions of an export or an import
+	// (see longTx).
+	txOptions pgx.TxOptions
+	// statementTimeout bounds each statement: statementTimeout for a
+	// request's, the whole transaction for a long one's.
+	statementTimeout string
 }
 
 var _ mentor.Store = (*Store)(nil)
@@ -86,7 +93,8 @@ var _ mentor.Store = (*Store)(nil)
 // NewStore returns a store whose conversations archive a segment every
 // archiveTurns turns.
 func NewStore(pool *pgxpool.Pool, archiveTurns int) *Store {
-	return &Store{pool: pool, archiveTurns: strconv.Itoa(archiveTurns), txTimeout: DefaultTxTimeout}
+	return &Store{pool: pool, archiveTurns: strconv.Itoa(archiveTurns), txTimeout: DefaultTxTimeout,
+		statementTimeout: statementTimeout}
 }
 
 // WithTxTimeout replaces DefaultTxTimeout.
@@ -136,14 +144,14 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) (
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
 	defer cancel()
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.pool.BeginTx(ctx, s.txOptions)
 	if err != nil {
 		return dbError(err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 
 	b := &pgx.Batch{}
-	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns, caller.UserID)
+	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns, caller.UserID, s.statementTimeout)
 	if charged {
 		queueCharge(b, charge)
 	}
@@ -167,8 +175,8 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) (
 }
 
 // actAsCaller switches the transaction to role memory_service with the
-// caller's claims ($1), the archive limit ($2) and the statement and lock
-// timeouts, and says whether the caller ($3) still exists: a token outlives
+// caller's claims ($1), the archive limit ($2), the statement timeout ($4)
+// and the lock timeout, and says whether the caller ($3) still exists: a token outlives
 // its user by up to an hour, and a deleted user's requests must be refused
 // rather than read nothing or fail on a foreign key. The lookup's
 // privileges are checked as the statement starts, before the role changes,
@@ -177,7 +185,7 @@ const actAsCaller = `select
 	set_config('role', 'memory_service', true),
 	set_config('request.jwt.claims', $1, true),
 	set_config('mentor.archive_turns', $2, true),
-	set_config('statement_timeout', '` + statementTimeout + `', true),
+	set_config('statement_timeout', $4, true),
 	set_config('lock_timeout', '` + lockTimeout + `', true),
 	exists (select 1 from auth.users where id = $3::uuid)`
 
@@ -210,7 +218,7 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
 	defer cancel()
 	b := &pgx.Batch{}
-	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns, caller.UserID)
+	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns, caller.UserID, s.statementTimeout)
 	charge, charged := mentor.TakeRequestCharge(ctx)
 	if charged {
 		queueReadCharge(b, charge)

@@ -78,8 +78,8 @@ select throws_ok($$ update public.conversation_turns set archive_id = null where
   '42501', null, 'memory_service as A moves its archived turns back to the active segment: refused');
 
 select throws_ok($$ insert into public.conversation_history_archive (facilitator_id, summary, turn_count)
-  values (pg_temp.id('a'), 'forged', 1) $$,
-  '42501', null, 'memory_service as A adds an archived conversation: refused (only the archiving trigger does)');
+  values (pg_temp.id('b'), 'forged', 1) $$,
+  '42501', null, 'memory_service as A adds an archived conversation to B: refused (an import adds only the caller''s own)');
 select throws_ok($$ update public.conversation_history_archive set summary = 'rewritten' where facilitator_id = pg_temp.id('a') $$,
   '42501', null, 'memory_service as A rewrites its archive: refused');
 select throws_ok($$ delete from public.conversation_history_archive where facilitator_id = pg_temp.id('a') $$,

@@ -6,6 +6,7 @@ import { createActions } from './actions.js';
 import { ApiError, createClient, request } from './api.js';
 import { badge, timeElement } from './dom.js';
 import { createErasure } from './erase.js';
+import { setupExport } from './export.js';
 import { createKnowledge } from './knowledge.js';
 import {
   REFRESH_MARGIN_SECONDS, clearSession, devSignIn, expired, loadSession, nowSeconds, pastedSession,
@@ -90,6 +91,14 @@ const erasure = createErasure(api, () => ({ id: state.learnerId, name: learnerNa
   afterQueuedSaves, afterErasure);
 // A confirmed change shows in the memory panel at once.
 const actions = createActions(api, () => knowledge.load());
+
+const exporter = setupExport({
+  getToken: freshToken,
+  learnerId: () => state.learnerId,
+  accountButton: $('export-account'),
+  learnerButton: $('export-learner'),
+  status: $('export-status'),
+});
 
 // ---------------------------------------------------------------- session
 
@@ -268,6 +277,7 @@ function scopeName(id = state.learnerId) {
 
 function selectLearner(id) {
   state.learnerId = id;
+  exporter.update();
   el.learner.value = id;
   el.memoryScope.textContent = `· ${id ? learnerName(id) : 'General'}`;
   el.memoryStatus.textContent = '';
