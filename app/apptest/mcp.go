@@ -16,17 +16,21 @@ import (
 // does. The session closes when the test ends.
 func (s *Service) MCP(tb testing.TB, token string) *mcp.ClientSession {
 	tb.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "apptest", Version: "1.0.0"}, nil)
-	transport := &mcp.StreamableClientTransport{
-		Endpoint:   s.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: withBearer{token: token, next: http.DefaultTransport}},
-	}
-	session, err := client.Connect(context.Background(), transport, nil)
+	session, err := s.ConnectMCP(token)
 	if err != nil {
 		tb.Fatalf("connecting to %s/mcp: %v", s.URL, err)
 	}
 	tb.Cleanup(func() { _ = session.Close() })
 	return session
+}
+
+// ConnectMCP is MCP for a connection that may fail: with a bad token, say.
+func (s *Service) ConnectMCP(token string) (*mcp.ClientSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "apptest", Version: "1.0.0"}, nil)
+	return client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:   s.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: withBearer{token: token, next: http.DefaultTransport}},
+	}, nil)
 }
 
 // CallMCP calls a tool through session with arguments, a JSON object as
