@@ -360,3 +360,33 @@ func TestMCPRequestsRunAsTheirOwnCaller(t *testing.T) {
 	}
 	wantToolError(t, &answer.Result, "Learner not found")
 }
+
+// An MCP request is logged as any API request is, in one line; a failed
+// tool call adds its hidden cause, with the request's id, and the SDK's
+// own chatter about its per-request sessions stays out.
+func TestMCPRequestsAreLoggedOnce(t *testing.T) {
+	logs := &apptest.Logs{}
+	svc := apptest.Start(t, apptest.Options{Logs: logs})
+	a := svc.NewUser(t)
+	r := apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodPost, Path: "/mcp", Token: a.Token, Header: mcpHeaders(),
+		Body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"forget_memory","arguments":{"memory_id":"not-a-uuid"}}}`}).
+		WantStatus(http.StatusOK)
+	requestID := r.Header.Get("X-Request-ID")
+	logged := logs.WaitFor(t, `"path":"/mcp"`)
+	var lines []map[string]any
+	for line := range strings.Lines(logged) {
+		var record map[string]any
+		if err := json.Unmarshal([]byte(line), &record); err != nil {
+			t.Fatalf("a log line is not JSON: %q", line)
+		}
+		if record["request_id"] == requestID {
+			lines = append(lines, record)
+		} else if strings.Contains(line, "session") {
+			t.Errorf("the SDK logged %s", line)
+		}
+	}
+	if len(lines) != 2 || lines[0]["msg"] != "mcp tool call" || lines[0]["level"] != "WARN" || lines[0]["tool"] != "forget_memory" ||
+		lines[1]["msg"] != "request" || lines[1]["status"] != 200.0 {
+		t.Errorf("the request %s logged %v, want the failed call's cause and the request's line", requestID, lines)
+	}
+}

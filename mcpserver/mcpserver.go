@@ -42,8 +42,11 @@ var instructions = fmt.Sprintf("The memory of an AI mentor that parents and teac
 // POST /api/tools/call is; listing the tools, like GET /api/tools, costs
 // nothing.
 func Handler(x *tools.Executor, limits mentor.Limits, log *slog.Logger) http.Handler {
+	// The SDK logs every stateless session's start and end at info: a few
+	// lines more for each request, which the API logs in one.
+	sdkLog := slog.New(atLeast{log.Handler(), slog.LevelWarn})
 	server := mcp.NewServer(&mcp.Implementation{Name: "mentormemory", Version: "1.0.0"},
-		&mcp.ServerOptions{Instructions: instructions, Logger: log})
+		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
 	for _, def := range tools.Definitions() {
 		f := def.OfFunction.Function
 		server.AddTool(&mcp.Tool{Name: f.Name, Description: f.Description.Value, InputSchema: f.Parameters},
@@ -58,7 +61,7 @@ func Handler(x *tools.Executor, limits mentor.Limits, log *slog.Logger) http.Han
 		// rebinding page cannot have, and the check would refuse the
 		// service behind a reverse proxy on the same machine.
 		DisableLocalhostProtection: true,
-		Logger:                     log,
+		Logger:                     sdkLog,
 	})
 }
 
@@ -103,4 +106,22 @@ func logFailure(log *slog.Logger, req *mcp.CallToolRequest, name string, err err
 		requestID = req.Extra.Header.Get("X-Request-ID")
 	}
 	log.Log(context.Background(), level, "mcp tool call", "tool", name, "request_id", requestID, "err", err)
+}
+
+// atLeast passes on the records of min and above.
+type atLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= h.min && h.Handler.Enabled(ctx, level)
+}
+
+func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return atLeast{h.Handler.WithAttrs(attrs), h.min}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{h.Handler.WithGroup(name), h.min}
 }
