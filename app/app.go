@@ -23,6 +23,7 @@ import (
 	"mentormemory/handlers"
 	"mentormemory/llm"
 	"mentormemory/mentor"
+	"mentormemory/metrics"
 	"mentormemory/postgres"
 	"mentormemory/summarizer"
 	"mentormemory/worker"
@@ -36,7 +37,9 @@ type App struct {
 	// Worker does the background work (memory extraction, ending idle
 	// sessions); the long-running server runs it, see worker.Run.
 	Worker *worker.Worker
-	close  []func()
+	// Metrics are what the operator scrapes (see MetricsHandler).
+	Metrics *metrics.Metrics
+	close   []func()
 }
 
 // Option changes how New builds the app, for the callers that run it
@@ -111,7 +114,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	if limits.ModelCallsPerDay > 0 || limits.ModelTokensPerDay > 0 {
 		cfg.Model.Chat.Budget = mentor.NewModelBudget(store, limits)
 	}
-	models := newModels(cfg.Model, log, o)
+	a.Metrics = metrics.New(a.Pool, store, log)
+	models := newModels(cfg.Model, log, a.Metrics, o)
 	// The offline summarizer needs no network and answers in about a
 	// millisecond, so a post writes its summary in its own transaction.
 	if offline, ok := models.summarizer.(*summarizer.Offline); ok {
@@ -132,7 +136,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	a.Service = mentor.NewService(fair, models.summarizer, log).WithEmbedder(models.embedder)
 	a.Worker = worker.New(store, worker.Config{
 		Extractor: models.extractor, Embedder: models.embedder, Concurrency: cfg.Model.Workers, Now: o.clock,
-		Consolidator: models.consolidator,
+		Consolidator: models.consolidator, Metrics: a.Metrics,
 	}, log)
 	a.Service.OnJobQueued(a.Worker.Wake)
 
@@ -148,13 +152,15 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 			BodyBytes: cmp.Or(cfg.Web.BodyBytesInFlight, config.DefaultBodyMBInFlight<<20),
 			Wait:      busyWait,
 		},
-		CronSecret: cfg.Web.CronSecret,
-		Jobs:       a.Worker,
+		CronSecret:   cfg.Web.CronSecret,
+		Jobs:         a.Worker,
+		Metrics:      a.Metrics,
+		MetricsToken: cfg.Web.MetricsToken,
 	}
 	// Left nil when off: the handlers then say how to turn them on.
 	if cfg.Model.ChatConfigured() {
 		deps.Counselor = counselor.New(counselor.Config{
-			Config: cfg.Model.Chat, MaxToolRounds: o.maxToolRounds, Deadline: cfg.Model.CounselorDeadline,
+			Config: cfg.Model.Chat.For(llm.PurposeCounselor, a.Metrics, nil), MaxToolRounds: o.maxToolRounds, Deadline: cfg.Model.CounselorDeadline,
 		}, a.Service)
 	}
 	if cfg.Auth.DevMode && cfg.Auth.JWTSecret != "" {
@@ -173,40 +179,34 @@ type models struct {
 	consolidator mentor.Consolidator
 }
 
-func newModels(cfg config.Model, log *slog.Logger, o options) models {
+func newModels(cfg config.Model, log *slog.Logger, observer llm.Observer, o options) models {
 	m := models{summarizer: o.summarizer, extractor: o.extractor}
 	if m.extractor == nil {
-		m.extractor = NewExtractor(cfg, log)
+		m.extractor = NewExtractor(cfg, log, observer)
 	}
 	if m.summarizer == nil && cfg.ChatConfigured() {
-		m.summarizer = summarizer.NewOpenAI(loggedChat(cfg, log))
+		m.summarizer = summarizer.NewOpenAI(cfg.Chat.For(llm.PurposeSummary, observer, log))
 	}
 	if m.summarizer == nil {
 		m.summarizer = summarizer.NewOffline()
 	}
 	if cfg.EmbeddingConfigured() {
-		m.embedder = embedder.NewOpenAI(cfg.Embedding)
+		m.embedder = embedder.NewOpenAI(cfg.Embedding.For(llm.PurposeEmbeddings, observer, nil))
 	}
 	if cfg.ChatConfigured() {
-		m.consolidator = consolidator.NewOpenAI(loggedChat(cfg, log))
+		m.consolidator = consolidator.NewOpenAI(cfg.Chat.For(llm.PurposeConsolidation, observer, log))
 	}
 	return m
 }
 
-// NewExtractor returns the configured model's memory extractor, or nil
-// without a model key.
-func NewExtractor(cfg config.Model, log *slog.Logger) mentor.Extractor {
+// NewExtractor returns the configured model's memory extractor, logging to
+// log and reporting its calls to observer (nil: to nobody), or nil without
+// a model key.
+func NewExtractor(cfg config.Model, log *slog.Logger, observer llm.Observer) mentor.Extractor {
 	if !cfg.ChatConfigured() {
 		return nil
 	}
-	return extractor.NewOpenAI(loggedChat(cfg, log))
-}
-
-// loggedChat is the configured chat model, logging to log.
-func loggedChat(cfg config.Model, log *slog.Logger) llm.Config {
-	chat := cfg.Chat
-	chat.Logger = log
-	return chat
+	return extractor.NewOpenAI(cfg.Chat.For(llm.PurposeExtraction, observer, log))
 }
 
 // newVerifier verifies tokens with the configured keys; without any, it
@@ -270,6 +270,20 @@ func (a *App) HTTPServer(addr string) *http.Server {
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      config.WriteTimeout,
 		IdleTimeout:       2 * time.Minute,
+	}
+}
+
+// MetricsServer serves the metrics alone, at GET /metrics on addr: a
+// listener of the operator's, kept off the public port (METRICS_ADDR).
+func (a *App) MetricsServer(addr string) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", a.Metrics.Handler())
+	return &http.Server{
+		Addr:              addr,
+		Handler:           mux,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		ReadHeaderTimeout: 10 * time.Second,
+		WriteTimeout:      30 * time.Second,
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -124,7 +125,16 @@ type Web struct {
 	// caller that sends it as a bearer token: Vercel Cron does, and so the
 	// background work of a deployment that is only the function runs.
 	CronSecret string
-	problems   []error
+	// Metrics in Prometheus's format are served at /metrics on a listener
+	// of their own, MetricsAddr (METRICS_ADDR, e.g. 127.0.0.1:9464), kept
+	// off the public port; and/or on the public port to a caller that
+	// sends MetricsToken (METRICS_TOKEN) as a bearer token, for a platform
+	// with one port (Vercel). Neither: not served. The figures name no
+	// facilitator, but they tell traffic and backlog, which is the
+	// operator's.
+	MetricsAddr  string
+	MetricsToken string
+	problems     []error
 }
 
 // minCronSecret is the shortest CRON_SECRET accepted: it guards work that
@@ -304,9 +314,19 @@ func readWeb(r *reader) Web {
 		BodyBytesInFlight: int64(r.number("MAX_BODY_MB_IN_FLIGHT", DefaultBodyMBInFlight, 2, 1<<20)) << 20,
 		BusyWait:          r.duration("BUSY_WAIT", DefaultBusyWait),
 		CronSecret:        r.text("CRON_SECRET"),
+		MetricsAddr:       r.text("METRICS_ADDR"),
+		MetricsToken:      r.text("METRICS_TOKEN"),
 	}
 	if w.CronSecret != "" && len(w.CronSecret) < minCronSecret {
 		r.fail("CRON_SECRET must be at least %d characters", minCronSecret)
+	}
+	if w.MetricsToken != "" && len(w.MetricsToken) < minCronSecret {
+		r.fail("METRICS_TOKEN must be at least %d characters", minCronSecret)
+	}
+	if w.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(w.MetricsAddr); err != nil {
+			r.fail("METRICS_ADDR must be host:port, e.g. 127.0.0.1:9464")
+		}
 	}
 	w.problems = r.problems
 	return w

@@ -97,6 +97,8 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "https://app.example.com/path"}, "CORS_ALLOWED_ORIGINS must list origins"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CORS_ALLOWED_ORIGINS": "app.example.com"}, "CORS_ALLOWED_ORIGINS must list origins"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CRON_SECRET": "guessable"}, "CRON_SECRET must be at least 16 characters"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "METRICS_TOKEN": "guessable"}, "METRICS_TOKEN must be at least 16 characters"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "METRICS_ADDR": "9464"}, "METRICS_ADDR must be host:port"},
 	}
 	for _, tc := range cases {
 		_, err := FromEnv(envOf(tc.vars))

@@ -90,7 +90,7 @@ func TestErasureLeavesNoTrace(t *testing.T) {
 			planted := tablesHolding(t, svc, marker)
 			for _, table := range []string{"conversation_turns", "conversation_history_archive", "conversation_updates",
 				"learner_memories", "memory_history", "memory_jobs", "consolidation_runs", "mentor_sessions",
-				"session_openings", "search_vocabulary", "learner_profiles"} {
+				"session_openings", "search_vocabulary", "learner_profiles", "pending_actions"} {
 				if planted["public."+table] == 0 {
 					t.Errorf("the marker was not planted in %s (found in %v)", table, planted)
 				}
@@ -162,6 +162,12 @@ func plantEverywhere(t *testing.T, svc *apptest.Service, u apptest.User, learner
 	svc.Call(t, u.Token, http.MethodPut, "/api/learners/"+learner+"/profile", map[string]any{
 		"lines": []map[string]any{{"category": "goals", "text": text + " does homework alone"}},
 	}).WantStatus(http.StatusOK)
+	// A correction the mentor proposed, waiting for the facilitator, and
+	// the learner's and the account's settings.
+	svc.Call(t, u.Token, http.MethodPost, "/api/tools/call", map[string]any{"name": "correct_memory",
+		"arguments": fmt.Sprintf(`{"memory_id": %q, "content": %q}`, memory, text+" loves homework now")}).WantStatus(http.StatusOK)
+	svc.Call(t, u.Token, http.MethodPut, "/api/learners/"+learner+"/settings", map[string]any{"learning": true}).WantStatus(http.StatusOK)
+	svc.Call(t, u.Token, http.MethodPut, "/api/account/settings", map[string]any{"retention_days": 365}).WantStatus(http.StatusOK)
 	svc.Exec(t, `update public.learner_memories set embedding = '[0.1, 0.2, 0.3]', embedding_model = 'test-embedder'
 		where facilitator_id = $1::uuid and learner_id = $2::uuid`, u.ID, learner)
 	svc.Exec(t, `insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key, payload, status, last_error)

@@ -29,6 +29,8 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 	proposed := svc.Call(t, a.Token, http.MethodPost, "/api/tools/call", map[string]any{"name": "forget_memory",
 		"arguments": `{"memory_id":"` + memoryID + `"}`}).WantStatus(http.StatusOK)
 	actionID := proposed.Object("pending_action")["id"].(string)
+	svc.Call(t, a.Token, http.MethodPut, "/api/learners/"+emma+"/settings", map[string]any{"learning": true}).WantStatus(http.StatusOK)
+	svc.Call(t, a.Token, http.MethodPut, "/api/account/settings", map[string]any{"retention_days": 365}).WantStatus(http.StatusOK)
 	before := snapshotOf(t, svc, a.ID)
 	unchanged := func(t *testing.T, _ apptest.Response) {
 		if after := snapshotOf(t, svc, a.ID); after != before {
@@ -56,6 +58,13 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		{Method: http.MethodPost, Path: "/api/memories", Body: map[string]any{"learner_id": emma, "type": "personal", "content": "Planted by B"}, WantError: "Learner not found"},
 		{Method: http.MethodPatch, Path: "/api/memories/" + memoryID, Body: map[string]any{"content": "Changed by B"}, WantError: "Memory not found"},
 		{Method: http.MethodDelete, Path: "/api/memories/" + memoryID, WantError: "Memory not found"},
+		{Method: http.MethodGet, Path: "/api/memories/" + memoryID + "/sources", WantError: "Memory not found"},
+		{Method: http.MethodGet, Path: "/api/memories/" + memoryID + "/history", WantError: "Memory not found"},
+		{Method: http.MethodDelete, Path: "/api/memories?learner_id=" + emma, WantError: "Learner not found"},
+		{Method: http.MethodDelete, Path: "/api/memories?learner_id=" + emma + "&type=personal&before=2100-01-01", WantError: "Learner not found"},
+		{Method: http.MethodGet, Path: "/api/learners/" + emma + "/learning", WantError: "Learner not found"},
+		{Method: http.MethodGet, Path: "/api/learners/" + emma + "/settings", WantError: "Learner not found"},
+		{Method: http.MethodPut, Path: "/api/learners/" + emma + "/settings", Body: map[string]any{"learning": false}, WantError: "Learner not found"},
 		{Method: http.MethodGet, Path: "/api/memories/context?learner_id=" + emma + "&message=thunderstorms", WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/sessions/end", Body: map[string]any{"learner_id": emma}, WantError: "Learner not found"},
 		{Method: http.MethodGet, Path: "/api/opening-context?learner_id=" + emma, WantError: "Learner not found"},
@@ -80,6 +89,10 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		})
 	}
 
+	// B's own settings are B's alone.
+	svc.Call(t, b.Token, http.MethodPut, "/api/account/settings", map[string]any{"learning": false, "retention_days": 1}).WantStatus(http.StatusOK)
+	unchanged(t, apptest.Response{})
+
 	// B's own views hold nothing of A's.
 	search := svc.Call(t, b.Token, http.MethodGet, "/api/conversation-memory?search=secret+thunderstorms&include_archive=true", nil).
 		WantStatus(http.StatusOK)
@@ -94,6 +107,7 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		"/api/memories/context?message=thunderstorms",
 		"/api/erasures",
 		"/api/actions",
+		"/api/account/settings",
 	} {
 		res := svc.Call(t, b.Token, http.MethodGet, path, nil).WantStatus(http.StatusOK)
 		for _, leak := range []string{"secret", "thunderstorm", "Emma", emma, memoryID, actionID} {
@@ -123,7 +137,7 @@ func snapshotOf(t *testing.T, svc *apptest.Service, facilitatorID string) string
 	var b strings.Builder
 	for _, table := range []string{"learners", "conversation_updates", "conversation_turns", "conversation_history_archive",
 		"learner_memories", "mentor_sessions", "session_openings", "memory_jobs", "memory_history", "consolidation_runs",
-		"learner_profiles", "search_vocabulary", "erasure_receipts", "pending_actions"} {
+		"learner_profiles", "search_vocabulary", "erasure_receipts", "pending_actions", "facilitator_settings", "learner_settings"} {
 		rows := apptest.Scalar[string](t, svc.Pool, `select coalesce(string_agg(t::text, E'\n' order by t::text), '') from public.`+table+
 			` t where facilitator_id = $1::uuid`, facilitatorID)
 		b.WriteString(table + ":\n" + rows + "\n")

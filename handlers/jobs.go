@@ -25,19 +25,30 @@ type JobRunner interface {
 const DrainWindow = 25 * time.Second
 
 // runJobs is GET /api/jobs/run, for a scheduler that holds the cron
-// secret (Vercel Cron sends it as a bearer token): it does the background
-// work due, as a long-running server's worker would, and says what it did.
-func runJobs(secret string, jobs JobRunner) echo.HandlerFunc {
-	want := []byte("Bearer " + secret)
+// secret (Vercel Cron sends it as a bearer token; requireBearer checks
+// it): it does the background work due, as a long-running server's worker
+// would, and says what it did.
+func runJobs(jobs JobRunner) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		got := []byte(strings.TrimSpace(c.Request().Header.Get(echo.HeaderAuthorization)))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
-			return mentor.Errorf(mentor.CodeUnauthenticated, "This route is for the scheduler: send CRON_SECRET as a bearer token")
-		}
 		done, err := jobs.Drain(c.Request().Context(), time.Now().Add(DrainWindow))
 		if err != nil {
 			return err
 		}
 		return c.JSON(http.StatusOK, map[string]any{"success": true, "done": done})
+	}
+}
+
+// requireBearer lets through a caller that sends secret as a bearer token,
+// comparing in constant time, and refuses the others with refusal (401).
+func requireBearer(secret, refusal string) echo.MiddlewareFunc {
+	want := []byte("Bearer " + secret)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			got := []byte(strings.TrimSpace(c.Request().Header.Get(echo.HeaderAuthorization)))
+			if subtle.ConstantTimeCompare(got, want) != 1 {
+				return mentor.Errorf(mentor.CodeUnauthenticated, "%s", refusal)
+			}
+			return next(c)
+		}
 	}
 }

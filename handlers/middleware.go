@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"mentormemory/mentor"
+	"mentormemory/metrics"
 )
 
 // plainRequestID is a request id the server keeps as the client sent it:
@@ -187,7 +189,7 @@ func writeDeadline(d time.Duration) echo.MiddlewareFunc {
 // be found by its request id. The query
 // string is left out: it can hold search text, and memory text is never
 // logged at info level.
-func requestLogger(log *slog.Logger) echo.MiddlewareFunc {
+func requestLogger(log *slog.Logger, m *metrics.Metrics) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
@@ -196,6 +198,9 @@ func requestLogger(log *slog.Logger) echo.MiddlewareFunc {
 				c.Error(err)
 			}
 			status := c.Response().Status
+			// The route's pattern, so that ids make no series of their own;
+			// a path no route matched counts as one.
+			m.ObserveRequest(cmp.Or(c.Path(), "unmatched"), c.Request().Method, status, time.Since(start))
 			attrs := []any{
 				"method", c.Request().Method,
 				"path", c.Request().URL.Path,

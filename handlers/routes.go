@@ -11,6 +11,7 @@ import (
 
 	"mentormemory/mcpserver"
 	"mentormemory/mentor"
+	"mentormemory/metrics"
 	"mentormemory/tools"
 )
 
@@ -55,6 +56,10 @@ type Deps struct {
 	// CronSecret and Jobs, both set, open GET /api/jobs/run to a scheduler.
 	CronSecret string
 	Jobs       JobRunner
+	// Metrics counts the requests; with MetricsToken set, GET /metrics
+	// serves them on this app to a caller that sends it as a bearer token.
+	Metrics      *metrics.Metrics
+	MetricsToken string
 }
 
 // NewServer returns the whole HTTP app. The local server and the Vercel
@@ -74,7 +79,7 @@ func NewServer(d Deps) *echo.Echo {
 	// auth, as a browser's preflight carries no token; admission comes after
 	// auth, so a request without a valid token neither waits nor takes room.
 	e.Use(requestID())
-	e.Use(requestLogger(log))
+	e.Use(requestLogger(log, d.Metrics))
 	e.Use(recoverPanics(log))
 	e.Use(answerHeaders())
 	e.Use(writeDeadline(WriteAnswerTimeout))
@@ -111,6 +116,13 @@ func NewServer(d Deps) *echo.Echo {
 	e.PATCH("/api/memories/:id", h.correctMemory, authed, admitted, write)
 	e.DELETE("/api/memories/:id", h.forgetMemory, authed, admitted, write)
 	e.GET("/api/memories/:id/history", h.memoryHistory, authed, admitted, read)
+	e.GET("/api/memories/:id/sources", h.memorySources, authed, admitted, read)
+	e.DELETE("/api/memories", h.forgetMemories, authed, admitted, write)
+	e.GET("/api/learners/:id/learning", h.learningNow, authed, admitted, read)
+	e.GET("/api/learners/:id/settings", h.learnerSettings, authed, admitted, read)
+	e.PUT("/api/learners/:id/settings", h.writeLearnerSettings, authed, admitted, write)
+	e.GET("/api/account/settings", h.accountSettings, authed, admitted, read)
+	e.PUT("/api/account/settings", h.writeAccountSettings, authed, admitted, write)
 	e.POST("/api/sessions/end", h.endSession, authed, admitted, write)
 	e.GET("/api/opening-context", h.openingContext, authed, admitted, read)
 	e.GET("/api/tools", h.listTools, authed, admitted) // a constant: nothing to limit
@@ -129,7 +141,12 @@ func NewServer(d Deps) *echo.Echo {
 	e.POST("/api/actions/:id/cancel", h.cancelAction, authed, admitted, write)
 	// Without a secret the route does not exist, like an unknown path.
 	if d.CronSecret != "" && d.Jobs != nil {
-		e.GET("/api/jobs/run", runJobs(d.CronSecret, d.Jobs))
+		e.GET("/api/jobs/run", runJobs(d.Jobs),
+			requireBearer(d.CronSecret, "This route is for the scheduler: send CRON_SECRET as a bearer token"))
+	}
+	if d.MetricsToken != "" && d.Metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(d.Metrics.Handler()),
+			requireBearer(d.MetricsToken, "This route is for the operator: send METRICS_TOKEN as a bearer token"))
 	}
 
 	// The web client: its settings, dev sign-in, and one route per static

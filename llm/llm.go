@@ -39,6 +39,17 @@ type Config struct {
 	// debug level and cut short (see Chat.Ask), and of what it drops from
 	// a reply, without its text. Nil logs nothing.
 	Logger *slog.Logger
+	// Observer, when set, hears of every request made for Purpose (one of
+	// the Purpose constants).
+	Observer Observer
+	Purpose  string
+}
+
+// For is c as the adapter asking for purpose configures it, reporting to
+// observer (nil: to nobody) and logging to log.
+func (c Config) For(purpose string, observer Observer, log *slog.Logger) Config {
+	c.Purpose, c.Observer, c.Logger = purpose, observer, log
+	return c
 }
 
 // WithDefaults fills in the model and the timeout when they are not set.
@@ -71,6 +82,9 @@ func newClient(c Config, retries ...option.RequestOption) openai.Client {
 	}
 	if c.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(c.HTTPClient))
+	}
+	if c.Observer != nil {
+		opts = append(opts, option.WithMiddleware(observed(c.Purpose, c.Observer)))
 	}
 	return openai.NewClient(opts...)
 }

@@ -14,7 +14,7 @@ const (
 	CodeInvalid         Code = "invalid"         // 400
 	CodeUnauthenticated Code = "unauthenticated" // 401
 	CodeNotFound        Code = "not_found"       // 404
-	CodeConflict        Code = "conflict"        // 409: the resource is no longer in a state that allows it
+	CodeConflict        Code = "conflict"        // 409: the resource or the caller's settings do not allow it now
 	CodeTooLarge        Code = "too_large"       // 413
 	CodeRateLimited     Code = "rate_limited"    // 429: a quota is used up
 	CodeUnavailable     Code = "unavailable"     // 503

@@ -262,3 +262,31 @@ func (f *fairStore) DecideAction(ctx context.Context, id string, confirm bool, e
 func (f *fairStore) FlagMemory(ctx context.Context, id string) (LearnerMemory, error) {
 	return call(f, ctx, func() (LearnerMemory, error) { return f.store.FlagMemory(ctx, id) })
 }
+
+func (f *fairStore) MemorySources(ctx context.Context, id string) (MemorySources, error) {
+	return call(f, ctx, func() (MemorySources, error) { return f.store.MemorySources(ctx, id) })
+}
+
+func (f *fairStore) ForgetMemories(ctx context.Context, q ForgetQuery) (int, error) {
+	return call(f, ctx, func() (int, error) { return f.store.ForgetMemories(ctx, q) })
+}
+
+func (f *fairStore) LearningNow(ctx context.Context, learnerID string) (LearningNow, error) {
+	return call(f, ctx, func() (LearningNow, error) { return f.store.LearningNow(ctx, learnerID) })
+}
+
+func (f *fairStore) LearnerSettings(ctx context.Context, learnerID string) (LearnerSettings, error) {
+	return call(f, ctx, func() (LearnerSettings, error) { return f.store.LearnerSettings(ctx, learnerID) })
+}
+
+func (f *fairStore) SetLearnerLearning(ctx context.Context, learnerID string, learning bool) (LearnerSettings, error) {
+	return call(f, ctx, func() (LearnerSettings, error) { return f.store.SetLearnerLearning(ctx, learnerID, learning) })
+}
+
+func (f *fairStore) AccountSettings(ctx context.Context) (AccountSettings, error) {
+	return call(f, ctx, func() (AccountSettings, error) { return f.store.AccountSettings(ctx) })
+}
+
+func (f *fairStore) ChangeAccountSettings(ctx context.Context, c AccountSettingsChange) (AccountSettings, error) {
+	return call(f, ctx, func() (AccountSettings, error) { return f.store.ChangeAccountSettings(ctx, c) })
+}

@@ -196,6 +196,9 @@ const (
 	ActorExtraction    = "extraction"
 	ActorConsolidation = "consolidation"
 	ActorFacilitator   = "facilitator"
+	// ActorRetention is the account's retention setting, applied by the
+	// worker's sweep.
+	ActorRetention = "retention"
 )
 
 // Embedder turns text into vectors of meaning.

@@ -2,6 +2,7 @@ package mentor
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"mentormemory/tokens"
@@ -105,7 +106,11 @@ func (s *Service) WriteProfileLines(ctx context.Context, learnerID string, own [
 	if err := s.store.SaveProfile(ctx, p); err != nil {
 		return p, err
 	}
-	_, err = s.Consolidate(ctx, learnerID)
+	// With learning off the lines are kept, and the rest of the profile
+	// waits until learning is on again.
+	if _, err = s.Consolidate(ctx, learnerID); errors.Is(err, ErrLearningOff) {
+		err = nil
+	}
 	return p, err
 }
 

@@ -88,6 +88,20 @@ type Store interface {
 	// FlagMemory marks a memory for the facilitator's review, recording it
 	// in the memory's history as made from the chat.
 	FlagMemory(ctx context.Context, id string) (LearnerMemory, error)
+
+	// MemorySources lists the conversation turns the memory was learnt
+	// from; CodeNotFound for a memory that is not the caller's.
+	MemorySources(ctx context.Context, id string) (MemorySources, error)
+	// ForgetMemories forgets, as DeleteMemory does, every memory the query
+	// selects, and returns how many.
+	ForgetMemories(ctx context.Context, q ForgetQuery) (int, error)
+	// LearningNow counts the learner's extraction and consolidation work
+	// queued and running.
+	LearningNow(ctx context.Context, learnerID string) (LearningNow, error)
+	LearnerSettings(ctx context.Context, learnerID string) (LearnerSettings, error)
+	SetLearnerLearning(ctx context.Context, learnerID string, learning bool) (LearnerSettings, error)
+	AccountSettings(ctx context.Context) (AccountSettings, error)
+	ChangeAccountSettings(ctx context.Context, c AccountSettingsChange) (AccountSettings, error)
 }
 
 // Appended is the outcome of AppendTurns.

@@ -390,6 +390,9 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 		apptest.Exec(t, tx, `select public.use_quota('turns/day', 2, null)`)
 		// A learner erased, which leaves its receipt.
 		apptest.Exec(t, tx, `select public.erase('learner', $1::uuid)`, createLearner(t, tx, f.id, "Erased"))
+		apptest.Exec(t, tx, `insert into public.facilitator_settings (facilitator_id, retention_days) values ($1::uuid, 90)`, f.id)
+		apptest.Exec(t, tx, `insert into public.learner_settings (facilitator_id, learner_id, learning)
+			values ($1::uuid, $2::uuid, false)`, f.id, f.learner)
 	})
 	// Only the archiving triggers write the archive; the row stands for one
 	// they wrote.

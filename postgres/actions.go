@@ -289,8 +289,8 @@ func applyAction(ctx context.Context, tx pgx.Tx, me, kind string, changes []stor
 		return errChanged()
 	}
 	if kind != mentor.ActionCorrectMemory {
-		_, err := forgetMemories(ctx, tx, me, ids, mentor.ActorChat)
-		return err
+		var forgotten int
+		return tx.QueryRow(ctx, forgetSQL(`id = any($2::uuid[])`, mentor.ActorChat), me, ids).Scan(&forgotten)
 	}
 	c := changes[0]
 	if c.ContentAfter == nil {

@@ -53,10 +53,17 @@ const sessionEndConsolidationDelay = 2 * time.Minute
 
 // queueConsolidation queues a run of the learner's consolidation with its
 // job, due after delay, unless one is queued or running already, which is
-// returned instead. Runs of one learner take turns on the same lock as
-// saves of its memories.
+// returned instead; mentor.ErrLearningOff while the facilitator has
+// learning off for the learner. Runs of one learner take turns on the same
+// lock as saves of its memories.
 func queueConsolidation(ctx context.Context, tx pgx.Tx, me, learnerID, trigger string, delay time.Duration) (mentor.ConsolidationRun, error) {
 	if err := lockLearnerMemories(ctx, tx, me, learnerID); err != nil {
+		return mentor.ConsolidationRun{}, err
+	}
+	if on, err := learningOn(ctx, tx, me, &learnerID); err != nil || !on {
+		if err == nil {
+			err = mentor.ErrLearningOff
+		}
 		return mentor.ConsolidationRun{}, err
 	}
 	open, err := scanRun(tx.QueryRow(ctx, `select `+consolidationRunColumns+` from public.consolidation_runs
@@ -117,7 +124,12 @@ func (s *Store) ClaimConsolidation(ctx context.Context) (*mentor.ConsolidationJo
 // gone (its learner deleted) is not found.
 func (s *Store) StartConsolidation(ctx context.Context, job mentor.ConsolidationJob, consolidator string) (mentor.ConsolidationInput, error) {
 	var in mentor.ConsolidationInput
+	skipped := false
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		var err error
+		if skipped, err = skipWhileLearningOff(ctx, tx, me, job); err != nil || skipped {
+			return err
+		}
 		tag, err := tx.Exec(ctx, `update public.consolidation_runs
 			set status = 'running', started_at = now(), consolidator = $3, error = null
 			where facilitator_id = $1::uuid and id = $2::uuid and status in ('queued', 'running')`,
@@ -149,7 +161,27 @@ func (s *Store) StartConsolidation(ctx context.Context, job mentor.Consolidation
 		in.Memories, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (mentor.LearnerMemory, error) { return scanMemory(row) })
 		return err
 	})
+	if err == nil && skipped {
+		err = mentor.ErrLearningOff
+	}
 	return in, err
+}
+
+// skipWhileLearningOff ends a consolidation job queued before the
+// facilitator turned learning off for its learner: the run is recorded as
+// failed with that reason, nothing is changed, and the job is done. It
+// reports whether it did.
+func skipWhileLearningOff(ctx context.Context, tx pgx.Tx, me string, job mentor.ConsolidationJob) (bool, error) {
+	if on, err := learningOn(ctx, tx, me, job.LearnerID); err != nil || on {
+		return false, err
+	}
+	if _, err := tx.Exec(ctx, `update public.consolidation_runs
+		set status = 'failed', error = $3, finished_at = now()
+		where facilitator_id = $1::uuid and id = $2::uuid and status in ('queued', 'running')`,
+		me, job.RunID, "Skipped: learning is off for this learner"); err != nil {
+		return false, err
+	}
+	return true, markJobDone(ctx, tx, job.Job)
 }
 
 // CompleteConsolidation applies the plan to the learner's memories, each
@@ -159,9 +191,15 @@ func (s *Store) StartConsolidation(ctx context.Context, job mentor.Consolidation
 // current (a person changed it meanwhile) is left out.
 func (s *Store) CompleteConsolidation(ctx context.Context, job mentor.ConsolidationJob, plan mentor.ConsolidationPlan,
 	memoriesIn int, profile mentor.Profile) error {
-	return s.inTx(ctx, func(tx pgx.Tx, me string) error {
+	skipped := false
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		learner := *job.LearnerID
 		if err := lockLearnerMemories(ctx, tx, me, learner); err != nil {
+			return err
+		}
+		// Learning was turned off while the run planned: nothing applies.
+		var err error
+		if skipped, err = skipWhileLearningOff(ctx, tx, me, job); err != nil || skipped {
 			return err
 		}
 		counts, err := applyConsolidation(ctx, tx, me, learner, job.ID, plan)
@@ -186,6 +224,10 @@ func (s *Store) CompleteConsolidation(ctx context.Context, job mentor.Consolidat
 		}
 		return markJobDone(ctx, tx, job.Job)
 	})
+	if err == nil && skipped {
+		err = mentor.ErrLearningOff
+	}
+	return err
 }
 
 // FailConsolidation records a failed attempt on the run: queued again

@@ -194,10 +194,11 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 		// Queued with the turns, so an accepted exchange is learnt from
 		// even if the server stops right after answering.
 		if s.extraction && slices.ContainsFunc(added, func(t mentor.Turn) bool { return t.Role == mentor.RoleUser }) {
-			if err := enqueueExtraction(ctx, tx, me, req.LearnerID, out.SessionID, stored); err != nil {
+			queued, err := enqueueExtraction(ctx, tx, me, req.LearnerID, out.SessionID, stored)
+			if err != nil {
 				return err
 			}
-			out.Queued = true
+			out.Queued = queued
 		}
 		job := mentor.PlanSummary(o.conv, req.Regenerate, summaryTurns, o.learnerName, otherNames)
 		// A summary the store can write itself, from a little text, is saved
@@ -409,6 +410,10 @@ func (s *Store) updateSummaryState(ctx context.Context, job mentor.SummaryJob, u
 	return conv, err
 }
 
+// ClearConversation archives the active segment and removes the active
+// conversation; nothing said is lost, and the archive stays searchable.
+// The next session's opening starts afresh (startAfresh), whether or not
+// there was anything to archive.
 func (s *Store) ClearConversation(ctx context.Context, learnerID *string) (bool, error) {
 	var archived bool
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
@@ -418,20 +423,22 @@ func (s *Store) ClearConversation(ctx context.Context, learnerID *string) (bool,
 		var id string
 		err := tx.QueryRow(ctx, `select id::text from public.conversation_updates
 			where `+sameConversation+` for update`, me, learnerKey(learnerID)).Scan(&id)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+		case err != nil:
 			return err
+		default:
+			if err := tx.QueryRow(ctx, `select exists (select 1 from public.conversation_turns
+				where `+sameConversation+` and archive_id is null)`, me, learnerKey(learnerID)).Scan(&archived); err != nil {
+				return err
+			}
+			// The delete trigger moves the active turns to the archive first.
+			if _, err := tx.Exec(ctx, `delete from public.conversation_updates
+				where facilitator_id = $1::uuid and id = $2::uuid`, me, id); err != nil {
+				return err
+			}
 		}
-		if err := tx.QueryRow(ctx, `select exists (select 1 from public.conversation_turns
-			where `+sameConversation+` and archive_id is null)`, me, learnerKey(learnerID)).Scan(&archived); err != nil {
-			return err
-		}
-		// The delete trigger moves the active turns to the archive first.
-		_, err = tx.Exec(ctx, `delete from public.conversation_updates
-			where facilitator_id = $1::uuid and id = $2::uuid`, me, id)
-		return err
+		return startAfresh(ctx, tx, me, learnerID)
 	})
 	return archived, err
 }

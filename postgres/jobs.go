@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/mentor"
+	"mentormemory/metrics"
 )
 
 // jobLease is how long a worker holds a job. A worker that dies mid-job
@@ -38,18 +39,22 @@ type extractPayload struct {
 	ThroughTurnID int64  `json:"through_turn_id"`
 }
 
-// enqueueExtraction queues the extraction of one stored exchange. The
+// enqueueExtraction queues the extraction of one stored exchange, unless
+// the facilitator turned learning off for its conversation: turns posted
+// while it is off are never learnt from, even once it is on again. The
 // dedupe key names the turns, so the same exchange is never queued twice.
-func enqueueExtraction(ctx context.Context, tx pgx.Tx, me string, learnerID *string, sessionID string, turns turnRange) error {
+// It reports whether a job was queued.
+func enqueueExtraction(ctx context.Context, tx pgx.Tx, me string, learnerID *string, sessionID string, turns turnRange) (bool, error) {
 	payload, err := json.Marshal(extractPayload{SessionID: sessionID, FromTurnID: turns.first, ThroughTurnID: turns.last})
 	if err != nil {
-		return err
+		return false, err
 	}
-	_, err = tx.Exec(ctx, `insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key, payload)
-		values ($1::uuid, $2::uuid, 'extract', $3, $4::jsonb)
+	tag, err := tx.Exec(ctx, `insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key, payload)
+		select $1::uuid, $2::uuid, 'extract', $3, $4::jsonb
+		where public.memory_learning_on($1::uuid, $2::uuid)
 		on conflict (facilitator_id, kind, dedupe_key) do nothing`,
 		me, learnerID, fmt.Sprintf("turns:%d-%d", turns.first, turns.last), string(payload))
-	return err
+	return tag.RowsAffected() > 0, err
 }
 
 // ClaimJob leases the next due extraction job, or returns nil when none is
@@ -179,10 +184,13 @@ func (s *Store) leaseJob(ctx context.Context, kind string) (*mentor.Job, []byte,
 
 // ExtractionInput reads, as the job's facilitator, the exchange to learn
 // from, the learner's name and the other learners', and what is already
-// known about the learner.
+// known about the learner. While the facilitator has learning off, it has
+// no turns, so the model is not asked.
 func (s *Store) ExtractionInput(ctx context.Context, job mentor.ExtractionJob) (mentor.ExtractionRequest, error) {
 	var req mentor.ExtractionRequest
+	learning := true
 	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
+		b.Queue(learningOnSQL, me, job.LearnerID)
 		b.Queue(`select coalesce((select name from public.learners where facilitator_id = $1::uuid and id = $2::uuid), '')`,
 			me, job.LearnerID)
 		b.Queue(otherLearnerNamesSQL, me, learnerKey(job.LearnerID))
@@ -191,6 +199,9 @@ func (s *Store) ExtractionInput(ctx context.Context, job mentor.ExtractionJob) (
 		b.Queue(`select `+memoryColumns+` from public.learner_memories where `+sameConversation+` and status = 'current'
 			order by importance desc, last_seen_at desc limit $3`, me, learnerKey(job.LearnerID), extractionKnown)
 	}, func(br pgx.BatchResults) error {
+		if err := br.QueryRow().Scan(&learning); err != nil {
+			return err
+		}
 		if err := br.QueryRow().Scan(&req.LearnerName); err != nil {
 			return err
 		}
@@ -209,6 +220,9 @@ func (s *Store) ExtractionInput(ctx context.Context, job mentor.ExtractionJob) (
 		})
 		return err
 	})
+	if !learning {
+		req.Turns = nil
+	}
 	return req, err
 }
 
@@ -231,6 +245,14 @@ func (s *Store) CompleteExtraction(ctx context.Context, job mentor.ExtractionJob
 				return err
 			}
 			learnerName = name
+		}
+		// Learning was turned off after the job was queued: it does
+		// nothing.
+		if on, err := learningOn(ctx, tx, me, job.LearnerID); err != nil || !on {
+			if err != nil {
+				return err
+			}
+			return markJobDone(ctx, tx, job.Job)
 		}
 		var sourceTurnIDs []int64
 		if err := tx.QueryRow(ctx, `select coalesce(array_agg(id order by id), '{}') from public.conversation_turns
@@ -351,4 +373,39 @@ func (s *Store) IdleSessions(ctx context.Context, limit int) ([]mentor.IdleSessi
 		return err
 	})
 	return idle, err
+}
+
+// jobKinds are the kinds of job the queue holds (migration 0020), each
+// reported even when none waits, so that an alert on a kind's backlog
+// never reads a missing series as no backlog.
+var jobKinds = []string{"consolidate", "end_session", "extract"}
+
+// QueueStats reads the queue across facilitators, as the worker's role,
+// for the operator's metrics: per kind, the jobs waiting and running, and
+// how long the oldest due job has waited.
+func (s *Store) QueueStats(ctx context.Context) ([]metrics.QueueStats, error) {
+	var stats []metrics.QueueStats
+	err := s.asWorker(ctx, func(b *pgx.Batch) {
+		b.Queue(`select k.kind,
+				count(j.id) filter (where j.status = 'pending'),
+				count(j.id) filter (where j.status = 'running'),
+				coalesce(extract(epoch from now() - min(j.run_after) filter (where j.status = 'pending' and j.run_after <= now())), 0)::float8
+			from unnest($1::text[]) as k(kind)
+			left join public.memory_jobs j on j.kind = k.kind and j.status in ('pending', 'running')
+			group by k.kind order by k.kind`, jobKinds)
+	}, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		stats, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (metrics.QueueStats, error) {
+			var q metrics.QueueStats
+			var oldest float64
+			err := row.Scan(&q.Kind, &q.Queued, &q.Running, &oldest)
+			q.OldestDueSince = time.Duration(oldest * float64(time.Second))
+			return q, err
+		})
+		return err
+	})
+	return stats, err
 }

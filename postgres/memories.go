@@ -325,41 +325,6 @@ func (s *Store) UpdateMemory(ctx context.Context, id string, p mentor.MemoryPatc
 	return updated, err
 }
 
-// DeleteMemory forgets a memory for good: the memory goes, every text in
-// its history is blanked, and the history records, without a word of it,
-// that it was forgotten.
-func (s *Store) DeleteMemory(ctx context.Context, id string) error {
-	return s.inTx(ctx, func(tx pgx.Tx, me string) error {
-		forgotten, err := forgetMemories(ctx, tx, me, []string{id}, mentor.ActorFacilitator)
-		if err == nil && forgotten == 0 {
-			return mentor.Errorf(mentor.CodeNotFound, "Memory not found")
-		}
-		return err
-	})
-}
-
-// forgetMemories forgets the memories ids of facilitator me, as DeleteMemory
-// says, each change made by actor, and returns how many there were.
-func forgetMemories(ctx context.Context, tx pgx.Tx, me string, ids []string, actor string) (int, error) {
-	var forgotten int
-	err := tx.QueryRow(ctx, `
-		with gone as (
-			delete from public.learner_memories where facilitator_id = $1::uuid and id = any($2::uuid[])
-			returning id, learner_id, session_id
-		),
-		blanked as (
-			update public.memory_history set content_before = null, content_after = null
-			where facilitator_id = $1::uuid and memory_id = any($2::uuid[])
-				and (content_before is not null or content_after is not null)
-		),
-		history as (
-			insert into public.memory_history (facilitator_id, memory_id, learner_id, change, actor, session_id)
-			select $1::uuid, id, learner_id, $3, $4, session_id from gone
-		)
-		select count(*) from gone`, me, ids, mentor.ChangeForgotten, actor).Scan(&forgotten)
-	return forgotten, err
-}
-
 // MemoryHistory lists a memory's changes, oldest first.
 func (s *Store) MemoryHistory(ctx context.Context, id string) ([]mentor.MemoryChange, error) {
 	var changes []mentor.MemoryChange

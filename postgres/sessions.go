@@ -114,8 +114,9 @@ func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, le
 	}
 	// What the session taught is consolidated a little later (sessions
 	// ending close together share the run).
+	// With learning off there is nothing to consolidate.
 	if learnerID != nil {
-		if _, err := queueConsolidation(ctx, tx, me, *learnerID, mentor.TriggerSessionEnd, sessionEndConsolidationDelay); err != nil {
+		if _, err := queueConsolidation(ctx, tx, me, *learnerID, mentor.TriggerSessionEnd, sessionEndConsolidationDelay); err != nil && !isLearningOff(err) {
 			return ended, err
 		}
 	}

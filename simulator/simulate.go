@@ -46,7 +46,7 @@ func Simulate(ctx context.Context, cfg config.Config, pool *pgxpool.Pool, dir st
 	start, out := setup.Start, setup.Out
 	clock := NewClock(start)
 	log := slog.New(slog.DiscardHandler)
-	extract := app.NewExtractor(cfg.Model, log)
+	extract := app.NewExtractor(cfg.Model, log, nil)
 	var recorder *extractor.Recorder
 	if setup.RecordTo != "" {
 		if extract == nil {

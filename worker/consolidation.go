@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mentormemory/mentor"
+	"mentormemory/metrics"
 	"mentormemory/tokens"
 )
 
@@ -42,9 +43,14 @@ func (w *Worker) RunConsolidationOnce(ctx context.Context) (bool, error) {
 	err = w.consolidate(ctx, *job)
 	switch {
 	case err == nil:
+		w.cfg.Metrics.ObserveJob(consolidateJob, metrics.JobDone)
 		return true, nil
 	case errors.Is(err, mentor.ErrLeaseLost):
 		w.log.Warn("consolidation taken over by another worker", "job", job.ID)
+		return true, nil
+	case errors.Is(err, mentor.ErrLearningOff):
+		// The store recorded the run as skipped and finished the job.
+		w.log.Info("consolidation skipped: learning is off", "job", job.ID)
 		return true, nil
 	case mentor.ErrorCode(err) == mentor.CodeNotFound:
 		// The run went with its learner.
@@ -55,6 +61,7 @@ func (w *Worker) RunConsolidationOnce(ctx context.Context) (bool, error) {
 		retryAt = w.retryAt(job.Attempts)
 	}
 	w.log.Warn("consolidation failed", "job", job.ID, "attempt", job.Attempts, "retry", retryAt != nil, "err", err)
+	w.cfg.Metrics.ObserveJob(consolidateJob, failedOrRetried(retryAt))
 	ctx = context.WithoutCancel(ctx)
 	if err := w.store.FailConsolidation(ctx, *job, err, retryAt != nil); err != nil {
 		return true, err
@@ -103,19 +110,41 @@ func (w *Worker) QueueNightlyConsolidations(ctx context.Context) (int, error) {
 	return queued, err
 }
 
+// retentionBatch bounds the memories one sweep forgets; the sweep goes on
+// while whole batches are forgotten.
+const retentionBatch = 500
+
+// ApplyRetention forgets the memories the accounts' retention settings let
+// go, batch after batch, and returns how many.
+func (w *Worker) ApplyRetention(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		forgotten, err := w.store.ForgetUnconfirmedMemories(ctx, retentionBatch)
+		total += forgotten
+		if err != nil || forgotten < retentionBatch || ctx.Err() != nil {
+			if total > 0 {
+				w.log.Info("memories forgotten by retention", "memories", total)
+			}
+			return total, err
+		}
+	}
+}
+
 // Drained is what one drain of the queue did.
 type Drained struct {
 	Extracted     int `json:"extracted"`
 	Consolidated  int `json:"consolidated"`
 	SessionsEnded int `json:"sessions_ended"`
 	NightlyQueued int `json:"nightly_queued"`
+	// Forgotten counts the memories the retention settings let go.
+	Forgotten int `json:"forgotten"`
 	// TimeUp says the drain stopped at its time limit with work left.
 	TimeUp bool `json:"time_up"`
 }
 
 // Drain does the background work due, for a deployment with no worker of
 // its own (a scheduled call of the Vercel function): it ends idle sessions,
-// queues the nightly consolidations, then runs due jobs one after another
+// queues the nightly consolidations, applies retention, then runs due jobs one after another
 // until none is left or until passes, whichever is first. A job it starts
 // runs to its end within JobTimeout; what is left waits for the next drain.
 func (w *Worker) Drain(ctx context.Context, until time.Time) (Drained, error) {
@@ -125,6 +154,9 @@ func (w *Worker) Drain(ctx context.Context, until time.Time) (Drained, error) {
 		return d, err
 	}
 	if d.NightlyQueued, err = w.QueueNightlyConsolidations(ctx); err != nil {
+		return d, err
+	}
+	if d.Forgotten, err = w.ApplyRetention(ctx); err != nil {
 		return d, err
 	}
 	for {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"mentormemory/mentor"
+	"mentormemory/metrics"
 )
 
 // Defaults for Config.
@@ -38,6 +39,9 @@ type Store interface {
 	DeferJob(ctx context.Context, job mentor.Job, until time.Time) error
 	IdleSessions(ctx context.Context, limit int) ([]mentor.IdleSession, error)
 	EndSession(ctx context.Context, learnerID *string, reason string) (mentor.Ended, error)
+	// ForgetUnconfirmedMemories applies the accounts' retention settings to
+	// up to batch memories and returns how many were forgotten.
+	ForgetUnconfirmedMemories(ctx context.Context, batch int) (int, error)
 	ConsolidationStore
 }
 
@@ -62,6 +66,8 @@ type Config struct {
 	// most of its time and holds no database connection meanwhile, so one
 	// at a time would fall behind a single busy hour of exchanges.
 	Concurrency int
+	// Metrics, when set, counts the jobs finished, by kind and outcome.
+	Metrics *metrics.Metrics
 }
 
 type Worker struct {
@@ -109,8 +115,9 @@ func (w *Worker) Wake() {
 }
 
 // Run works until ctx is done: Concurrency loops run extraction jobs, one
-// runs consolidations, idle sessions are ended every IdleSweep and the
-// nightly consolidations queued every ConsolidationSweep. The jobs in
+// runs consolidations, idle sessions are ended every IdleSweep, and every
+// ConsolidationSweep the nightly consolidations are queued and the
+// accounts' retention applied. The jobs in
 // progress are finished first: their work is not cut off by the shutdown,
 // only bounded by JobTimeout.
 func (w *Worker) Run(ctx context.Context) {
@@ -137,6 +144,9 @@ func (w *Worker) Run(ctx context.Context) {
 		case <-nightly.C:
 			if _, err := w.QueueNightlyConsolidations(ctx); err != nil {
 				w.log.Error("queueing nightly consolidations failed", "err", err)
+			}
+			if _, err := w.ApplyRetention(ctx); err != nil {
+				w.log.Error("applying retention failed", "err", err)
 			}
 		}
 	}
@@ -189,13 +199,31 @@ func (w *Worker) RunOnce(ctx context.Context) (bool, error) {
 		if mentor.ErrorCode(err) == mentor.CodeRateLimited {
 			until := time.Now().Add(mentor.RetryAfter(err))
 			w.log.Info("memory job waits for the model budget", "job", job.ID, "until", until)
+			w.cfg.Metrics.ObserveJob(extractJob, metrics.JobRetried)
 			return true, w.store.DeferJob(context.WithoutCancel(ctx), job.Job, until)
 		}
 		retryAt := w.retryAt(job.Attempts)
 		w.log.Warn("memory extraction failed", "job", job.ID, "attempt", job.Attempts, "retry", retryAt != nil, "err", err)
+		w.cfg.Metrics.ObserveJob(extractJob, failedOrRetried(retryAt))
 		return true, w.store.FailJob(context.WithoutCancel(ctx), job.Job, err, retryAt)
 	}
+	w.cfg.Metrics.ObserveJob(extractJob, metrics.JobDone)
 	return true, nil
+}
+
+// The kinds of job, as the metrics name them (the queue's own names).
+const (
+	extractJob     = "extract"
+	consolidateJob = "consolidate"
+)
+
+// failedOrRetried is the outcome of a failed attempt: retried when a retry
+// is due at retryAt, failed for good without one.
+func failedOrRetried(retryAt *time.Time) string {
+	if retryAt != nil {
+		return metrics.JobRetried
+	}
+	return metrics.JobFailed
 }
 
 func (w *Worker) extract(ctx context.Context, job mentor.ExtractionJob) error {

@@ -132,8 +132,18 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 	if err != nil {
 		return err
 	}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(listener) }()
+	if cfg.Web.MetricsAddr != "" {
+		metricsSrv := a.MetricsServer(cfg.Web.MetricsAddr)
+		metricsListener, err := net.Listen("tcp", metricsSrv.Addr)
+		if err != nil {
+			srv.Close()
+			return err
+		}
+		go func() { errc <- metricsSrv.Serve(metricsListener) }()
+		defer metricsSrv.Close()
+	}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	workDone := make(chan struct{})
 	go func() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"runtime/debug"
@@ -59,10 +60,17 @@ func TestServeMigratesAndAnswers(t *testing.T) {
 	}
 	port := listener.Addr().(*net.TCPAddr).Port
 	listener.Close()
+	metricsListener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsAddr := metricsListener.Addr().String()
+	metricsListener.Close()
 	env := map[string]string{
 		"DATABASE_URL":        databaseURL,
 		"SUPABASE_JWT_SECRET": secret,
 		"PORT":                fmt.Sprint(port),
+		"METRICS_ADDR":        metricsAddr,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -96,6 +104,19 @@ func TestServeMigratesAndAnswers(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("unauthenticated request: %d", resp.StatusCode)
+	}
+	// The metrics are served on the operator's listener, not the public
+	// port.
+	for url, want := range map[string]int{"http://" + metricsAddr + "/metrics": http.StatusOK, base + "/metrics": http.StatusNotFound} {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || (want == http.StatusOK) != strings.Contains(string(page), `mentor_http_requests_total{method="GET",route="/healthz",status="200"}`) {
+			t.Fatalf("GET %s: %d, want %d:\n%s", url, resp.StatusCode, want, page)
+		}
 	}
 	cancel()
 	if err := <-done; err != nil {

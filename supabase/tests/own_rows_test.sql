@@ -94,8 +94,10 @@ select throws_ok($$ delete from public.search_vocabulary where facilitator_id = 
 
 select throws_ok($$ delete from public.mentor_sessions where facilitator_id = pg_temp.id('a') $$,
   '42501', null, 'memory_service as A deletes its sessions: refused (sessions end, they are not deleted)');
-select throws_ok($$ delete from public.session_openings where facilitator_id = pg_temp.id('a') $$,
-  '42501', null, 'memory_service as A deletes its next opening: refused');
+-- A clear deletes its own conversation's opening (migration 0025), never
+-- another's.
+select is(pg_temp.row_count($$ delete from public.session_openings where facilitator_id = pg_temp.id('b') $$),
+  0::bigint, 'memory_service as A deletes none of B''s openings');
 
 select throws_ok($$ update public.memory_jobs set status = 'done' where facilitator_id = pg_temp.id('a') $$,
   '42501', null, 'memory_service as A marks its job done: refused (only the worker finishes jobs)');

@@ -122,7 +122,7 @@ func TestFakeModelAnswersTheAppsModelClients(t *testing.T) {
 	if summaries[0] == "" || summaries[0] == summaries[1] {
 		t.Errorf("summaries %q: want generated text, different each call", summaries[:2])
 	}
-	memories, err := app.NewExtractor(cfg.Model, nil).Extract(ctx, mentor.ExtractionRequest{Turns: turns, LearnerName: "Emma"})
+	memories, err := app.NewExtractor(cfg.Model, nil, nil).Extract(ctx, mentor.ExtractionRequest{Turns: turns, LearnerName: "Emma"})
 	if err != nil || len(memories) != 0 {
 		t.Errorf("extraction: %v, %v; want no memories", memories, err)
 	}

@@ -55,6 +55,7 @@ export function createClient(getToken, onUnauthorized) {
     get: (path) => call('GET', path),
     post: (path, body) => call('POST', path, body),
     patch: (path, body) => call('PATCH', path, body),
+    put: (path, body) => call('PUT', path, body),
     del: (path) => call('DELETE', path),
   };
 }

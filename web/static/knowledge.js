@@ -2,13 +2,16 @@
 // learner memories of the selected conversation, grouped by type, with how
 // confident he is of each; those no longer current (superseded, expired,
 // resolved) are listed apart. Each can be confirmed, corrected in place
-// (PATCH), forgotten after a confirmation (DELETE), and its history read;
+// (PATCH), forgotten after a confirmation (DELETE), and its history and
+// sources (the turns it was learnt from) read; control.js adds whether he
+// is learning now, the "Don't learn" switch and forgetting a category;
 // the facilitator can add one (POST, which reinforces a memory already
 // known instead of repeating it).
 
 import { badge, percent, placeholder } from './dom.js';
 import { historyList } from './history.js';
 import { createProfile } from './profile.js';
+import { createControl, sourcesPanel } from './control.js';
 
 // The memory types in the order shown, with the names facilitators see.
 export const MEMORY_TYPES = [
@@ -88,6 +91,14 @@ export function createKnowledge(api, nameOf) {
   // The profile's rebuild may merge, expire or resolve memories: the list
   // is read again after it.
   const profile = createProfile(api, nameOf, () => load());
+  const controlBox = document.createElement('div');
+  controlBox.id = 'learning-control';
+  controlBox.className = 'learning-control';
+  el.list.before(controlBox);
+  const learning = createControl(api, nameOf, MEMORY_TYPES, controlBox, (removed) => {
+    setStatus(`Forgotten: ${removed === 1 ? 'one memory' : `${removed} memories`} ${scopeText()}.`, 'ok');
+    load();
+  });
   const s = {
     learnerId: '', // whose memories these are; '' is the general conversation
     memories: [], // as the server listed them, newest first
@@ -102,6 +113,9 @@ export function createKnowledge(api, nameOf) {
     // The histories shown, by memory id: {state: 'loading'|'ready'|'error',
     // changes, error}. A closed history has no entry.
     history: {},
+    // The sources shown, by memory id, like the histories: {state, data,
+    // error}.
+    sources: {},
   };
 
   function setStatus(text, kind = '') {
@@ -132,6 +146,7 @@ export function createKnowledge(api, nameOf) {
     s.editNode = null;
     s.fresh = '';
     s.history = {};
+    s.sources = {};
     setStatus('');
     el.rememberError.hidden = true;
     el.hint.textContent = learnerId
@@ -140,6 +155,7 @@ export function createKnowledge(api, nameOf) {
     render();
     load();
     profile.show(learnerId);
+    learning.show(learnerId);
   }
 
   // load reads the list again. announce says so in the status line (the
@@ -180,8 +196,12 @@ export function createKnowledge(api, nameOf) {
   // extraction has probably run.
   function afterExchange() {
     load();
+    learning.refresh();
     clearTimeout(s.laterTimer);
-    s.laterTimer = setTimeout(() => load(), LEARNT_LATER_MS);
+    s.laterTimer = setTimeout(() => {
+      load();
+      learning.refresh();
+    }, LEARNT_LATER_MS);
   }
 
   // reset forgets everything on screen: the user signed out.
@@ -196,6 +216,7 @@ export function createKnowledge(api, nameOf) {
     s.editNode = null;
     s.fresh = '';
     s.history = {};
+    s.sources = {};
     s.forgetting = null;
     if (el.forgetDialog.open) el.forgetDialog.close();
     el.list.replaceChildren();
@@ -206,6 +227,7 @@ export function createKnowledge(api, nameOf) {
     el.rememberBox.open = false;
     setStatus('');
     profile.reset();
+    learning.reset();
   }
 
   // ---------------------------------------------------------- drawing
@@ -234,7 +256,10 @@ export function createKnowledge(api, nameOf) {
     for (const id of Object.keys(s.history)) {
       if (!s.memories.some((m) => m.id === id)) delete s.history[id];
     }
-    const drawn = JSON.stringify([s.learnerId, s.loaded, s.editingId, s.fresh, s.memories, s.history]);
+    for (const id of Object.keys(s.sources)) {
+      if (!s.memories.some((m) => m.id === id)) delete s.sources[id];
+    }
+    const drawn = JSON.stringify([s.learnerId, s.loaded, s.editingId, s.fresh, s.memories, s.history, s.sources]);
     if (drawn === s.shown) return;
     s.shown = drawn;
     const focus = focusedControl();
@@ -309,8 +334,11 @@ export function createKnowledge(api, nameOf) {
     const history = actionButton('History', 'history', text.id);
     history.setAttribute('aria-expanded', String(Boolean(s.history[m.id])));
     history.setAttribute('aria-controls', `history-${m.id}`);
-    actions.append(actionButton('Correct', 'correct', text.id), history, actionButton('Forget', 'forget', text.id, 'danger'));
-    li.append(actions, historyPanel(m));
+    const sources = actionButton('Sources', 'sources', text.id);
+    sources.setAttribute('aria-expanded', String(Boolean(s.sources[m.id])));
+    sources.setAttribute('aria-controls', `sources-${m.id}`);
+    actions.append(actionButton('Correct', 'correct', text.id), history, sources, actionButton('Forget', 'forget', text.id, 'danger'));
+    li.append(actions, historyPanel(m), sourcesPanel(m.id, s.sources[m.id]));
     return li;
   }
 
@@ -582,6 +610,27 @@ export function createKnowledge(api, nameOf) {
 
   // ----------------------------------------------------------- history
 
+  // toggleSources opens or closes the turns a memory was learnt from.
+  async function toggleSources(id) {
+    if (s.sources[id]) {
+      delete s.sources[id];
+      render();
+      return;
+    }
+    const entry = { state: 'loading' };
+    s.sources[id] = entry;
+    render();
+    try {
+      const data = await api.get(`/api/memories/${encodeURIComponent(id)}/sources`);
+      if (s.sources[id] !== entry) return;
+      s.sources[id] = { state: 'ready', data: { turns: Array.isArray(data.turns) ? data.turns : [], note: data.note || '' } };
+    } catch (err) {
+      if (s.sources[id] !== entry || err.status === 401) return;
+      s.sources[id] = { state: 'error', error: `Could not load where it was learnt: ${err.message}` };
+    }
+    render();
+  }
+
   function toggleHistory(id) {
     if (s.history[id]) {
       delete s.history[id];
@@ -718,6 +767,7 @@ export function createKnowledge(api, nameOf) {
     if (button.dataset.action === 'forget') askForget(id);
     if (button.dataset.action === 'confirm') confirmMemory(id);
     if (button.dataset.action === 'history') toggleHistory(id);
+    if (button.dataset.action === 'sources') toggleSources(id);
   });
   el.refresh.addEventListener('click', () => {
     setStatus('');
