@@ -1,5 +1,6 @@
-// Package handler is the Vercel Go function: every /api/* route is served by
-// the same app the local server runs, built once per function instance.
+// Package handler is the Vercel Go function: every /api/* route, and /mcp,
+// is served by the same app the local server runs, built once per function
+// instance.
 package handler
 
 import (

@@ -24,6 +24,8 @@ func TestAnswersAreNotCachedOrSniffed(t *testing.T) {
 		{Method: http.MethodPost, Path: "/api/learners", Token: u.Token, Body: `{"name":`},
 		{Method: http.MethodGet, Path: "/api/nothing-here"},
 		{Method: http.MethodGet, Path: "/healthz"},
+		{Method: http.MethodPost, Path: "/mcp", Token: u.Token, Header: mcpHeaders(), Body: mcpInitialize},
+		{Method: http.MethodPost, Path: "/mcp", Header: mcpHeaders(), Body: mcpInitialize},
 	} {
 		r := client.Do(t, req)
 		if r.Err != nil {

@@ -10,9 +10,10 @@ import (
 )
 
 // TestEveryRouteIsolatesFacilitators has facilitator B, holding facilitator
-// A's ids (learner, memory), call every route and tool that takes them. Each
-// answers as if the id did not exist and leaves A's data as it was, and B's
-// searches find nothing of A's.
+// A's ids (learner, memory), call every route and tool that takes them, the
+// tools through the API and over MCP. Each answers as if the id did not
+// exist and leaves A's data as it was, and B's searches find nothing of
+// A's.
 func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Hello.", "stop"))
 	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
@@ -37,10 +38,18 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		}
 	}
 
-	tool := func(name, arguments string) any {
-		return map[string]any{"name": name, "arguments": arguments}
+	// Every tool that takes A's ids, called by B through the API and over
+	// MCP.
+	toolCalls := []struct{ name, arguments, wantError string }{
+		{"get_conversation_memory", `{"learner_id":"` + emma + `"}`, "Learner not found"},
+		{"recall_learner_memories", `{"learner_id":"` + emma + `","about":"storms","type":null,"emotion":null}`, "Learner not found"},
+		{"list_learner_memories", `{"learner_id":"` + emma + `"}`, "Learner not found"},
+		{"forget_memory", `{"memory_id":"` + memoryID + `"}`, "Memory not found"},
+		{"forget_topic", `{"learner_id":"` + emma + `","topic":"thunderstorms"}`, "Learner not found"},
+		{"correct_memory", `{"memory_id":"` + memoryID + `","content":"Changed by B"}`, "Memory not found"},
+		{"flag_memory", `{"memory_id":"` + memoryID + `"}`, "Memory not found"},
 	}
-	for _, sc := range []apptest.Scenario{
+	scenarios := []apptest.Scenario{
 		{Method: http.MethodGet, Path: "/api/conversation-memory?learner_id=" + emma, WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/conversation-memory", Body: apptest.ConversationBody(emma, apptest.Exchange("hi", "hello")), WantError: "Learner not found"},
 		{Method: http.MethodDelete, Path: "/api/conversation-memory?learner_id=" + emma, WantError: "Learner not found"},
@@ -62,18 +71,23 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		{Method: http.MethodDelete, Path: "/api/learners/" + emma, WantError: "Learner not found"},
 		{Method: http.MethodGet, Path: "/api/export?learner_id=" + emma, WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/counselor", Body: map[string]any{"message": "Tell me about Emma", "learner_id": emma}, WantError: "Learner not found"},
-		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("get_conversation_memory", `{"learner_id":"`+emma+`"}`), WantError: "Learner not found"},
-		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("recall_learner_memories", `{"learner_id":"`+emma+`","about":"storms","type":null,"emotion":null}`), WantError: "Learner not found"},
-		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("list_learner_memories", `{"learner_id":"`+emma+`"}`), WantError: "Learner not found"},
-		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("forget_memory", `{"memory_id":"`+memoryID+`"}`), WantError: "Memory not found"},
-		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("forget_topic", `{"learner_id":"`+emma+`","topic":"thunderstorms"}`), WantError: "Learner not found"},
-		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("correct_memory", `{"memory_id":"`+memoryID+`","content":"Changed by B"}`), WantError: "Memory not found"},
-		{Method: http.MethodPost, Path: "/api/tools/call", Body: tool("flag_memory", `{"memory_id":"`+memoryID+`"}`), WantError: "Memory not found"},
 		{Method: http.MethodPost, Path: "/api/actions/" + actionID + "/confirm", WantError: "Action not found"},
 		{Method: http.MethodPost, Path: "/api/actions/" + actionID + "/cancel", WantError: "Action not found"},
-	} {
+	}
+	for _, call := range toolCalls {
+		scenarios = append(scenarios, apptest.Scenario{Name: "POST /api/tools/call " + call.name, Method: http.MethodPost,
+			Path: "/api/tools/call", Body: map[string]any{"name": call.name, "arguments": call.arguments}, WantError: call.wantError})
+	}
+	for _, sc := range scenarios {
 		sc.Token, sc.WantStatus, sc.Check = b.Token, http.StatusNotFound, unchanged
 		sc.Run(t, svc)
+	}
+	overMCP := svc.MCP(t, b.Token)
+	for _, call := range toolCalls {
+		t.Run("MCP "+call.name, func(t *testing.T) {
+			wantToolError(t, apptest.CallMCP(t, overMCP, call.name, call.arguments), call.wantError)
+			unchanged(t, apptest.Response{})
+		})
 	}
 
 	// B's own settings are B's alone.
@@ -103,10 +117,13 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 			}
 		}
 	}
-	found := svc.Call(t, b.Token, http.MethodPost, "/api/tools/call", tool("search_conversation_history", `{"search":"secret thunderstorms","include_archive":true}`)).
+	found := svc.Call(t, b.Token, http.MethodPost, "/api/tools/call", toolCall("search_conversation_history", `{"search":"secret thunderstorms","include_archive":true}`)).
 		WantStatus(http.StatusOK)
 	if found.Body["count"] != 0.0 {
 		t.Errorf("B's tool search found A's conversations: %s", found.Raw)
+	}
+	if found := mcpResult(t, apptest.CallMCP(t, overMCP, "search_conversation_history", `{"search":"secret thunderstorms","include_archive":true}`)); found["count"] != 0.0 {
+		t.Errorf("B's search over MCP found A's conversations: %v", found)
 	}
 	unchanged(t, found)
 

@@ -5,9 +5,11 @@ package handlers
 import (
 	"context"
 	"log/slog"
+	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"mentormemory/mcpserver"
 	"mentormemory/mentor"
 	"mentormemory/metrics"
 	"mentormemory/tools"
@@ -128,6 +130,14 @@ func NewServer(d Deps) *echo.Echo {
 	e.GET("/api/tools", h.listTools, authed, admitted) // a constant: nothing to limit
 	e.POST("/api/tools/call", h.callTool, authed, admitted, model)
 	e.POST("/api/counselor", h.counselorChat, authed, admitted, model)
+	// The same tools over the Model Context Protocol, for other assistants.
+	// No kind of its own: each tool call is charged as a mentor request
+	// inside (see mcpserver.Handler), as POST /api/tools/call is, while
+	// initializing and listing the tools cost nothing, as GET /api/tools.
+	// GET and DELETE reach the endpoint too, after auth, which answers them
+	// 405 as a stateless server does.
+	e.Match([]string{http.MethodPost, http.MethodGet, http.MethodDelete}, "/mcp",
+		serveMCP(mcpserver.Handler(h.tools, d.Limits, log)), authed, admitted)
 	e.GET("/api/actions", h.listActions, authed, admitted, read)
 	e.POST("/api/actions/:id/confirm", h.confirmAction, authed, admitted, write)
 	e.POST("/api/actions/:id/cancel", h.cancelAction, authed, admitted, write)
