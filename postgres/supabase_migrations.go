@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -94,10 +95,13 @@ func SupabaseMigrations() ([]SupabaseMigration, error) {
 		if migration == supabaseCompatMigration {
 			body = []byte(supabasePresentSQL + "\n" + bookkeepingTableSQL + "\n")
 		}
+		// A last line comment would swallow the record after it.
+		if !bytes.HasSuffix(body, []byte("\n")) {
+			body = append(body, '\n')
+		}
 		files = append(files, SupabaseMigration{
 			FileName: version + "_" + migration + ".sql",
-			SQL: fmt.Sprintf(supabaseFileSQL,
-				migration, migration, migrationLockKey, migration, migration, version, body, migration),
+			SQL:      fmt.Sprintf(supabaseFileSQL, migration, migrationLockKey, version, body),
 		})
 	}
 	return files, nil
@@ -115,27 +119,30 @@ func psqlMetaCommand(body string) (string, bool) {
 }
 
 // supabaseFileSQL is a CLI migration file: its header, the guard, the
-// migration, its record. The guard's dollar quote has a tag no migration
-// uses, since the CLI splits statements on the semicolons outside quotes.
-const supabaseFileSQL = `-- Migration %s of mentormemory, for the Supabase CLI.
--- Written by ` + "`server migrate --emit-supabase`" + ` from migrations/%s.sql:
+// migration, its record. Its arguments: the migration (NNNN_name, no quote
+// in it: SupabaseVersion checks), the migration lock's key, the CLI's
+// version, the migration's SQL. The guard's dollar quote has a tag no
+// migration uses, as the CLI splits statements at the semicolons outside
+// quotes.
+const supabaseFileSQL = `-- Migration %[1]s of mentormemory, for the Supabase CLI.
+-- Written by ` + "`server migrate --emit-supabase`" + ` from migrations/%[1]s.sql:
 -- change that file and emit again, never this one.
 
 do $supabase_cli$
 begin
-  perform pg_advisory_xact_lock(%d);
+  perform pg_advisory_xact_lock(%[2]d);
   -- Nested, as the inner query cannot be planned before the table exists.
   if to_regclass('public.memory_migrations') is not null then
-    if exists (select 1 from public.memory_migrations where version = '%s') then
-      raise exception 'migration %s was applied by server migrate, not recorded for the Supabase CLI'
-        using hint = 'Run server migrate once more: it records what it applied in supabase_migrations.schema_migrations once that exists. Or run: supabase migration repair --status applied %s';
+    if exists (select 1 from public.memory_migrations where version = '%[1]s') then
+      raise exception 'migration %[1]s was applied by server migrate, not recorded for the Supabase CLI'
+        using hint = 'Record it once: supabase migration repair --status applied %[3]s; then run server migrate, which records the others it applied for the CLI.';
     end if;
   end if;
 end
 $supabase_cli$;
 
-%s
-insert into public.memory_migrations (version) values ('%s');
+%[4]s
+insert into public.memory_migrations (version) values ('%[1]s');
 `
 
 // supabasePresentSQL stands for migration 0001 on Supabase: it checks that
@@ -174,17 +181,14 @@ $supabase_cli$;
 
 -- The record of applied migrations that server migrate keeps.`
 
-// recordForSupabaseCLI adds to the CLI's history, once the CLI keeps one in
-// this database, each migration applied here that it lacks. The server
-// migrates at start, often before a deploy's `supabase db push`; without
-// the record the CLI would apply the migration again.
+// recordForSupabaseCLI adds to the CLI's history each migration applied
+// here that it lacks, once the CLI applies the service's migrations in this
+// database: its history holds the first one. The server migrates at start,
+// often before a deploy's `supabase db push`; without the record the CLI
+// would apply the migration again. A history of a team's own migrations
+// alone is left as it is: versions the team's supabase/migrations lacks
+// would stop its next push.
 func recordForSupabaseCLI(ctx context.Context, pool *pgxpool.Pool, names []string) error {
-	var cliKeepsHistory bool
-	if err := pool.QueryRow(ctx,
-		`select to_regclass('supabase_migrations.schema_migrations') is not null`,
-	).Scan(&cliKeepsHistory); err != nil || !cliKeepsHistory {
-		return err
-	}
 	var versions, migrationNames []string
 	for _, name := range names {
 		migration := strings.TrimSuffix(name, ".sql")
@@ -194,6 +198,20 @@ func recordForSupabaseCLI(ctx context.Context, pool *pgxpool.Pool, names []strin
 		}
 		versions = append(versions, version)
 		migrationNames = append(migrationNames, migration)
+	}
+	var cliKeepsHistory, cliAppliesOurs bool
+	if err := pool.QueryRow(ctx,
+		`select to_regclass('supabase_migrations.schema_migrations') is not null`,
+	).Scan(&cliKeepsHistory); err != nil {
+		return err
+	}
+	if !cliKeepsHistory || len(versions) == 0 {
+		return nil
+	}
+	if err := pool.QueryRow(ctx,
+		`select exists (select 1 from supabase_migrations.schema_migrations where version = $1)`, versions[0],
+	).Scan(&cliAppliesOurs); err != nil || !cliAppliesOurs {
+		return err
 	}
 	_, err := pool.Exec(ctx, `
 		insert into supabase_migrations.schema_migrations (version, name)

@@ -159,28 +159,54 @@ func TestSupabaseCLIBuildsTheSchemaServerMigrateBuilds(t *testing.T) {
 }
 
 // A team that ran server migrate and switches to the CLI: the CLI's first
-// push is refused with the step to take, server migrate then records its
-// migrations in the CLI's history, and the CLI has nothing left to apply.
+// push is refused with the step to take; once the CLI's history holds the
+// first migration (supabase migration repair), server migrate records the
+// others it applied, and the CLI has nothing left to apply.
 func TestSwitchingFromServerMigrateToTheSupabaseCLI(t *testing.T) {
 	psql := pgtest.Binary(t, "psql")
 	files := writeSupabaseMigrations(t)
 	dbURL := pgtest.NewDatabase(t)
 	ctx := t.Context()
 
+	first := filepath.Base(files[0])
 	out, err := applyAsTheCLI(ctx, psql, dbURL, files[0])
-	if err == nil || !strings.Contains(out, "was applied by server migrate") || !strings.Contains(out, "server migrate once more") {
-		t.Fatalf("the CLI applying %s after server migrate: %v\n%s", filepath.Base(files[0]), err, out)
+	if err == nil || !strings.Contains(out, "was applied by server migrate") ||
+		!strings.Contains(out, "supabase migration repair --status applied "+first[:len("YYYYMMDDHHMMSS")]) {
+		t.Fatalf("the CLI applying %s after server migrate: %v\n%s", first, err, out)
 	}
 	if got := recordedByTheCLI(t, dbURL); len(got) != 0 {
 		t.Fatalf("the refused file was recorded: %v", got)
 	}
 
-	applied, err := postgres.Migrate(ctx, openPool(t, dbURL))
+	pool := openPool(t, dbURL)
+	m := cliFileName.FindStringSubmatch(first)
+	if _, err := pool.Exec(ctx, `insert into supabase_migrations.schema_migrations (version, name) values ($1, $2)`, m[1], m[2]); err != nil {
+		t.Fatal(err)
+	}
+	applied, err := postgres.Migrate(ctx, pool)
 	if err != nil || len(applied) != 0 {
 		t.Fatalf("server migrate once more applied %v, %v; want nothing", applied, err)
 	}
 	if got, want := recordedByTheCLI(t, dbURL), fileNames(files); !slices.Equal(got, want) {
 		t.Errorf("the CLI's history after server migrate = %v, want %v", got, want)
+	}
+}
+
+// A team that applies its own migrations with the CLI and the service's
+// with server migrate keeps a history of its own alone: versions its
+// supabase/migrations lacks would stop its next push.
+func TestServerMigrateLeavesATeamsOwnCLIHistoryAlone(t *testing.T) {
+	dbURL := pgtest.NewDatabase(t)
+	pool := openPool(t, dbURL)
+	if _, err := pool.Exec(t.Context(), supabaseCLIHistory+`
+		insert into supabase_migrations.schema_migrations (version, name) values ('20250301120000', 'team_profiles');`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := postgres.Migrate(t.Context(), pool); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := recordedByTheCLI(t, dbURL), []string{"20250301120000_team_profiles.sql"}; !slices.Equal(got, want) {
+		t.Errorf("the team's CLI history after server migrate = %v, want %v", got, want)
 	}
 }
 

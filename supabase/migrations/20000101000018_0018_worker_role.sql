@@ -9,7 +9,7 @@ begin
   if to_regclass('public.memory_migrations') is not null then
     if exists (select 1 from public.memory_migrations where version = '0018_worker_role') then
       raise exception 'migration 0018_worker_role was applied by server migrate, not recorded for the Supabase CLI'
-        using hint = 'Run server migrate once more: it records what it applied in supabase_migrations.schema_migrations once that exists. Or run: supabase migration repair --status applied 20000101000018';
+        using hint = 'Record it once: supabase migration repair --status applied 20000101000018; then run server migrate, which records the others it applied for the CLI.';
     end if;
   end if;
 end
