@@ -18,8 +18,17 @@ import (
 // pooler, where session-level locks would leak between clients.
 const migrationLockKey = 7_361_902_411
 
+// bookkeepingTableSQL creates the record of applied migrations; the files
+// for the Supabase CLI create it too (SupabaseMigrations).
+const bookkeepingTableSQL = `create table if not exists public.memory_migrations (
+  version text primary key,
+  applied_at timestamptz not null default now()
+);
+alter table public.memory_migrations enable row level security;`
+
 // Migrate applies, in order, each embedded migration not applied yet, each in
-// its own transaction, and records it in public.memory_migrations.
+// its own transaction, and records it in public.memory_migrations, and in
+// the Supabase CLI's history when the database has one.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err error) {
 	names, err := fs.Glob(migrations.Files, "*.sql")
 	if err != nil {
@@ -27,12 +36,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err err
 	}
 	sort.Strings(names)
 
-	if _, err := pool.Exec(ctx, `
-		create table if not exists public.memory_migrations (
-			version text primary key,
-			applied_at timestamptz not null default now()
-		);
-		alter table public.memory_migrations enable row level security;`); err != nil {
+	if _, err := pool.Exec(ctx, bookkeepingTableSQL); err != nil {
 		return nil, fmt.Errorf("create migrations table: %w", err)
 	}
 
@@ -49,6 +53,9 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err err
 		if done {
 			applied = append(applied, version)
 		}
+	}
+	if err := recordForSupabaseCLI(ctx, pool, names); err != nil {
+		return applied, fmt.Errorf("record the migrations in supabase_migrations.schema_migrations: %w", err)
 	}
 	return applied, nil
 }

@@ -2,6 +2,8 @@
 //
 //	server                          migrate, then serve on $PORT
 //	server migrate                  apply migrations only
+//	server migrate --emit-supabase DIR
+//	                                write the migrations as Supabase CLI files
 //	server token --sub UUID [--ttl 1h] [--email E]
 //	                                mint a development token (HS256)
 //	server simulate [--start T] [--record F] DIR
@@ -20,6 +22,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -59,7 +62,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	case "serve":
 		return serve(ctx, getenv, stdout)
 	case "migrate":
-		return migrate(ctx, getenv, stdout)
+		return migrate(ctx, args, getenv, stdout)
 	case "token":
 		return mintToken(args, getenv, stdout)
 	case "simulate":
@@ -71,9 +74,44 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 }
 
-func migrate(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
-	_, err := migrated(ctx, getenv, stdout)
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	flags := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	emitTo := flags.String("emit-supabase", "", "write the migrations into this directory as Supabase CLI migrations, and apply nothing")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	if flags.NArg() != 0 {
+		return errors.New("usage: server migrate [--emit-supabase DIR]")
+	}
+	if *emitTo != "" {
+		return emitSupabaseMigrations(*emitTo, stdout)
+	}
+	pool, err := migrated(ctx, getenv, stdout)
+	if err == nil {
+		pool.Close()
+	}
 	return err
+}
+
+// emitSupabaseMigrations writes the files the Supabase CLI applies into dir,
+// typically a project's supabase/migrations. Other files there, the team's
+// own migrations, are left alone.
+func emitSupabaseMigrations(dir string, stdout io.Writer) error {
+	files, err := postgres.SupabaseMigrations()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		path := filepath.Join(dir, f.FileName)
+		if err := os.WriteFile(path, []byte(f.SQL), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "wrote", path)
+	}
+	return nil
 }
 
 // migrated connects to the configured database, which is all it checks of

@@ -12,6 +12,10 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +47,23 @@ func URL(tb testing.TB) string {
 // it afterwards. It returns the database's URL.
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
+	return NewDatabaseBuiltBy(tb, func(ctx context.Context, dbURL string) error {
+		pool, err := postgres.Open(ctx, dbURL)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		_, err = postgres.Migrate(ctx, pool)
+		return err
+	})
+}
+
+// NewDatabaseBuiltBy creates an empty database for this test, has build
+// fill it, and drops it afterwards. It returns the database's URL. Builds
+// run one at a time across test packages, as they create the same
+// cluster-wide roles.
+func NewDatabaseBuiltBy(tb testing.TB, build func(ctx context.Context, dbURL string) error) string {
+	tb.Helper()
 	adminURL := URL(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -64,20 +85,7 @@ func NewDatabase(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-
-	pool, err := postgres.Open(ctx, dbURL)
-	if err != nil {
-		tb.Fatalf("open test database: %v", err)
-	}
-	_, migrateErr := postgres.Migrate(ctx, pool)
-	pool.Close()
-	if _, err := admin.Exec(ctx, `select pg_advisory_unlock($1)`, int64(createLockKey)); err != nil {
-		tb.Fatal(err)
-	}
-	if migrateErr != nil {
-		tb.Fatalf("migrate: %v", migrateErr)
-	}
-
+	// Dropped even when the build fails.
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -91,7 +99,49 @@ func NewDatabase(tb testing.TB) string {
 			tb.Logf("drop test database: %v", err)
 		}
 	})
+
+	buildErr := build(ctx, dbURL)
+	if _, err := admin.Exec(ctx, `select pg_advisory_unlock($1)`, int64(createLockKey)); err != nil {
+		tb.Fatal(err)
+	}
+	if buildErr != nil {
+		tb.Fatalf("build the test database: %v", buildErr)
+	}
+
 	return dbURL
+}
+
+// Binary returns the path of a PostgreSQL client program (psql, pg_dump),
+// or ends the test when there is none, as URL does. It looks where
+// scripts/lib/postgres.sh finds the private cluster's: $PG_BIN, then the
+// newest /usr/lib/postgresql/<version>/bin (Debian keeps them off PATH,
+// and pg_dump must be as new as the server), then PATH.
+func Binary(tb testing.TB, name string) string {
+	tb.Helper()
+	dirs := []string{os.Getenv("PG_BIN")}
+	versions, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	slices.SortFunc(versions, func(a, b string) int { return majorVersion(b) - majorVersion(a) })
+	dirs = append(dirs, versions...)
+	for _, dir := range dirs {
+		path := filepath.Join(dir, name)
+		if info, err := os.Stat(path); dir != "" && err == nil && info.Mode()&0o111 != 0 {
+			return path
+		}
+	}
+	if path, err := exec.LookPath(name); err == nil {
+		return path
+	}
+	if os.Getenv("CI") == "true" {
+		tb.Fatalf("%s not found: CI needs the PostgreSQL client programs (run scripts/test.sh)", name)
+	}
+	tb.Skipf("%s not found; run scripts/test.sh to install PostgreSQL", name)
+	return ""
+}
+
+// majorVersion is the <version> of /usr/lib/postgresql/<version>/bin.
+func majorVersion(binDir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return n
 }
 
 // NewPool opens a pool on a fresh database and closes it after the test.
