@@ -21,9 +21,6 @@ import (
 	"mentormemory/postgres/pgtest"
 )
 
-// emitCommand is what brings supabase/migrations up to date.
-const emitCommand = "go run ./cmd/server migrate --emit-supabase supabase/migrations"
-
 // cliFileName is the Supabase CLI's pattern for a migration file: the
 // version, then the name it records.
 var cliFileName = regexp.MustCompile(`^([0-9]+)_(.*)\.sql$`)
@@ -85,32 +82,6 @@ func TestSupabaseMigrationsHoldEachMigrationUnchanged(t *testing.T) {
 		}
 		if !strings.Contains(f.SQL, string(body)) {
 			t.Errorf("%s does not hold migrations/%s.sql unchanged", f.FileName, migration)
-		}
-	}
-}
-
-// supabase/migrations holds exactly what the command emits, so the files a
-// Supabase team copies cannot drift from the migrations.
-func TestSupabaseMigrationsAreCommitted(t *testing.T) {
-	dir := filepath.Join("..", "supabase", "migrations")
-	committed, err := filepath.Glob(filepath.Join(dir, "*.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	emitted := map[string]bool{}
-	for _, f := range supabaseMigrations(t) {
-		emitted[f.FileName] = true
-		got, err := os.ReadFile(filepath.Join(dir, f.FileName))
-		switch {
-		case err != nil:
-			t.Errorf("supabase/migrations/%s: %v; run %s", f.FileName, err, emitCommand)
-		case string(got) != f.SQL:
-			t.Errorf("supabase/migrations/%s differs from what is emitted; run %s", f.FileName, emitCommand)
-		}
-	}
-	for _, path := range committed {
-		if !emitted[filepath.Base(path)] {
-			t.Errorf("supabase/migrations/%s is emitted from no migration: delete it", filepath.Base(path))
 		}
 	}
 }
