@@ -173,7 +173,8 @@ func TestExportHoldsEveryRecordOfTheAccount(t *testing.T) {
 // importArchive posts an archive to u's account.
 func importArchive(t *testing.T, svc *apptest.Service, u apptest.User, archive []byte) apptest.Response {
 	t.Helper()
-	return apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodPost, Path: "/api/import", Token: u.Token, Body: archive})
+	return apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodPost, Path: "/api/import", Token: u.Token, Body: archive,
+		Header: http.Header{"Content-Type": {"application/x-ndjson"}}})
 }
 
 // sameWithoutIDs is an answer as text with every id, time and rank left
