@@ -57,9 +57,6 @@ func (c Client) Do(tb testing.TB, req Request) Response {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if req.Body == nil {
-		httpReq.Body, httpReq.ContentLength = http.NoBody, 0
-	}
 	for name, values := range req.Header {
 		httpReq.Header[name] = values
 	}
