@@ -55,7 +55,8 @@ func BenchmarkImportOf100kTurns(b *testing.B) {
 	for b.Loop() {
 		u := svc.NewUser(b)
 		start := time.Now()
-		res := apptest.Client{URL: svc.URL}.Do(b, apptest.Request{Method: http.MethodPost, Path: "/api/import", Token: u.Token, Body: archive})
+		res := apptest.Client{URL: svc.URL}.Do(b, apptest.Request{Method: http.MethodPost, Path: "/api/import", Token: u.Token, Body: archive,
+			Header: http.Header{"Content-Type": {"application/x-ndjson"}}})
 		times = append(times, time.Since(start))
 		if res.Status != http.StatusOK {
 			b.Fatalf("import answered %s", res)

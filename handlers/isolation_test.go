@@ -134,7 +134,8 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 	forged := `{"type":"archive","format":"mentormemory-archive","version":1}
 {"type":"memory","id":"` + memoryID + `","learner_id":"` + emma + `","memory_type":"personal","content":"Planted by B"}
 {"type":"end","records":1}`
-	apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodPost, Path: "/api/import", Token: b.Token, Body: forged}).
+	apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodPost, Path: "/api/import", Token: b.Token, Body: forged,
+		Header: http.Header{"Content-Type": {"application/x-ndjson"}}}).
 		WantError(http.StatusBadRequest, "learner_id "+emma+" refers to a learner that is not in the archive above (line 2)")
 	unchanged(t, found)
 	// B's archive holds nothing of A's.

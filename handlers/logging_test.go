@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"mentormemory/app/apptest"
 	"mentormemory/auth"
 	"mentormemory/handlers"
 	"mentormemory/mentor"
@@ -43,18 +44,13 @@ func logLines(t *testing.T, logs *bytes.Buffer, msg string) []map[string]any {
 	return lines
 }
 
-func getWithToken(t *testing.T, url, token string) (*http.Response, string) {
+func getWithToken(t *testing.T, url, token string) (apptest.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	res := apptest.Client{}.Do(t, apptest.Request{Method: http.MethodGet, Path: url, Token: token})
+	if res.Status == 0 {
+		t.Fatal(res.Err)
 	}
-	defer resp.Body.Close()
-	var body bytes.Buffer
-	_, _ = body.ReadFrom(resp.Body)
-	return resp, body.String()
+	return res, string(res.Raw)
 }
 
 // A refused request's log line carries why it was refused, which the
@@ -74,8 +70,8 @@ func TestRefusedRequestsAreLoggedWithTheirHiddenCause(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp, body := getWithToken(t, url+"/api/conversation-memory", forged)
-	if resp.StatusCode != http.StatusUnauthorized || strings.Contains(body, "signature") {
-		t.Fatalf("status %d, body %s: want a 401 that does not say why", resp.StatusCode, body)
+	if resp.Status != http.StatusUnauthorized || strings.Contains(body, "signature") {
+		t.Fatalf("status %d, body %s: want a 401 that does not say why", resp.Status, body)
 	}
 	lines := logLines(t, logs, "request")
 	if len(lines) != 1 {
@@ -97,9 +93,9 @@ func (panickingVerifier) Verify(string) (mentor.Caller, error) { panic("verifier
 func TestPanicsAreLoggedAndAnswered(t *testing.T) {
 	url, logs := loggedServer(t, panickingVerifier{})
 	resp, body := getWithToken(t, url+"/api/conversation-memory", "any")
-	if resp.StatusCode != http.StatusInternalServerError || strings.Contains(body, "verifier broke") ||
+	if resp.Status != http.StatusInternalServerError || strings.Contains(body, "verifier broke") ||
 		!strings.Contains(body, `"success":false`) {
-		t.Fatalf("status %d, body %s", resp.StatusCode, body)
+		t.Fatalf("status %d, body %s", resp.Status, body)
 	}
 	panics := logLines(t, logs, "panic")
 	if len(panics) != 1 || !strings.Contains(panics[0]["err"].(string), "verifier broke") ||

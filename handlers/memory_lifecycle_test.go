@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -259,20 +258,10 @@ func TestLearnerProfileIsReadAndWritten(t *testing.T) {
 		t.Fatalf("writing lines queued no rebuild: %s", runs.Raw)
 	}
 
-	req, err := http.NewRequest(http.MethodGet, svc.URL+"/api/learners/"+max+"/profile?format=markdown", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+dana.Token)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := io.ReadAll(res.Body)
-	res.Body.Close()
-	if err != nil || res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/markdown; charset=utf-8" ||
-		string(page) != "# Max\n\n## Goals and what is next\n\n- Read a chapter book alone by summer\n" {
-		t.Fatalf("the Markdown page: %d %q %q", res.StatusCode, res.Header.Get("Content-Type"), page)
+	res := apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodGet, Path: "/api/learners/" + max + "/profile?format=markdown", Token: dana.Token})
+	if res.Status != http.StatusOK || res.Header.Get("Content-Type") != "text/markdown; charset=utf-8" ||
+		string(res.Raw) != "# Max\n\n## Goals and what is next\n\n- Read a chapter book alone by summer\n" {
+		t.Fatalf("the Markdown page: %d %q %q", res.Status, res.Header.Get("Content-Type"), res.Raw)
 	}
 
 	svc.Call(t, dana.Token, http.MethodPut, "/api/learners/"+max+"/profile", map[string]any{

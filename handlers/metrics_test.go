@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -18,23 +17,11 @@ const metricsToken = "metrics-token-of-the-operator"
 // scrape reads /metrics as the operator's scraper does, with token.
 func scrape(t *testing.T, svc *apptest.Service, token string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, svc.URL+"/metrics", nil)
-	if err != nil {
-		t.Fatal(err)
+	res := apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodGet, Path: "/metrics", Token: token})
+	if res.Status == 0 {
+		t.Fatalf("no answer: %v", res.Err)
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.StatusCode, string(body)
+	return res.Status, string(res.Raw)
 }
 
 // sample is the value of the series named exactly (name and labels, as
@@ -96,16 +83,8 @@ func TestMetricsCountRequestsJobsAndModelCalls(t *testing.T) {
 
 	// The scheduler drains the queue (the extraction runs); the counselor
 	// answers once.
-	req, err := http.NewRequest(http.MethodGet, svc.URL+"/api/jobs/run", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer cron-secret-of-the-scheduler")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
+	apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodGet, Path: "/api/jobs/run", Token: "cron-secret-of-the-scheduler"}).
+		WantStatus(http.StatusOK)
 	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Ideas for Emma?", "learner_id": emma}).
 		WantStatus(http.StatusOK)
 

@@ -90,6 +90,7 @@ func NewServer(d Deps) *echo.Echo {
 
 	h := &handler{svc: d.Service, db: d.DB, tools: tools.NewExecutor(d.Service), counselor: d.Counselor}
 	e.GET("/healthz", h.health)
+	e.GET("/api/openapi.json", serveOpenAPI)
 
 	// Auth is attached per route, not to a group: a group's middleware would
 	// also answer unknown paths and wrong methods, hiding 404 and 405.

@@ -3,7 +3,6 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"regexp"
@@ -24,25 +23,15 @@ func webServer(t *testing.T, auth config.Auth) string {
 	return apptest.Start(t, apptest.Options{Auth: auth}).URL
 }
 
-func fetch(t *testing.T, method, url string, header http.Header) (*http.Response, string) {
+// fetch sends a request through apptest, which holds the answers of the
+// API's routes to its document.
+func fetch(t *testing.T, method, url string, header http.Header) (apptest.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
+	res := apptest.Client{}.Do(t, apptest.Request{Method: method, Path: url, Header: header})
+	if res.Status == 0 {
+		t.Fatal(res.Err)
 	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(body)
+	return res, string(res.Raw)
 }
 
 func TestWebClientFiles(t *testing.T) {
@@ -50,9 +39,9 @@ func TestWebClientFiles(t *testing.T) {
 	url := webServer(t, config.Auth{JWTSecret: apptest.Secret, SupabaseURL: supabase.URL})
 
 	resp, index := fetch(t, http.MethodGet, url+"/", nil)
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
+	if resp.Status != 200 || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
 		resp.Header.Get("Cache-Control") != "no-cache" || !strings.Contains(index, `<script type="module" src="/app.js">`) {
-		t.Fatalf("GET /: %d %v\n%s", resp.StatusCode, resp.Header, index)
+		t.Fatalf("GET /: %d %v\n%s", resp.Status, resp.Header, index)
 	}
 	csp := resp.Header.Get("Content-Security-Policy")
 	for _, want := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self' " + supabase.URL + ";", "frame-ancestors 'none'"} {
@@ -82,15 +71,15 @@ func TestWebClientFiles(t *testing.T) {
 		seen[name] = true
 		resp, body := fetch(t, http.MethodGet, url+"/"+name, nil)
 		ext := name[strings.LastIndex(name, "."):]
-		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != wantType[ext] || resp.Header.Get("Cache-Control") != "no-cache" {
-			t.Fatalf("GET /%s: %d %q %q", name, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"))
+		if resp.Status != 200 || resp.Header.Get("Content-Type") != wantType[ext] || resp.Header.Get("Cache-Control") != "no-cache" {
+			t.Fatalf("GET /%s: %d %q %q", name, resp.Status, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"))
 		}
 		if ext == ".js" {
 			refs = append(refs, regexp.MustCompile(`from '\./([a-z0-9-]+\.js)'`).FindAllStringSubmatch(body, -1)...)
 		}
 		// Revalidation by ETag answers 304 without the body.
-		if again, _ := fetch(t, http.MethodGet, url+"/"+name, http.Header{"If-None-Match": {resp.Header.Get("ETag")}}); again.StatusCode != 304 {
-			t.Errorf("GET /%s with its ETag: %d, want 304", name, again.StatusCode)
+		if again, _ := fetch(t, http.MethodGet, url+"/"+name, http.Header{"If-None-Match": {resp.Header.Get("ETag")}}); again.Status != 304 {
+			t.Errorf("GET /%s with its ETag: %d, want 304", name, again.Status)
 		}
 	}
 	for _, name := range []string{"app.js", "api.js", "session.js", "snippet.js", "style.css", "favicon.svg"} {
@@ -123,12 +112,12 @@ func TestWebClientFiles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		resp, body := fetch(t, tc.method, url+tc.path, nil)
-		if resp.StatusCode != tc.status || !strings.HasPrefix(strings.TrimSpace(body), tc.body) {
-			t.Errorf("%s %s: %d %s, want %d %s", tc.method, tc.path, resp.StatusCode, body, tc.status, tc.body)
+		if resp.Status != tc.status || !strings.HasPrefix(strings.TrimSpace(body), tc.body) {
+			t.Errorf("%s %s: %d %s, want %d %s", tc.method, tc.path, resp.Status, body, tc.status, tc.body)
 		}
 	}
-	if resp, body := fetch(t, http.MethodHead, url+"/", nil); resp.StatusCode != 200 || body != "" {
-		t.Errorf("HEAD /: %d %q", resp.StatusCode, body)
+	if resp, body := fetch(t, http.MethodHead, url+"/", nil); resp.Status != 200 || body != "" {
+		t.Errorf("HEAD /: %d %q", resp.Status, body)
 	}
 }
 
@@ -156,12 +145,12 @@ func TestWebConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 		normalised, _ := json.Marshal(got)
-		if resp.StatusCode != 200 || string(normalised) != tc.want || resp.Header.Get("Cache-Control") != "no-store" {
-			t.Errorf("%s: %d %s, want %s", tc.name, resp.StatusCode, normalised, tc.want)
+		if resp.Status != 200 || string(normalised) != tc.want || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: %d %s, want %s", tc.name, resp.Status, normalised, tc.want)
 		}
 		resp, body = fetch(t, http.MethodPost, url+"/api/dev/token", nil)
-		if wantStatus := map[bool]int{true: 200, false: 404}[tc.devMode]; resp.StatusCode != wantStatus {
-			t.Errorf("%s: POST /api/dev/token %d %s, want %d", tc.name, resp.StatusCode, body, wantStatus)
+		if wantStatus := map[bool]int{true: 200, false: 404}[tc.devMode]; resp.Status != wantStatus {
+			t.Errorf("%s: POST /api/dev/token %d %s, want %d", tc.name, resp.Status, body, wantStatus)
 		}
 	}
 }
