@@ -33,20 +33,28 @@ func TestInBatchesLoadsEveryIndexOnce(t *testing.T) {
 	}
 }
 
+// Once a batch fails, no batch starts: the batches after the failing one
+// wait for the load to be called off, so that a worker descheduled between
+// its failure and the call-off cannot let the others race ahead, and at
+// most one batch a worker is started after it.
 func TestInBatchesStopsAtTheFirstError(t *testing.T) {
 	broken := errors.New("copy failed")
+	const workers = 2
 	var calls atomic.Int64
-	err := inBatches(context.Background(), 1000, 1, 2, func(ctx context.Context, b []int) error {
+	err := inBatches(context.Background(), 1000, 1, workers, func(ctx context.Context, b []int) error {
 		calls.Add(1)
-		if b[0] == 3 {
+		switch {
+		case b[0] == 3:
 			return broken
+		case b[0] > 3:
+			<-ctx.Done()
 		}
 		return ctx.Err()
 	})
 	if !errors.Is(err, broken) {
 		t.Errorf("error %v, want %v", err, broken)
 	}
-	if n := calls.Load(); n > 10 {
-		t.Errorf("%d batches ran after the error", n)
+	if n := calls.Load(); n > 4+workers {
+		t.Errorf("%d batches ran: the 4 up to the error, and more than one a worker after it", n)
 	}
 }
