@@ -188,7 +188,6 @@ export function createMentorClient(options: MentorClientOptions) {
 }
 
 export type MentorClient = ReturnType<typeof createMentorClient>;
-export type { Schemas };
 
 function resolvePath(template: string, params: Record<string, string> = {}): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
