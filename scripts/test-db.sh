@@ -32,17 +32,6 @@ TEST_PG_DIR=$ROOT/.data/test-postgres
 TEST_PG_PORT=${TEST_PG_PORT:-54330}
 TESTS_DIR=supabase/tests
 
-# with_database URL NAME: URL with its database replaced by NAME, for both
-# the URL and the keyword/value forms of a connection string.
-with_database() {
-  local url=$1 name=$2
-  if [[ $url =~ ^(postgres(ql)?://[^/?]*)(/[^?]*)?(\?.*)?$ ]]; then
-    printf '%s/%s%s\n' "${BASH_REMATCH[1]}" "$name" "${BASH_REMATCH[4]}"
-  else
-    printf '%s dbname=%s\n' "$url" "$name"
-  fi
-}
-
 # prove URL ARGS...: the suite, or the files among ARGS.
 prove() {
   local url=$1 arg

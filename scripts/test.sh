@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Check and test everything: gofmt, go vet, go test -race (the browser
 # end-to-end test included: Chromium is installed if missing), the database
-# test suite (supabase/tests, pgTAP, by scripts/test-db.sh), then each fuzz
+# test suite (supabase/tests, pgTAP, by scripts/test-db.sh), the TypeScript
+# client against the live server (scripts/test-ts.sh), then each fuzz
 # target for FUZZ_TIME (default 8s).
 #
 # Database: with DATABASE_URL unset, a private cluster is started in
@@ -190,6 +191,7 @@ main() {
   go vet ./...
   run_tests "$@"
   run_db_suite "$@"
+  [[ $# -gt 0 && $1 != -* ]] || bash scripts/test-ts.sh # not when packages are given
   run_fuzz "$@"
   section "OK"
 }

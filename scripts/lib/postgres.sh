@@ -13,6 +13,7 @@
 #   pg_stop_private DIR          stop if running
 #   pg_url PORT DB               print the connection URL of a database
 #   pg_create_db PORT NAME       create database NAME if missing
+#   with_database URL NAME       URL with its database replaced by NAME
 #
 # Functions return non-zero on failure (they never exit), so they work both
 # under `set -euo pipefail` and in `if ! pg_start_private ...; then`.
@@ -270,4 +271,15 @@ SELECT format('CREATE DATABASE %I', :'dbname')
 WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'dbname')
 \gexec
 SQL
+}
+
+# with_database URL NAME: URL with its database replaced by NAME, for both
+# the URL and the keyword/value forms of a connection string.
+with_database() {
+  local url=$1 name=$2
+  if [[ $url =~ ^(postgres(ql)?://[^/?]*)(/[^?]*)?(\?.*)?$ ]]; then
+    printf '%s/%s%s\n' "${BASH_REMATCH[1]}" "$name" "${BASH_REMATCH[4]}"
+  else
+    printf '%s dbname=%s\n' "$url" "$name"
+  fi
 }

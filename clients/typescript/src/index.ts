@@ -1,0 +1,209 @@
+// A thin, typed client of the mentormemory API. Every type comes from the
+// OpenAPI document (src/schema.ts, generated); this file only builds URLs,
+// adds the Supabase access token and turns error answers into MentorError.
+//
+// The counselor answers in one JSON body; it does not stream, so there is
+// no event-stream helper yet.
+import { errorOf } from "./error.js";
+import type {
+  Answer,
+  Method,
+  Operation,
+  OptionsArg,
+  PathsWith,
+  PostedTurn,
+  RequestOptions,
+  Schemas,
+} from "./types.js";
+
+export { MentorError } from "./error.js";
+export type * from "./types.js";
+
+/**
+ * Returns the signed-in user's Supabase access token, or nothing when no one
+ * is signed in (the API then answers 401). Called before every request, so a
+ * refreshed token is picked up.
+ */
+export type TokenSource = () => string | null | undefined | Promise<string | null | undefined>;
+
+export interface MentorClientOptions {
+  /** Where the API runs, e.g. https://memory.example.com (no trailing /api). */
+  baseUrl: string;
+  getToken: TokenSource;
+  /** Another fetch, e.g. one that adds tracing; the global one by default. */
+  fetch?: typeof fetch;
+}
+
+type Query = Record<string, string | number | boolean | null | undefined>;
+
+interface RawRequest {
+  path?: Record<string, string>;
+  query?: Query;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+export function createMentorClient(options: MentorClientOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const fetchFn = options.fetch ?? globalThis.fetch;
+
+  // send makes the request and throws MentorError unless it succeeded; the
+  // caller reads the body, so an export can stream.
+  async function send(method: Method, path: string, request: RawRequest = {}): Promise<Response> {
+    const headers: Record<string, string> = {};
+    const token = await options.getToken();
+    if (token) headers["Authorization"] = `Bearer ${token}`;
+    let body: BodyInit | undefined;
+    if (request.body !== undefined) {
+      headers["Content-Type"] = request.contentType ?? "application/json";
+      body = request.contentType ? (request.body as BodyInit) : JSON.stringify(request.body);
+    }
+    const response = await fetchFn(baseUrl + resolvePath(path, request.path) + queryString(request.query), {
+      method: method.toUpperCase(),
+      headers,
+      body,
+      signal: request.signal,
+    });
+    if (!response.ok) throw await errorOf(response);
+    return response;
+  }
+
+  /**
+   * Any operation of the API, typed by its path and method:
+   * `request("get", "/api/memories/{id}/sources", { path: { id } })`.
+   */
+  async function request<M extends Method, P extends PathsWith<M>>(
+    method: M,
+    path: P,
+    ...[options]: OptionsArg<Operation<P, M>>
+  ): Promise<Answer<Operation<P, M>>> {
+    const response = await send(method, path, (options ?? {}) as RawRequest);
+    return (await response.json()) as Answer<Operation<P, M>>;
+  }
+
+  // Helpers name the operations a mentor's app uses most; each is request
+  // with its path and method filled in.
+  type Options<M extends Method, P extends PathsWith<M>> = RequestOptions<Operation<P, M>>;
+  // The API reads an empty learner_id as the general conversation.
+  const learner = (learnerId: string | null | undefined) => ({ learner_id: learnerId ?? "" });
+
+  return {
+    request,
+    send,
+
+    learners: {
+      list: () => request("get", "/api/learners"),
+      add: (name: string) => request("post", "/api/learners", { body: { name } }),
+      erase: (id: string) => request("delete", "/api/learners/{id}", { path: { id } }),
+      profile: (id: string) => request("get", "/api/learners/{id}/profile", { path: { id } }),
+      profileMarkdown: async (id: string) =>
+        (await send("get", "/api/learners/{id}/profile", { path: { id }, query: { format: "markdown" } })).text(),
+      settings: (id: string) => request("get", "/api/learners/{id}/settings", { path: { id } }),
+      writeSettings: (id: string, learning: boolean) =>
+        request("put", "/api/learners/{id}/settings", { path: { id }, body: { learning } }),
+    },
+
+    conversation: {
+      // One GET serves both reading and searching; each helper narrows the
+      // answer to its own shape.
+      get: async (learnerId?: string | null) => {
+        const answer = await request("get", "/api/conversation-memory", { query: learner(learnerId) });
+        if (!("conversation_update" in answer)) throw new TypeError("the API answered a read with search results");
+        return answer;
+      },
+      /** Stores turns; resending turns already stored is harmless (ids make it exact). */
+      post: (learnerId: string | null | undefined, turns: PostedTurn[], forceRegenerate = false) =>
+        request("post", "/api/conversation-memory", {
+          body: { learner_id: learnerId ?? null, conversation_turns: turns, force_regenerate: forceRegenerate },
+        }),
+      clear: (learnerId?: string | null) =>
+        request("delete", "/api/conversation-memory", { query: learner(learnerId) }),
+      search: async (
+        search: string,
+        query: Omit<NonNullable<Options<"get", "/api/conversation-memory">["query"]>, "search"> = {},
+      ) => {
+        const answer = await request("get", "/api/conversation-memory", { query: { ...query, search } });
+        if (!("results" in answer)) throw new TypeError("the API answered a search without results");
+        return answer;
+      },
+    },
+
+    memories: {
+      list: (query?: Options<"get", "/api/memories">["query"]) => request("get", "/api/memories", { query }),
+      add: (memory: Options<"post", "/api/memories">["body"]) => request("post", "/api/memories", { body: memory }),
+      patch: (id: string, change: NonNullable<Options<"patch", "/api/memories/{id}">["body"]>) =>
+        request("patch", "/api/memories/{id}", { path: { id }, body: change }),
+      forget: (id: string) => request("delete", "/api/memories/{id}", { path: { id } }),
+      forgetMany: (query: Options<"delete", "/api/memories">["query"]) => request("delete", "/api/memories", { query }),
+      /** What the mentor should know before answering `message`. */
+      context: (query?: Options<"get", "/api/memories/context">["query"]) =>
+        request("get", "/api/memories/context", { query }),
+      sources: (id: string) => request("get", "/api/memories/{id}/sources", { path: { id } }),
+      history: (id: string) => request("get", "/api/memories/{id}/history", { path: { id } }),
+    },
+
+    sessions: {
+      end: (learnerId?: string | null) =>
+        request("post", "/api/sessions/end", { body: { learner_id: learnerId ?? null } }),
+    },
+
+    openingContext: (query?: Options<"get", "/api/opening-context">["query"]) =>
+      request("get", "/api/opening-context", { query }),
+
+    tools: {
+      list: () => request("get", "/api/tools"),
+      /** Runs a tool call as the model produced it: `args` is its JSON string. */
+      call: (name: string, args: string) => request("post", "/api/tools/call", { body: { name, arguments: args } }),
+    },
+
+    counselor: (chat: Options<"post", "/api/counselor">["body"]) => request("post", "/api/counselor", { body: chat }),
+
+    actions: {
+      list: (query?: Options<"get", "/api/actions">["query"]) => request("get", "/api/actions", { query }),
+      confirm: (id: string) => request("post", "/api/actions/{id}/confirm", { path: { id } }),
+      cancel: (id: string) => request("post", "/api/actions/{id}/cancel", { path: { id } }),
+    },
+
+    account: {
+      settings: () => request("get", "/api/account/settings"),
+      writeSettings: (settings: Options<"put", "/api/account/settings">["body"]) =>
+        request("put", "/api/account/settings", { body: settings }),
+      erase: () => request("delete", "/api/account"),
+    },
+
+    /**
+     * The account's (or one learner's) archive as JSON Lines. The Response
+     * is returned unread, so a route handler can pass its body on as it
+     * streams: `new Response(archive.body, { headers: … })`.
+     */
+    exportArchive: (learnerId?: string) =>
+      send("get", "/api/export", { query: learnerId === undefined ? {} : { learner_id: learnerId } }),
+    importArchive: async (archive: string | Blob) =>
+      (await send("post", "/api/import", {
+        body: archive,
+        contentType: "application/x-ndjson",
+      }).then((r) => r.json())) as Answer<Operation<"/api/import", "post">>,
+  };
+}
+
+export type MentorClient = ReturnType<typeof createMentorClient>;
+
+function resolvePath(template: string, params: Record<string, string> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new TypeError(`missing path parameter ${name} of ${template}`);
+    return encodeURIComponent(value);
+  });
+}
+
+// Leaves out undefined values; null is sent as "null", which the API reads
+// as no learner (the general conversation), as it does "".
+function queryString(query: Query = {}): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}

@@ -1,0 +1,151 @@
+// The client against the live service that scripts/test-ts.sh starts: a
+// real server on a real Postgres, with real tokens of two facilitators.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+import { createMentorClient, MentorError } from "../src/index.js";
+
+// Run by scripts/test-ts.sh only: without its server the tests fail, they
+// never skip.
+function setting(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run scripts/test-ts.sh, which starts the server`);
+  return value;
+}
+const baseUrl = setting("MENTOR_URL");
+const client = createMentorClient({ baseUrl, getToken: () => setting("MENTOR_TOKEN") });
+// An async token source, as @supabase/ssr's getSession gives one.
+const otherClient = createMentorClient({ baseUrl, getToken: async () => setting("MENTOR_OTHER_TOKEN") });
+
+const packageDir = fileURLToPath(new URL("../..", import.meta.url));
+
+test("the committed types are what openapi-typescript makes of the served document", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "mentor-schema-"));
+  try {
+    const generated = join(dir, "schema.ts");
+    const cli = join(packageDir, "node_modules", "openapi-typescript", "bin", "cli.js");
+    await promisify(execFile)(process.execPath, [cli, `${baseUrl}/api/openapi.json`, "--output", generated]);
+    const committed = await readFile(join(packageDir, "src", "schema.ts"), "utf8");
+    assert.ok(
+      (await readFile(generated, "utf8")) === committed,
+      "clients/typescript/src/schema.ts is out of date with the API's OpenAPI document: " +
+        "run `npm run generate` in clients/typescript and commit src/schema.ts",
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("a learner's conversation: post turns, read, search, recall, tools, clear", async () => {
+  const { learner } = await client.learners.add("Emma");
+  assert.equal(learner.name, "Emma");
+  const { learners } = await client.learners.list();
+  assert.ok(learners.some((l) => l.id === learner.id), "the new learner is listed");
+
+  const exchange = [
+    { id: randomUUID(), role: "user" as const, content: "Emma got stuck on fractions again today." },
+    { id: randomUUID(), role: "assistant" as const, content: "Cut a pizza into quarters and let her name the pieces." },
+  ];
+  const posted = await client.conversation.post(learner.id, exchange);
+  assert.equal(posted.turns_added, 2);
+  assert.equal(posted.conversation_update.learner_id, learner.id);
+  // Resending the same exchange (a retry) stores nothing twice.
+  const resent = await client.conversation.post(learner.id, exchange);
+  assert.equal(resent.turns_added, 0);
+  assert.equal(resent.conversation_update.turn_count, 2);
+
+  const read = await client.conversation.get(learner.id);
+  assert.ok(read.conversation_update, "the conversation is stored");
+  assert.deepEqual(
+    read.conversation_update.recent_turns.map((t) => t.content),
+    exchange.map((t) => t.content),
+  );
+
+  const found = await client.conversation.search("fractions", { learner_id: learner.id });
+  assert.equal(found.count, 1);
+  assert.match(found.results[0]!.snippet, /<mark>fractions<\/mark>/);
+
+  // No model runs here, so memories come from the facilitator.
+  const saved = await client.memories.add({
+    learner_id: learner.id,
+    type: "academic",
+    content: "Emma finds fractions hard but likes pizza examples",
+  });
+  const memoryId = saved.memory.id;
+  const recalled = await client.memories.context({ learner_id: learner.id, message: "How do I explain fractions?" });
+  assert.ok(recalled.academic.some((m) => m.id === memoryId), "the memory is recalled for a message about fractions");
+  const { memories } = await client.memories.list({ learner_id: learner.id });
+  assert.deepEqual(memories.map((m) => m.id), [memoryId]);
+  const sources = await client.memories.sources(memoryId);
+  assert.deepEqual(sources.turns, [], "a memory a person added was learnt from no turn");
+  const corrected = await client.memories.patch(memoryId, { content: "Emma now enjoys fractions with pizza" });
+  assert.equal(corrected.memory.content, "Emma now enjoys fractions with pizza");
+  const { history } = await client.memories.history(memoryId);
+  assert.ok(history.length >= 2, "the history holds the memory's creation and its correction");
+
+  const { tools } = await client.tools.list();
+  assert.ok(tools.some((t) => t.function.name === "get_conversation_memory"));
+  const called = await client.tools.call("get_conversation_memory", JSON.stringify({ learner_id: learner.id }));
+  assert.ok("has_memory" in called, "get_conversation_memory answers with the memory");
+  assert.equal(called.has_memory, true);
+  assert.equal(called.turn_count, 2);
+
+  // The generic request reaches any operation by path and method.
+  const settings = await client.request("get", "/api/learners/{id}/settings", { path: { id: learner.id } });
+  assert.equal(settings.settings.learning, true);
+
+  const cleared = await client.conversation.clear(learner.id);
+  assert.equal(cleared.archived, true);
+  assert.equal((await client.conversation.get(learner.id)).conversation_update, null);
+  // The archive stays searchable.
+  const archived = await client.conversation.search("fractions", { learner_id: learner.id, include_archive: true });
+  assert.equal(archived.results[0]?.archived, true);
+
+  await client.memories.forget(memoryId);
+  assert.deepEqual((await client.memories.list({ learner_id: learner.id })).memories, []);
+});
+
+test("an unknown learner is a MentorError with status 404 and the API's message", async () => {
+  const error = await client.conversation.get(randomUUID()).then(
+    () => assert.fail("reading an unknown learner's memory succeeded"),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof MentorError, `expected a MentorError, got ${String(error)}`);
+  assert.equal(error.status, 404);
+  assert.equal(error.message, "Learner not found");
+  assert.equal(error.retryAfter, undefined);
+});
+
+test("another facilitator's learner is not found, as if it did not exist", async () => {
+  const { learner } = await client.learners.add("Max");
+  await assert.rejects(otherClient.conversation.get(learner.id), (e: unknown) => {
+    return e instanceof MentorError && e.status === 404;
+  });
+  const { learners } = await otherClient.learners.list();
+  assert.ok(!learners.some((l) => l.id === learner.id));
+});
+
+test("without a token the API's 401 is a MentorError", async () => {
+  const signedOut = createMentorClient({ baseUrl, getToken: () => null });
+  await assert.rejects(signedOut.learners.list(), (e: unknown) => e instanceof MentorError && e.status === 401);
+});
+
+test("a used-up quota is a MentorError with status 429 and Retry-After", async () => {
+  // scripts/test-ts.sh allows MENTOR_LIMIT_LEARNERS_PER_DAY=3; this
+  // facilitator has added none before.
+  for (const name of ["Ada", "Ben", "Cleo"]) await otherClient.learners.add(name);
+  const error = await otherClient.learners.add("Dora").then(
+    () => assert.fail("a fourth learner in a day was added"),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof MentorError, `expected a MentorError, got ${String(error)}`);
+  assert.equal(error.status, 429);
+  assert.ok(error.retryAfter !== undefined && error.retryAfter > 0, `Retry-After: ${error.retryAfter}`);
+});
