@@ -35,10 +35,17 @@ func TestExportDownloadsTheLearnersArchive(t *testing.T) {
 	pickLearner(b, "General")
 	b.waitFor("no learner to export", `document.getElementById('export-learner').disabled`)
 	pickLearner(b, "Emma")
-	b.waitFor("Emma's export", `!document.getElementById('export-learner').disabled`)
+	// The panel's own reads done first, as a person would see them, so the
+	// export does not queue behind them.
+	b.waitFor("Emma's memories and export", fmt.Sprintf(`!document.getElementById('export-learner').disabled &&
+		knownItem(%q) && document.getElementById('learning-now')?.textContent`, fact))
 	b.step("export Emma", chromedp.Click(chromedp.ID("export-learner")))
 	name := fmt.Sprintf("mentormemory-export-%s.jsonl", emmaID)
-	b.waitFor("the export done", fmt.Sprintf(`document.getElementById('export-status').textContent === %q`, "Exported "+name+"."))
+	b.waitFor("the export's end", `!document.getElementById('export-learner').disabled &&
+		!['', 'Preparing the export…'].includes(document.getElementById('export-status').textContent)`)
+	if said := b.text(`document.getElementById('export-status').textContent`); said != "Exported "+name+"." {
+		t.Fatalf("the export says %q, want %q", said, "Exported "+name+".")
+	}
 
 	var file []byte
 	for range 100 {

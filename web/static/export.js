@@ -1,6 +1,9 @@
 // Export: downloads the facilitator's archive (GET /api/export), of the
 // whole account or of the selected learner, as a JSON Lines file.
 
+// MAX_RETRY_WAIT_SECONDS bounds the wait before asking again after a 503.
+const MAX_RETRY_WAIT_SECONDS = 5;
+
 // setupExport wires the two buttons. getToken returns the current bearer
 // token (refreshed if needed); learnerId returns the selected learner, ''
 // for the general conversation.
@@ -17,10 +20,18 @@ export function setupExport({ getToken, learnerId, accountButton, learnerButton,
     say('Preparing the export…');
     try {
       const path = learner ? `/api/export?learner_id=${encodeURIComponent(learner)}` : '/api/export';
-      const res = await fetch(path, {
+      const ask = async () => fetch(path, {
         headers: { Authorization: `Bearer ${await getToken()}` },
         credentials: 'same-origin',
       });
+      let res = await ask();
+      // Busy for a moment (the page's other reads hold the account's
+      // share): asked once more after the wait the server names.
+      if (res.status === 503) {
+        const wait = Math.min(Number(res.headers.get('Retry-After')) || 1, MAX_RETRY_WAIT_SECONDS);
+        await new Promise((resolve) => { setTimeout(resolve, wait * 1000); });
+        res = await ask();
+      }
       if (!res.ok) {
         const data = await res.json().catch(() => null);
         throw new Error((data && data.error) || `Export failed (HTTP ${res.status})`);
