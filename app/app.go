@@ -160,7 +160,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	// Left nil when off: the handlers then say how to turn them on.
 	if cfg.Model.ChatConfigured() {
 		deps.Counselor = counselor.New(counselor.Config{
-			Config: cfg.Model.Chat.For(llm.PurposeCounselor, a.Metrics, nil), MaxToolRounds: o.maxToolRounds, Deadline: cfg.Model.CounselorDeadline,
+			Config: cfg.Model.Chat.For(llm.PurposeCounselor, a.Metrics, log), MaxToolRounds: o.maxToolRounds, Deadline: cfg.Model.CounselorDeadline,
 		}, a.Service)
 	}
 	if cfg.Auth.DevMode && cfg.Auth.JWTSecret != "" {

@@ -5,6 +5,7 @@ package counselor
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ type Counselor struct {
 	svc       *mentor.Service
 	tools     *tools.Executor
 	budget    llm.Budget
+	log       *slog.Logger
 }
 
 func New(cfg Config, svc *mentor.Service) *Counselor {
@@ -44,7 +46,40 @@ func New(cfg Config, svc *mentor.Service) *Counselor {
 		deadline = DefaultDeadline
 	}
 	return &Counselor{client: llm.NewChatClient(cfg.Config), model: cfg.Model, maxRounds: rounds, deadline: deadline,
-		svc: svc, tools: tools.NewExecutor(svc), budget: cfg.Budget}
+		svc: svc, tools: tools.NewExecutor(svc), budget: cfg.Budget, log: llm.LoggerOf(cfg.Config)}
+}
+
+// MemoryReadTimeout bounds the reads of memory for one reply: memory that
+// takes longer (the database slow, or its tables held, where even planning
+// a statement waits) is left out and the reply is given without it.
+const MemoryReadTimeout = 3 * time.Second
+
+// readMemory reads, within MemoryReadTimeout, what the prompt brings of
+// memory: the memories recalled for the message (a long one's bounded
+// part, mentor.RecallMessage), and on a session's first message the
+// opening and the learner's profile.
+func (c *Counselor) readMemory(ctx context.Context, req mentor.ChatRequest) (promptMemory, error) {
+	ctx, cancel := context.WithTimeout(ctx, MemoryReadTimeout)
+	defer cancel()
+	var known promptMemory
+	var err error
+	if known.recall, err = c.svc.RecallContext(ctx, req.LearnerID, mentor.RecallMessage(req.Message), mentor.MemoryFilter{}); err != nil {
+		return known, err
+	}
+	if len(req.History) > 0 {
+		return known, nil
+	}
+	if known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().UTC()); err != nil {
+		return known, err
+	}
+	if req.LearnerID != nil {
+		profile, err := c.svc.Profile(ctx, *req.LearnerID)
+		if err != nil {
+			return known, err
+		}
+		known.profile = &profile
+	}
+	return known, nil
 }
 
 // errOutOfTime is the cause of a chat that its deadline ended.
@@ -71,22 +106,22 @@ func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.
 	if err != nil {
 		return mentor.ChatReply{}, err
 	}
-	known := promptMemory{conversation: conv}
-	if known.recall, err = c.svc.RecallContext(ctx, req.LearnerID, req.Message, mentor.MemoryFilter{}); err != nil {
+	reply := mentor.ChatReply{ToolCalls: []mentor.ToolCall{}, PendingActions: []mentor.PendingAction{}}
+	known, err := c.readMemory(ctx, req)
+	switch code := mentor.ErrorCode(err); {
+	case err == nil:
+	case code == mentor.CodeUnavailable || code == mentor.CodeInternal:
+		// Memory that cannot be read now (the database slow or down for
+		// it) costs the reply its memory, not the reply.
+		c.log.Warn("the counselor answers without memory", "err", err)
+		known = promptMemory{recall: mentor.Recall{Retrieval: mentor.Retrieval{Mode: mentor.RetrievalNone,
+			Reasons: []string{"memory could not be read"}}}}
+		reply.WithoutMemory = "Memory could not be read just now; this reply was given without it."
+	default:
 		return mentor.ChatReply{}, err
 	}
-	if len(req.History) == 0 {
-		if known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().UTC()); err != nil {
-			return mentor.ChatReply{}, err
-		}
-		if req.LearnerID != nil {
-			profile, err := c.svc.Profile(ctx, *req.LearnerID)
-			if err != nil {
-				return mentor.ChatReply{}, err
-			}
-			known.profile = &profile
-		}
-	}
+	known.conversation = conv
+	reply.Retrieval = known.recall.Retrieval
 	messages := []openai.ChatCompletionMessageParamUnion{
 		openai.SystemMessage(systemPrompt(req, known)),
 	}
@@ -99,7 +134,6 @@ func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.
 	}
 	messages = append(messages, openai.UserMessage(req.Message))
 
-	reply := mentor.ChatReply{ToolCalls: []mentor.ToolCall{}, Retrieval: known.recall.Retrieval, PendingActions: []mentor.PendingAction{}}
 	budget := toolBudget(MaxToolResultsBytes)
 	for round := 0; ; round++ {
 		params := openai.ChatCompletionNewParams{Model: c.model, Messages: messages, Tools: tools.Definitions()}

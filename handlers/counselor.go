@@ -58,8 +58,12 @@ func (h *handler) counselorChat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{
+	answer := map[string]any{
 		"success": true, "reply": reply.Reply, "tool_calls": reply.ToolCalls, "retrieval": reply.Retrieval,
 		"pending_actions": reply.PendingActions,
-	})
+	}
+	if reply.WithoutMemory != "" {
+		answer["without_memory"] = reply.WithoutMemory
+	}
+	return c.JSON(http.StatusOK, answer)
 }

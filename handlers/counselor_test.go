@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"mentormemory/counselor"
 	"mentormemory/llm"
 	"mentormemory/llm/llmtest"
+	"mentormemory/mentor"
 	"mentormemory/summarizer"
 )
 
@@ -171,5 +173,66 @@ func TestModelTextNeverReachesTheLog(t *testing.T) {
 	logged := logs.WaitFor(t, "The summary model failed: refusal")
 	if strings.Contains(logged, "dyslexia") {
 		t.Fatalf("the model's text was logged:\n%s", logged)
+	}
+}
+
+// A message as long as the chat allows (a pasted school report) is
+// answered, with memory: recall reads its start and the words of the rest,
+// and the model gets the whole message.
+func TestCounselorAnswersAMessageAsLongAsTheChatAllows(t *testing.T) {
+	model := llmtest.NewChat(t, llmtest.ReplyContent("Thank you for sharing the report.", "stop"))
+	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
+	u := svc.NewUser(t)
+	emma := svc.NewLearner(t, u, "Emma")
+	addMemory(t, svc, u, emma, map[string]any{"type": "academic", "content": "Emma is learning to swim in the deep end"})
+	const end = " She is anxious about swimming lessons."
+	report := strings.Repeat("Emma read aloud with expression and the teacher was pleased. ", 400)[:mentor.MaxTurnChars-len(end)] + end
+	res := svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": report, "learner_id": emma}).
+		WantStatus(http.StatusOK)
+	if res.Body["without_memory"] != nil || res.Body["reply"] != "Thank you for sharing the report." {
+		t.Fatalf("the answer: %s", res.Raw)
+	}
+	call := model.Calls()[0].Body
+	if call.Last("user") != report || !strings.Contains(call.First("system"), "Emma is learning to swim in the deep end") {
+		t.Fatal("the model should get the whole message and the memory the end of the report recalls")
+	}
+}
+
+// Memory that cannot be read (its table held by another transaction past
+// the lock timeout) costs the reply its memory, not the reply: the answer
+// says so, and the model is asked without memory.
+func TestCounselorAnswersWithoutMemoryWhenItCannotBeRead(t *testing.T) {
+	model := llmtest.NewChat(t, llmtest.ReplyContent("Let's take it step by step.", "stop"))
+	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
+	u := svc.NewUser(t)
+	emma := svc.NewLearner(t, u, "Emma")
+	addMemory(t, svc, u, emma, map[string]any{"type": "academic", "content": "Emma mixes up thirds and quarters"})
+
+	ctx := context.Background()
+	hold, err := svc.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback(ctx)
+	if _, err := hold.Exec(ctx, `lock table public.learner_memories in access exclusive mode`); err != nil {
+		t.Fatal(err)
+	}
+	res := svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Emma and fractions?", "learner_id": emma}).
+		WantStatus(http.StatusOK)
+	retrieval := res.Object("retrieval")
+	if res.Body["reply"] != "Let's take it step by step." || res.Body["without_memory"] == nil || retrieval["mode"] != mentor.RetrievalNone {
+		t.Fatalf("the answer without memory: %s", res.Raw)
+	}
+	if system := model.Calls()[0].Body.First("system"); strings.Contains(system, "thirds and quarters") {
+		t.Fatalf("the model was given memory that could not be read:\n%s", system)
+	}
+	if err := hold.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Readable again: the reply has its memory.
+	again := svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Emma and fractions?", "learner_id": emma}).
+		WantStatus(http.StatusOK)
+	if again.Body["without_memory"] != nil || !strings.Contains(model.Calls()[1].Body.First("system"), "thirds and quarters") {
+		t.Fatalf("the answer once memory is readable: %s", again.Raw)
 	}
 }

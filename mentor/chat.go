@@ -17,6 +17,9 @@ type ChatReply struct {
 	// PendingActions are the changes the model's tool calls proposed, for
 	// the facilitator to confirm or cancel; none is applied yet.
 	PendingActions []PendingAction `json:"pending_actions"`
+	// WithoutMemory, when set, says why the reply was given without memory
+	// (it could not be read); the reply is still the model's.
+	WithoutMemory string `json:"without_memory,omitempty"`
 }
 
 // ToolCall is a call the model made while answering.

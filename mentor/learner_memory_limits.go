@@ -213,3 +213,46 @@ func truncate(s string, n int) string {
 	}
 	return fmt.Sprintf("%s…", string([]rune(s)[:n]))
 }
+
+// recallQueryStart is how much of a long message's start recall reads: the
+// rest of its room goes to the words only the rest of the message has.
+const recallQueryStart = 3000
+
+// RecallMessage is the part of a chat message recall ranks memories for:
+// the message itself up to MaxRecallMessageChar; a longer one (a pasted
+// school report) is its start, cut at a word, then the distinct words of
+// the rest that the start does not have, in their order, as many as fit.
+// So a long message is answered with memory instead of refused, and what
+// it is about past its start still counts.
+func RecallMessage(message string) string {
+	message = strings.TrimSpace(message)
+	runes := []rune(message)
+	if len(runes) <= MaxRecallMessageChar {
+		return message
+	}
+	start := string(runes[:recallQueryStart])
+	if cut := strings.LastIndexAny(start, " \t\n"); cut > 0 {
+		start = start[:cut]
+	}
+	seen := contentWords(start)
+	var b strings.Builder
+	b.WriteString(start)
+	room := MaxRecallMessageChar - utf8.RuneCountInString(start)
+	for _, w := range wordPattern.FindAllString(string(runes[utf8.RuneCountInString(start):]), -1) {
+		// Compared as recall compares words: lower case, stop words out,
+		// plurals folded.
+		key := ""
+		for k := range contentWords(w) {
+			key = k
+		}
+		if key == "" || seen[key] {
+			continue
+		}
+		if room -= utf8.RuneCountInString(w) + 1; room < 0 {
+			break
+		}
+		seen[key] = true
+		b.WriteString(" " + w)
+	}
+	return b.String()
+}

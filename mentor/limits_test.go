@@ -3,6 +3,7 @@ package mentor
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestValidateTurnsTrimsAndChecks(t *testing.T) {
@@ -59,5 +60,26 @@ func TestControlCharactersAreRefused(t *testing.T) {
 		if _, err := ValidateSearch(SearchQuery{Text: bad}); err == nil {
 			t.Errorf("search %q accepted", bad)
 		}
+	}
+}
+
+// A message longer than recall reads is its start, then the words only
+// the rest has: within the bound, what the end is about still counted.
+func TestRecallMessageKeepsTheStartAndTheRestsWords(t *testing.T) {
+	short := "Emma struggled with fractions today"
+	if got := RecallMessage("  " + short + " "); got != short {
+		t.Fatalf("a short message: %q", got)
+	}
+	report := strings.Repeat("Emma read her book and the teacher was pleased. ", 120) +
+		"Her fractions homework worried her, and the swimming lesson went well. Fractions again!"
+	got := RecallMessage(report)
+	if n := utf8.RuneCountInString(got); n > MaxRecallMessageChar || n < recallQueryStart-50 {
+		t.Fatalf("%d characters, want at most %d and about the start's %d", n, MaxRecallMessageChar, recallQueryStart)
+	}
+	if !strings.HasPrefix(got, report[:200]) || !strings.HasSuffix(got, " fractions homework worried swimming lesson went") {
+		t.Fatalf("the start, then the rest's own words once each, want ... fractions homework worried swimming lesson went: %q", got[len(got)-80:])
+	}
+	if _, err := ValidateRecallMessage(got); err != nil {
+		t.Fatalf("what recall gets is refused: %v", err)
 	}
 }

@@ -1,10 +1,12 @@
 package mentor
 
 // Retrieval depths. Light retrieval runs on every turn; deep retrieval runs
-// when the conversation calls for more (see PlanRetrieval).
+// when the conversation calls for more (see PlanRetrieval); none, when the
+// memory could not be read and the counselor answered without it.
 const (
 	RetrievalLight = "light"
 	RetrievalDeep  = "deep"
+	RetrievalNone  = "none"
 )
 
 // How many memories of each group recall returns.

@@ -667,7 +667,7 @@ export interface components {
         } & components["schemas"]["MemoryFields"])[];
         Retrieval: {
             /** @enum {string} */
-            mode: "light" | "deep";
+            mode: "light" | "deep" | "none";
             reasons: string[];
             semantic: boolean;
         };
@@ -2421,6 +2421,8 @@ export interface operations {
                         }[] | null;
                         retrieval: components["schemas"]["Retrieval"];
                         pending_actions: components["schemas"]["PendingAction"][] | null;
+                        /** @description Only when the memory could not be read: the reply was given without it (retrieval mode none) */
+                        without_memory?: string;
                     };
                 };
             };
