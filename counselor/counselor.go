@@ -69,7 +69,13 @@ func (c *Counselor) readMemory(ctx context.Context, req mentor.ChatRequest) (pro
 	if len(req.History) > 0 {
 		return known, nil
 	}
-	if known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().UTC()); err != nil {
+	// Today as the facilitator lives it: an evening in the Americas is not
+	// yet tomorrow.
+	zone := req.TimeZone
+	if zone == nil {
+		zone = time.UTC
+	}
+	if known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().In(zone)); err != nil {
 		return known, err
 	}
 	if req.LearnerID != nil {

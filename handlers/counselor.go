@@ -24,6 +24,7 @@ func (h *handler) counselorChat(c echo.Context) error {
 		Message   string          `json:"message"`
 		LearnerID optionalLearner `json:"learner_id"`
 		History   []postedTurn    `json:"history"`
+		TimeZone  string          `json:"time_zone"`
 	}
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -48,12 +49,16 @@ func (h *handler) counselorChat(c echo.Context) error {
 			return err
 		}
 	}
+	zone, err := mentor.ParseTimeZone(req.TimeZone)
+	if err != nil {
+		return err
+	}
 	if h.counselor == nil {
 		return mentor.Errorf(mentor.CodeUnavailable,
 			"No mentor model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server) and restart")
 	}
 	reply, err := h.counselor.Chat(c.Request().Context(), mentor.ChatRequest{
-		Message: message, LearnerID: req.LearnerID.id, History: history,
+		Message: message, LearnerID: req.LearnerID.id, History: history, TimeZone: zone,
 	})
 	if err != nil {
 		return err

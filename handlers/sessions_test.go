@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"mentormemory/app/apptest"
 	"mentormemory/llm/llmtest"
@@ -176,4 +177,39 @@ func TestCounselorBringsProfileMemoriesAndOpening(t *testing.T) {
 	if strings.Contains(later, "SESSION OPENING") || strings.Contains(later, "LEARNER PROFILE") || !strings.Contains(later, "Plays basketball") {
 		t.Fatalf("later system prompt:\n%s", later)
 	}
+}
+
+// The opening's weekday hint is the facilitator's day: zones a day apart
+// (UTC+14 and UTC-11, always on different weekdays) each get their own,
+// and a zone that is not one is refused.
+func TestCounselorSpeaksOfTheFacilitatorsDay(t *testing.T) {
+	model := llmtest.NewChat(t, llmtest.ReplyContent("Hello!", "stop"))
+	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
+	u := svc.NewUser(t)
+	emma := svc.NewLearner(t, u, "Emma")
+	// Unlike enough not to merge: one pastime a day.
+	pastimes := map[string]string{"Sunday": "visits her grandmother", "Monday": "swims", "Tuesday": "plays chess",
+		"Wednesday": "paints pottery", "Thursday": "sings in a choir", "Friday": "plays basketball", "Saturday": "rides horses"}
+	for day, pastime := range pastimes {
+		addMemory(t, svc, u, emma, map[string]any{"type": "personal", "content": "Emma " + pastime + " on " + day + "s"})
+	}
+	svc.PostTurns(t, u, emma, apptest.Exchange("Emma liked her club.", "Lovely.")...).WantStatus(http.StatusOK)
+	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+
+	for i, zone := range []string{"Pacific/Kiritimati", "Pacific/Pago_Pago"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{
+			"message": "Hi", "learner_id": emma, "time_zone": zone}).WantStatus(http.StatusOK)
+		today := time.Now().In(loc).Weekday().String()
+		if system := model.Calls()[i].Body.First("system"); !strings.Contains(system, "It's "+today+": Emma "+pastimes[today]+" on "+today+"s") {
+			t.Errorf("in %s it is %s; the opening says:\n%s", zone, today, system)
+		}
+	}
+	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi", "time_zone": "Mars/Olympus"}).
+		WantError(http.StatusBadRequest, "time_zone must be an IANA time zone such as Europe/Paris")
+	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi", "time_zone": "Local"}).
+		WantError(http.StatusBadRequest, "time_zone must be an IANA time zone such as Europe/Paris")
 }

@@ -1,11 +1,20 @@
 package mentor
 
+import (
+	"strings"
+	"time"
+	_ "time/tzdata" // the zone database, for hosts without one
+)
+
 // ChatRequest is one message from the facilitator to the mentor, with the
 // session so far.
 type ChatRequest struct {
 	Message   string
 	LearnerID *string
 	History   []Turn
+	// TimeZone is the facilitator's: the day an opening's weekday hints
+	// speak of is theirs. Nil is UTC.
+	TimeZone *time.Location
 }
 
 // ChatReply is the mentor's answer to one message.
@@ -31,3 +40,23 @@ type ToolCall struct {
 	// result shortened or too large to show.
 	Capped string `json:"capped,omitempty"`
 }
+
+// ParseTimeZone reads the facilitator's IANA time zone ("Europe/Paris");
+// empty is UTC. The zone database ships in the binary (time/tzdata), so a
+// host without one reads zones all the same.
+func ParseTimeZone(name string) (*time.Location, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return time.UTC, nil
+	}
+	// "Local" would be the server's zone, whatever the facilitator's.
+	loc, err := time.LoadLocation(name)
+	if err != nil || name == "Local" || len(name) > maxTimeZoneName {
+		return nil, Errorf(CodeInvalid, "time_zone must be an IANA time zone such as Europe/Paris")
+	}
+	return loc, nil
+}
+
+// maxTimeZoneName bounds a zone's name: the longest in the database has 32
+// characters.
+const maxTimeZoneName = 64

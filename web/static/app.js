@@ -82,6 +82,16 @@ const state = {
   refreshing: null,
 };
 
+// browserTimeZone is the facilitator's IANA time zone, so that the mentor's
+// "it's Friday" is their Friday; '' (UTC) when the browser does not say.
+function browserTimeZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || '';
+  } catch {
+    return '';
+  }
+}
+
 const api = createClient(freshToken, (message) => {
   signOut(`The server did not accept your sign-in (${message}). Please sign in again.`);
 });
@@ -395,7 +405,9 @@ async function send() {
   const pending = appendNotice('Mr. Mentor is thinking…');
   pending.classList.add('pending');
   try {
-    const data = await api.post('/api/counselor', { message: text, learner_id: learnerId || null, history });
+    const data = await api.post('/api/counselor', {
+      message: text, learner_id: learnerId || null, history, time_zone: browserTimeZone(),
+    });
     if (epoch !== state.epoch) return;
     const reply = typeof data.reply === 'string' ? data.reply.trim() : '';
     if (!reply) {

@@ -2399,6 +2399,8 @@ export interface operations {
                         content: string;
                         id?: components["schemas"]["ClientTurnID"];
                     }[];
+                    /** @description The facilitator's IANA time zone (Intl.DateTimeFormat().resolvedOptions().timeZone); the opening's weekday hints speak of their day. Absent: UTC */
+                    time_zone?: string;
                 };
             };
         };
