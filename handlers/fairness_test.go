@@ -102,10 +102,12 @@ func TestOneFacilitatorsBurstLeavesOthersServed(t *testing.T) {
 		t.Fatalf("%d of the burster's posts wait in the database, want 1 to %d", waiting, config.DefaultPerFacilitator)
 	}
 
-	for range 3 {
-		svc.Call(t, other.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
-		svc.Call(t, "", http.MethodGet, "/healthz", nil).WantStatus(http.StatusOK)
-	}
+	// One read and one health check: the posts waiting in the database are
+	// let go within their 3 s lock timeout, however slow the machine (three
+	// of each once took longer under the race detector, and the waiting
+	// post was refused instead of stored).
+	svc.Call(t, other.Token, http.MethodGet, "/api/learners", nil).WantStatus(http.StatusOK)
+	svc.Call(t, "", http.MethodGet, "/healthz", nil).WantStatus(http.StatusOK)
 
 	if err := lock.Commit(ctx); err != nil {
 		t.Fatal(err)

@@ -56,8 +56,8 @@ func (p ConsolidationPlan) Counts() map[string]int {
 	for _, m := range p.Merges {
 		absorbed += len(m.Absorbed)
 	}
-	return map[string]int{"merged": absorbed, "superseded": len(p.Supersessions),
-		"expired": len(p.Expiries), "resolved": len(p.Resolutions)}
+	return map[string]int{ChangeMerged: absorbed, ChangeSuperseded: len(p.Supersessions),
+		ChangeExpired: len(p.Expiries), ChangeResolved: len(p.Resolutions)}
 }
 
 // Validate checks a plan against the learner's current memories it was
@@ -321,8 +321,14 @@ func MomentPassed(text string, said, now time.Time) string {
 	return fmt.Sprintf("past: %s was %s", match[2], due.Format("Monday 2 January"))
 }
 
-var weekdays = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday,
-	"wednesday": time.Wednesday, "thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday}
+// weekdays are the days by their lower-case names (weekdayNames).
+var weekdays = func() map[string]time.Weekday {
+	m := map[string]time.Weekday{}
+	for i, name := range weekdayNames {
+		m[name] = time.Weekday(i)
+	}
+	return m
+}()
 
 // day is t's calendar day, in UTC.
 func day(t time.Time) time.Time {

@@ -137,10 +137,16 @@ type MemoryPatch struct {
 // Change names what a patch does to a memory, for its history: a
 // confirmation alone, or a correction.
 func (p MemoryPatch) Change() string {
-	if p.Confirm && p.Type == nil && p.Content == nil && p.Importance == nil && p.Confidence == nil && p.Metadata == nil {
+	if p.Confirm && !p.changesFields() {
 		return ChangeConfirmed
 	}
 	return ChangeCorrected
+}
+
+// changesFields reports whether the patch changes any of the memory's
+// fields, as a confirmation alone does not.
+func (p MemoryPatch) changesFields() bool {
+	return p.Type != nil || p.Content != nil || p.Importance != nil || p.Confidence != nil || p.Metadata != nil
 }
 
 // MemoryFilter narrows memories by type and by metadata. Empty fields match
@@ -214,6 +220,8 @@ type ListQuery struct {
 	LearnerID *string
 	All       bool
 	Filter    MemoryFilter
-	Limit     int
-	Offset    int
+	// CurrentOnly leaves out the superseded, expired and resolved ones.
+	CurrentOnly bool
+	Limit       int
+	Offset      int
 }

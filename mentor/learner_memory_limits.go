@@ -64,7 +64,7 @@ func ValidateNewMemory(m NewMemory) (NewMemory, error) {
 
 // ValidatePatch checks a correction; at least one field must change.
 func ValidatePatch(p MemoryPatch) (MemoryPatch, error) {
-	if !p.Confirm && p.Type == nil && p.Content == nil && p.Importance == nil && p.Confidence == nil && p.Metadata == nil {
+	if !p.Confirm && !p.changesFields() {
 		return p, Errorf(CodeInvalid, "Nothing to change: send type, content, importance, confidence, metadata or confirm")
 	}
 	if p.Type != nil {

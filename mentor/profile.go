@@ -60,7 +60,8 @@ type ProfileLine struct {
 	// protected lines (a breakthrough, a core emotional pattern) are
 	// never dropped for the budget, only gathered.
 	protected bool
-	// rank orders lines to drop: the least confident and oldest first.
+	// confidence and lastSeen order lines to drop: the least confident and
+	// oldest first.
 	confidence float64
 	lastSeen   time.Time
 	topic      string

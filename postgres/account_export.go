@@ -78,7 +78,7 @@ var exportTables = []exportTable{
 		where t.facilitator_id = $1::uuid and ` + inScope + `
 		order by t.created_at, t.id`},
 	// The receipts of the learners erased (counts, no content), in an export
-	// of the account; an import leaves them out (mentor.ImportSkipped).
+	// of the account; an import counts them as skipped (mentor.ImportCount).
 	{mentor.ErasureRecordType, `select (to_jsonb(t) - 'facilitator_id')::text from public.erasure_receipts t
 		where t.facilitator_id = $1::uuid and $2::uuid is null
 		order by t.erased_at, t.id`},

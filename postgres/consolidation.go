@@ -248,7 +248,7 @@ func (s *Store) FailConsolidation(ctx context.Context, job mentor.ConsolidationJ
 
 // applyConsolidation makes the plan's changes and counts those made.
 func applyConsolidation(ctx context.Context, tx pgx.Tx, me, learnerID string, jobID int64, plan mentor.ConsolidationPlan) (map[string]int, error) {
-	counts := map[string]int{"merged": 0, "superseded": 0, "expired": 0, "resolved": 0}
+	counts := mentor.ConsolidationPlan{}.Counts() // every kind, at zero
 	expiries := make([]retirement, len(plan.Expiries))
 	for i, e := range plan.Expiries {
 		expiries[i] = retirement{id: e.ID, status: mentor.StatusExpired, change: mentor.ChangeExpired}

@@ -225,8 +225,3 @@ func startAfresh(ctx context.Context, tx pgx.Tx, me string, learnerID *string) e
 		where `+sameConversation+` and ended_at is null`, me, learnerKey(learnerID))
 	return err
 }
-
-// isLearningOff tells the sentinel of learning turned off.
-func isLearningOff(err error) bool {
-	return errors.Is(err, mentor.ErrLearningOff)
-}

@@ -380,11 +380,12 @@ func (s *Store) ListMemories(ctx context.Context, q mentor.ListQuery) ([]mentor.
 	memories := []mentor.LearnerMemory{}
 	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		args := append([]any{me, learnerKey(q.LearnerID)}, filterArgs(q.Filter)...)
-		args = append(args, q.All, q.Limit, q.Offset)
+		args = append(args, q.All, q.Limit, q.Offset, q.CurrentOnly)
 		b.Queue(`select `+memoryColumns+` from public.learner_memories
 			where facilitator_id = $1::uuid
 				and ($8 or coalesce(learner_id, '`+nilLearner+`'::uuid) = $2::uuid)
 				and `+memoryFilterSQL+`
+				and (not $11 or status = 'current')
 			order by created_at desc, id
 			limit $9 offset $10`, args...)
 	}, func(br pgx.BatchResults) error {

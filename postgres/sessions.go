@@ -116,7 +116,7 @@ func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, le
 	// ending close together share the run).
 	// With learning off there is nothing to consolidate.
 	if learnerID != nil {
-		if _, err := queueConsolidation(ctx, tx, me, *learnerID, mentor.TriggerSessionEnd, sessionEndConsolidationDelay); err != nil && !isLearningOff(err) {
+		if _, err := queueConsolidation(ctx, tx, me, *learnerID, mentor.TriggerSessionEnd, sessionEndConsolidationDelay); err != nil && !errors.Is(err, mentor.ErrLearningOff) {
 			return ended, err
 		}
 	}

@@ -317,7 +317,9 @@ type listedFact struct {
 // list answers "what do you remember about Emma?": the learner's current
 // memories, newest first in each category, with their confidence as of now.
 func (x *Executor) list(ctx context.Context, learnerID *string) (listResult, error) {
-	memories, err := x.svc.ListMemories(ctx, mentor.ListQuery{LearnerID: learnerID, Limit: mentor.MaxMemoryList})
+	// Current ones only, in the query: past ones must not take the limit's
+	// room.
+	memories, err := x.svc.ListMemories(ctx, mentor.ListQuery{LearnerID: learnerID, Limit: mentor.MaxMemoryList, CurrentOnly: true})
 	if err != nil {
 		return listResult{}, err
 	}
@@ -328,7 +330,7 @@ func (x *Executor) list(ctx context.Context, learnerID *string) (listResult, err
 	}
 	for _, m := range memories {
 		group, ok := groups[m.Type]
-		if !ok || m.Status != mentor.StatusCurrent {
+		if !ok {
 			continue
 		}
 		*group = append(*group, listedFact{ID: m.ID, Fact: m.Content, Confidence: m.Confidence, NeedsReview: m.NeedsReview})
