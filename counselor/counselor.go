@@ -107,10 +107,20 @@ func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.Ch
 
 // answer is Chat, under the deadline Chat set.
 func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.ChatReply, error) {
+	messages, reply, err := c.prepare(ctx, req)
+	if err != nil {
+		return mentor.ChatReply{}, err
+	}
+	return c.converse(ctx, messages, reply)
+}
+
+// prepare reads what the mentor knows for req and assembles the messages
+// the model is sent, and the reply's account of what went into them.
+func (c *Counselor) prepare(ctx context.Context, req mentor.ChatRequest) ([]openai.ChatCompletionMessageParamUnion, mentor.ChatReply, error) {
 	// Also checks that the learner is the caller's.
 	conv, err := c.svc.Get(ctx, req.LearnerID)
 	if err != nil {
-		return mentor.ChatReply{}, err
+		return nil, mentor.ChatReply{}, err
 	}
 	reply := mentor.ChatReply{ToolCalls: []mentor.ToolCall{}, PendingActions: []mentor.PendingAction{}}
 	known, err := c.readMemory(ctx, req)
@@ -124,7 +134,7 @@ func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.
 			Reasons: []string{"memory could not be read"}}}}
 		reply.WithoutMemory = "Memory could not be read just now; this reply was given without it."
 	default:
-		return mentor.ChatReply{}, err
+		return nil, mentor.ChatReply{}, err
 	}
 	known.conversation = conv
 	reply.Retrieval = known.recall.Retrieval
@@ -139,7 +149,12 @@ func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.
 		}
 	}
 	messages = append(messages, openai.UserMessage(req.Message))
+	return messages, reply, nil
+}
 
+// converse runs the model on messages, and the tools it calls, until it
+// answers; it fills in reply's text and what its tool calls did.
+func (c *Counselor) converse(ctx context.Context, messages []openai.ChatCompletionMessageParamUnion, reply mentor.ChatReply) (mentor.ChatReply, error) {
 	budget := toolBudget(MaxToolResultsBytes)
 	for round := 0; ; round++ {
 		params := openai.ChatCompletionNewParams{Model: c.model, Messages: messages, Tools: tools.Definitions()}

@@ -63,12 +63,8 @@ func (h *handler) counselorChat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	answer := map[string]any{
-		"success": true, "reply": reply.Reply, "tool_calls": reply.ToolCalls, "retrieval": reply.Retrieval,
-		"pending_actions": reply.PendingActions,
-	}
-	if reply.WithoutMemory != "" {
-		answer["without_memory"] = reply.WithoutMemory
-	}
-	return c.JSON(http.StatusOK, answer)
+	return c.JSON(http.StatusOK, struct {
+		Success bool `json:"success"`
+		mentor.ChatReply
+	}{true, reply})
 }
