@@ -91,12 +91,16 @@ func (c *Counselor) readMemory(ctx context.Context, req mentor.ChatRequest) (pro
 // errOutOfTime is the cause of a chat that its deadline ended.
 var errOutOfTime error = llm.Kind("the chat's deadline passed")
 
-// Chat answers one message within the chat's deadline. It stores nothing:
-// the client posts the exchange to the conversation memory afterwards.
-func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.ChatReply, error) {
+// Chat answers one message within the chat's deadline, telling listener
+// (nil: nobody) of the reply as it is made. It stores nothing: the client
+// posts the exchange to the conversation memory afterwards.
+func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest, listener mentor.ChatListener) (mentor.ChatReply, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, c.deadline, errOutOfTime)
 	defer cancel()
-	reply, err := c.answer(ctx, req)
+	if listener == nil {
+		listener = nobody{}
+	}
+	reply, err := c.answer(ctx, req, listener)
 	if err != nil && context.Cause(ctx) == errOutOfTime {
 		// Whatever was under way when time ran out (a model call, a tool,
 		// the database), the client hears that the mentor was too slow.
@@ -106,13 +110,19 @@ func (c *Counselor) Chat(ctx context.Context, req mentor.ChatRequest) (mentor.Ch
 }
 
 // answer is Chat, under the deadline Chat set.
-func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest) (mentor.ChatReply, error) {
+func (c *Counselor) answer(ctx context.Context, req mentor.ChatRequest, listener mentor.ChatListener) (mentor.ChatReply, error) {
 	messages, reply, err := c.prepare(ctx, req)
 	if err != nil {
 		return mentor.ChatReply{}, err
 	}
-	return c.converse(ctx, messages, reply)
+	return c.converse(ctx, messages, reply, listener)
 }
+
+// nobody is the listener of a chat nobody watches as it is made.
+type nobody struct{}
+
+func (nobody) ReplyText(string) {}
+func (nobody) ToolRuns(string)  {}
 
 // prepare reads what the mentor knows for req and assembles the messages
 // the model is sent, and the reply's account of what went into them.
@@ -153,16 +163,30 @@ func (c *Counselor) prepare(ctx context.Context, req mentor.ChatRequest) ([]open
 }
 
 // converse runs the model on messages, and the tools it calls, until it
-// answers; it fills in reply's text and what its tool calls did.
-func (c *Counselor) converse(ctx context.Context, messages []openai.ChatCompletionMessageParamUnion, reply mentor.ChatReply) (mentor.ChatReply, error) {
+// answers; it fills in reply's text and what its tool calls did. The
+// model's text streams to listener as it is written. The reply is all the
+// text the model wrote, a round's that preceded its tool calls included,
+// as the listener heard it.
+func (c *Counselor) converse(ctx context.Context, messages []openai.ChatCompletionMessageParamUnion, reply mentor.ChatReply, listener mentor.ChatListener) (mentor.ChatReply, error) {
 	budget := toolBudget(MaxToolResultsBytes)
+	var written strings.Builder
+	hear := func(piece string) {
+		written.WriteString(piece)
+		listener.ReplyText(piece)
+	}
 	for round := 0; ; round++ {
 		params := openai.ChatCompletionNewParams{Model: c.model, Messages: messages, Tools: tools.Definitions()}
 		if round == c.maxRounds {
 			// Out of rounds: ask for an answer from what was found so far.
 			params.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("none")}
 		}
-		resp, err := llm.Complete(ctx, c.client, c.budget, params)
+		if strings.TrimSpace(written.String()) != "" {
+			// The next round's text is a paragraph of its own.
+			hear("\n\n")
+		}
+		started := time.Now()
+		resp, err := llm.Stream(ctx, c.client, c.budget, params, hear)
+		c.logModelCall(ctx, round, time.Since(started), resp, err)
 		if err != nil {
 			return mentor.ChatReply{}, modelFailed(err)
 		}
@@ -171,7 +195,7 @@ func (c *Counselor) converse(ctx context.Context, messages []openai.ChatCompleti
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 {
-			reply.Reply = strings.TrimSpace(msg.Content)
+			reply.Reply = strings.TrimSpace(written.String())
 			switch {
 			case reply.Reply == "" && msg.Refusal != "":
 				return mentor.ChatReply{}, modelFailed(llm.ErrRefused)
@@ -188,10 +212,30 @@ func (c *Counselor) converse(ctx context.Context, messages []openai.ChatCompleti
 		// Every call gets its tool message, run or not: the model's API
 		// refuses a request that leaves one of them unanswered.
 		for i, call := range msg.ToolCalls {
+			listener.ToolRuns(call.Function.Name)
 			result, capped := c.runTool(ctx, i, call.Function.Name, call.Function.Arguments, &budget, &reply.PendingActions)
 			reply.ToolCalls = append(reply.ToolCalls, mentor.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments, Capped: capped})
 			messages = append(messages, openai.ToolMessage(result, call.ID))
 		}
+	}
+}
+
+// logModelCall logs one of a reply's model calls: how long it took, the
+// tokens it cost and how it ended. Never its text, which is memory.
+func (c *Counselor) logModelCall(ctx context.Context, round int, took time.Duration, resp *openai.ChatCompletion, err error) {
+	attrs := []any{"model", c.model, "round", round, "duration_ms", took.Milliseconds()}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		c.log.InfoContext(ctx, "counselor model call", append(attrs, "outcome", "cancelled", "err", context.Cause(ctx))...)
+	case err != nil:
+		c.log.WarnContext(ctx, "counselor model call", append(attrs, "outcome", "failed", "err", err)...)
+	default:
+		finish := ""
+		if len(resp.Choices) > 0 {
+			finish = resp.Choices[0].FinishReason
+		}
+		c.log.InfoContext(ctx, "counselor model call", append(attrs, "outcome", "answered", "finish_reason", finish,
+			"prompt_tokens", resp.Usage.PromptTokens, "completion_tokens", resp.Usage.CompletionTokens)...)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 // Counselor is Mr. Mentor's chat (see package counselor).
 type Counselor interface {
-	Chat(ctx context.Context, req mentor.ChatRequest) (mentor.ChatReply, error)
+	Chat(ctx context.Context, req mentor.ChatRequest, listener mentor.ChatListener) (mentor.ChatReply, error)
 }
 
 // maxChatHistory bounds the session history a chat request may carry.
@@ -57,14 +57,20 @@ func (h *handler) counselorChat(c echo.Context) error {
 		return mentor.Errorf(mentor.CodeUnavailable,
 			"No mentor model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server) and restart")
 	}
-	reply, err := h.counselor.Chat(c.Request().Context(), mentor.ChatRequest{
-		Message: message, LearnerID: req.LearnerID.id, History: history, TimeZone: zone,
-	})
+	chat := mentor.ChatRequest{Message: message, LearnerID: req.LearnerID.id, History: history, TimeZone: zone}
+	if wantsEventStream(c.Request()) {
+		return h.streamReply(c, chat)
+	}
+	reply, err := h.counselor.Chat(c.Request().Context(), chat, nil)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, struct {
-		Success bool `json:"success"`
-		mentor.ChatReply
-	}{true, reply})
+	return c.JSON(http.StatusOK, chatAnswer{true, reply})
+}
+
+// chatAnswer is the counselor's answer: the reply with success, as JSON or
+// as a stream's last event.
+type chatAnswer struct {
+	Success bool `json:"success"`
+	mentor.ChatReply
 }

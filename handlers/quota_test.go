@@ -19,11 +19,7 @@ import (
 // replyWithUsage answers a chat completion with content, reporting tokens
 // as what it cost.
 func replyWithUsage(content string, tokens int) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		reply := llmtest.ChatCompletion(map[string]any{"role": "assistant", "content": content, "refusal": nil}, "stop")
-		reply["usage"] = map[string]any{"prompt_tokens": tokens - 10, "completion_tokens": 10, "total_tokens": tokens}
-		llmtest.WriteJSON(w, http.StatusOK, reply)
-	}
+	return llmtest.ReplyCosting(tokens, map[string]any{"role": "assistant", "content": content, "refusal": nil}, "stop")
 }
 
 // wantRefused checks a quota's refusal: a 429 that says which limit and

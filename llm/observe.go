@@ -28,8 +28,8 @@ const (
 
 // observed reports each request of a client to o: how long it took to the
 // last byte of its answer, the tokens the answer says it used, and whether
-// it failed. A streamed answer is reported when its headers arrive, with
-// no tokens: its body is the caller's to read as it comes.
+// it failed. A streamed answer is reported when the caller has read it to
+// its end or closed it, with the usage its last chunk reports.
 func observed(purpose string, o Observer) option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		start := time.Now()
@@ -39,7 +39,9 @@ func observed(purpose string, o Observer) option.Middleware {
 			return resp, err
 		}
 		if media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); media == "text/event-stream" {
-			o.ObserveModelCall(purpose, time.Since(start), 0, false)
+			resp.Body = &observedStream{ReadCloser: resp.Body, report: func(tokens int64, failed bool) {
+				o.ObserveModelCall(purpose, time.Since(start), tokens, failed)
+			}}
 			return resp, nil
 		}
 		// The answer is read here, whole (a completion's or an embedding's
@@ -55,5 +57,63 @@ func observed(purpose string, o Observer) option.Middleware {
 		_ = json.Unmarshal(body, &answer)
 		o.ObserveModelCall(purpose, time.Since(start), answer.Usage.TotalTokens, err != nil)
 		return resp, err
+	}
+}
+
+// observedStream is a streamed answer's body that reports the call once,
+// when it is read to its end (or fails, or is closed before), with the
+// tokens of the chunk that reports usage.
+type observedStream struct {
+	io.ReadCloser
+	report   func(tokens int64, failed bool)
+	line     []byte // the line being read, up to its newline
+	tokens   int64
+	reported bool
+}
+
+func (s *observedStream) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	for _, b := range p[:n] {
+		if b != '\n' {
+			s.line = append(s.line, b)
+			continue
+		}
+		s.readUsage()
+		s.line = s.line[:0]
+	}
+	if err != nil {
+		s.once(err != io.EOF)
+	}
+	return n, err
+}
+
+// readUsage reads the usage a chunk's line reports, if it reports one:
+// only the last chunk does, so the others are not decoded.
+func (s *observedStream) readUsage() {
+	data, ok := bytes.CutPrefix(s.line, []byte("data: "))
+	if !ok || !bytes.Contains(data, []byte(`"total_tokens"`)) {
+		return
+	}
+	var chunk struct {
+		Usage struct {
+			TotalTokens int64 `json:"total_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(data, &chunk) == nil && chunk.Usage.TotalTokens > 0 {
+		s.tokens = chunk.Usage.TotalTokens
+	}
+}
+
+func (s *observedStream) Close() error {
+	// Closed before its end: the caller stopped reading (it was
+	// cancelled, or found what it needed).
+	s.once(s.tokens == 0)
+	return s.ReadCloser.Close()
+}
+
+func (s *observedStream) once(failed bool) {
+	if !s.reported {
+		s.reported = true
+		s.report(s.tokens, failed)
 	}
 }

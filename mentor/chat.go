@@ -31,6 +31,14 @@ type ChatReply struct {
 	WithoutMemory string `json:"without_memory,omitempty"`
 }
 
+// ChatListener hears of a reply while it is made, for a client that shows
+// it as it comes: each piece of its text as the model writes it, and the
+// name of each tool the model runs.
+type ChatListener interface {
+	ReplyText(piece string)
+	ToolRuns(name string)
+}
+
 // ToolCall is a call the model made while answering.
 type ToolCall struct {
 	Name      string `json:"name"`

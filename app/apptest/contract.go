@@ -47,6 +47,8 @@ var loadContract = sync.OnceValue(func() contract {
 	// are the export tests' business.
 	openapi3filter.RegisterBodyDecoder("text/markdown", openapi3filter.PlainBodyDecoder)
 	openapi3filter.RegisterBodyDecoder("application/x-ndjson", openapi3filter.PlainBodyDecoder)
+	// A streamed reply is checked event by event (EventStream).
+	openapi3filter.RegisterBodyDecoder("text/event-stream", openapi3filter.PlainBodyDecoder)
 
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(handlers.OpenAPIDocument())

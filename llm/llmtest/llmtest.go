@@ -4,6 +4,7 @@
 package llmtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -45,6 +46,9 @@ func start[Req any](t testing.TB, path string, reply func(w http.ResponseWriter,
 	s := &Server[Req]{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
+		// The reply may read the body again (Reply, to tell whether a
+		// stream was asked for).
+		r.Body = io.NopCloser(bytes.NewReader(raw))
 		var body Req
 		if err := json.Unmarshal(raw, &body); err != nil {
 			t.Errorf("request body does not decode as %T: %v: %s", body, err, raw)
@@ -178,11 +182,117 @@ func NewScriptedChat(t testing.TB, script func(n int, req ChatRequest) http.Hand
 	})
 }
 
-// Reply answers a chat completion with message.
+// Reply answers a chat completion with message: as one JSON answer, or,
+// when the request asks for a stream, as a stream of chunks whose text
+// comes a word at a time, the way a model's server streams.
 func Reply(message map[string]any, finishReason string) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		WriteJSON(w, http.StatusOK, ChatCompletion(message, finishReason))
+	return ReplyCosting(20, message, finishReason)
+}
+
+// ReplyCosting is Reply saying the call cost tokens (10 of them the
+// reply's).
+func ReplyCosting(tokens int, message map[string]any, finishReason string) http.HandlerFunc {
+	usage := map[string]any{"prompt_tokens": tokens - 10, "completion_tokens": 10, "total_tokens": tokens}
+	return func(w http.ResponseWriter, r *http.Request) {
+		var asked struct {
+			Stream        bool `json:"stream"`
+			StreamOptions struct {
+				IncludeUsage bool `json:"include_usage"`
+			} `json:"stream_options"`
+		}
+		raw, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(raw, &asked)
+		if !asked.Stream {
+			completion := ChatCompletion(message, finishReason)
+			completion["usage"] = usage
+			WriteJSON(w, http.StatusOK, completion)
+			return
+		}
+		stream := StartStream(w)
+		for _, part := range []string{"content", "refusal"} {
+			text, _ := message[part].(string)
+			for _, word := range Words(text) {
+				stream.delta(map[string]any{"role": "assistant", part: word}, nil)
+			}
+		}
+		if calls, ok := message["tool_calls"].([]map[string]any); ok {
+			stream.ToolCalls(calls)
+		}
+		if !asked.StreamOptions.IncludeUsage {
+			usage = nil
+		}
+		stream.Finish(finishReason, usage)
 	}
+}
+
+// Words splits text into pieces that keep their spaces, so that joined
+// they are text again: the deltas of a streamed reply.
+func Words(text string) []string {
+	var words []string
+	for text != "" {
+		end := strings.IndexByte(text[1:], ' ') + 1
+		if end == 0 {
+			end = len(text)
+		}
+		words = append(words, text[:end])
+		text = text[end:]
+	}
+	return words
+}
+
+// ChatStream writes a streamed chat completion, one chunk at a time, each
+// sent at once.
+type ChatStream struct {
+	w http.ResponseWriter
+}
+
+// StartStream answers with the headers of a stream.
+func StartStream(w http.ResponseWriter) ChatStream {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	return ChatStream{w}
+}
+
+func (s ChatStream) chunk(choices []any, usage any) {
+	encoded, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1700000000, "model": "fake-model",
+		"choices": choices, "usage": usage,
+	})
+	_, _ = io.WriteString(s.w, "data: "+string(encoded)+"\n\n")
+	http.NewResponseController(s.w).Flush()
+}
+
+func (s ChatStream) delta(delta map[string]any, finishReason any) {
+	s.chunk([]any{map[string]any{"index": 0, "delta": delta, "finish_reason": finishReason, "logprobs": nil}}, nil)
+}
+
+// Text sends a piece of the reply's text.
+func (s ChatStream) Text(text string) {
+	s.delta(map[string]any{"role": "assistant", "content": text}, nil)
+}
+
+// ToolCalls sends calls (each with id, type and function) whole, in one
+// chunk.
+func (s ChatStream) ToolCalls(calls []map[string]any) {
+	indexed := make([]map[string]any, len(calls))
+	for i, call := range calls {
+		indexed[i] = map[string]any{"index": i}
+		for key, value := range call {
+			indexed[i][key] = value
+		}
+	}
+	s.delta(map[string]any{"role": "assistant", "tool_calls": indexed}, nil)
+}
+
+// Finish ends the stream with finishReason, and with usage (nil: none
+// reported).
+func (s ChatStream) Finish(finishReason string, usage map[string]any) {
+	s.delta(map[string]any{}, finishReason)
+	if usage != nil {
+		s.chunk([]any{}, usage)
+	}
+	_, _ = io.WriteString(s.w, "data: [DONE]\n\n")
+	http.NewResponseController(s.w).Flush()
 }
 
 // ReplyContent answers a chat completion with an assistant message

@@ -576,6 +576,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A piece of a streamed reply's text */
+        ChatTextEvent: {
+            text: string;
+        };
+        /** @description The model runs a tool; its arguments and result stay on the server */
+        ChatToolEvent: {
+            name: string;
+        };
+        /** @description A streamed reply that failed: the error the JSON answer would have had, with its status (502 when the model failed) */
+        ChatErrorEvent: {
+            /** @constant */
+            success: false;
+            error: string;
+            status: number;
+        };
         /** @description A JSON-RPC 2.0 message or batch of the Model Context Protocol; its schema is MCP's, not this document's */
         MCPMessage: Record<string, never> | Record<string, never>[];
         Error: {
@@ -2405,7 +2420,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The reply */
+            /** @description The reply: as JSON, or, when the request says Accept: text/event-stream, as Server-Sent Events while it is written */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2426,6 +2441,7 @@ export interface operations {
                         /** @description Only when the memory could not be read: the reply was given without it (retrieval mode none) */
                         without_memory?: string;
                     };
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];
