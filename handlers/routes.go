@@ -88,7 +88,7 @@ func NewServer(d Deps) *echo.Echo {
 	}
 	e.Use(bodyLimit(MaxBodyBytes, map[string]int64{"/api/import": MaxImportBytes}))
 
-	h := &handler{svc: d.Service, db: d.DB, tools: tools.NewExecutor(d.Service), counselor: d.Counselor}
+	h := &handler{svc: d.Service, db: d.DB, tools: tools.NewExecutor(d.Service), counselor: d.Counselor, metrics: d.Metrics}
 	e.GET("/healthz", h.health)
 	e.GET("/api/openapi.json", serveOpenAPI)
 
@@ -170,4 +170,5 @@ type handler struct {
 	db        Pinger
 	tools     *tools.Executor
 	counselor Counselor
+	metrics   *metrics.Metrics
 }
