@@ -191,7 +191,7 @@ func newModels(cfg config.Model, log *slog.Logger, observer llm.Observer, o opti
 		m.summarizer = summarizer.NewOffline()
 	}
 	if cfg.EmbeddingConfigured() {
-		m.embedder = embedder.NewOpenAI(cfg.Embedding.For(llm.PurposeEmbeddings, observer, nil))
+		m.embedder = embedder.NewOpenAI(cfg.Embedding.For(llm.PurposeEmbeddings, observer, log))
 	}
 	if cfg.ChatConfigured() {
 		m.consolidator = consolidator.NewOpenAI(cfg.Chat.For(llm.PurposeConsolidation, observer, log))

@@ -184,9 +184,7 @@ func (c *Counselor) converse(ctx context.Context, messages []openai.ChatCompleti
 			// The next round's text is a paragraph of its own.
 			hear("\n\n")
 		}
-		started := time.Now()
 		resp, err := llm.Stream(ctx, c.client, c.budget, params, hear)
-		c.logModelCall(ctx, round, time.Since(started), resp, err)
 		if err != nil {
 			return mentor.ChatReply{}, modelFailed(err)
 		}
@@ -217,25 +215,6 @@ func (c *Counselor) converse(ctx context.Context, messages []openai.ChatCompleti
 			reply.ToolCalls = append(reply.ToolCalls, mentor.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments, Capped: capped})
 			messages = append(messages, openai.ToolMessage(result, call.ID))
 		}
-	}
-}
-
-// logModelCall logs one of a reply's model calls: how long it took, the
-// tokens it cost and how it ended. Never its text, which is memory.
-func (c *Counselor) logModelCall(ctx context.Context, round int, took time.Duration, resp *openai.ChatCompletion, err error) {
-	attrs := []any{"model", c.model, "round", round, "duration_ms", took.Milliseconds()}
-	switch {
-	case err != nil && ctx.Err() != nil:
-		c.log.InfoContext(ctx, "counselor model call", append(attrs, "outcome", "cancelled", "err", context.Cause(ctx))...)
-	case err != nil:
-		c.log.WarnContext(ctx, "counselor model call", append(attrs, "outcome", "failed", "err", err)...)
-	default:
-		finish := ""
-		if len(resp.Choices) > 0 {
-			finish = resp.Choices[0].FinishReason
-		}
-		c.log.InfoContext(ctx, "counselor model call", append(attrs, "outcome", "answered", "finish_reason", finish,
-			"prompt_tokens", resp.Usage.PromptTokens, "completion_tokens", resp.Usage.CompletionTokens)...)
 	}
 }
 
