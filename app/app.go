@@ -161,6 +161,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	if cfg.Model.ChatConfigured() {
 		deps.Counselor = counselor.New(counselor.Config{
 			Config: cfg.Model.Chat.For(llm.PurposeCounselor, a.Metrics, log), MaxToolRounds: o.maxToolRounds, Deadline: cfg.Model.CounselorDeadline,
+			ContextTokens: cfg.Model.CounselorContextTokens,
 		}, a.Service)
 	}
 	if cfg.Auth.DevMode && cfg.Auth.JWTSecret != "" {

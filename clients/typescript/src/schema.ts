@@ -686,6 +686,46 @@ export interface components {
             reasons: string[];
             semantic: boolean;
         };
+        /** @description One thing of memory in (or left out of) a reply's context */
+        ContextSource: {
+            /**
+             * @description Which id this is: a learner memory's, a conversation's or an ended session's
+             * @enum {string}
+             */
+            kind: "memory" | "conversation" | "session";
+            id: string;
+            /**
+             * @description The block of the context it went in by
+             * @enum {string}
+             */
+            block: "summary" | "profile" | "opening" | "memories" | "emotional_patterns";
+        };
+        /** @description A reply's context as counted with the cl100k_base tokenizer, block by block; the blocks add up to the total, which stays within the budget unless the message alone is over it */
+        ContextTokens: {
+            /** @description COUNSELOR_CONTEXT_TOKENS */
+            budget: number;
+            total: number;
+            /** @description Tokens per block, in the order they are sent, zero for a block not sent: the persona; the tools' definitions; the pinned facts (who the session is about, the facilitator's own profile lines); on a session's first message the rolling summary (only where there is no profile), the learner's profile with the session digest, and the opening; the memories recalled for the message and the emotional patterns; the note on the exchanges evicted and the turns brought back; the session's exchanges kept; the message */
+            blocks: {
+                instructions: number;
+                tools: number;
+                pinned: number;
+                summary: number;
+                profile: number;
+                opening: number;
+                memories: number;
+                emotional_patterns: number;
+                earlier: number;
+                conversation: number;
+                message: number;
+            };
+            /** @description The session's oldest exchanges (a facilitator's turn and the replies after it) left out for the budget, whole */
+            evicted_exchanges: number;
+            /** @description Evicted turns brought back because the message refers back to them (at most three, above a relevance floor) */
+            brought_back: number;
+            /** @description What of memory did not fit when memory alone was over the budget: recalled memories first (lowest scored first), then emotional patterns, the opening, and the profile or summary */
+            left_out: components["schemas"]["ContextSource"][];
+        };
         MemoryChange: {
             id: number;
             memory_id: components["schemas"]["Uuid"];
@@ -2408,7 +2448,7 @@ export interface operations {
                 "application/json": {
                     message: string;
                     learner_id?: components["schemas"]["NullableUuid"];
-                    /** @description The session so far; empty on its first message */
+                    /** @description The session so far, oldest first; empty on its first message. Send it whole (within the 2 MiB body): the model is sent only what fits the context's token budget, the oldest exchanges leaving first */
                     history?: {
                         role: components["schemas"]["Role"];
                         content: string;
@@ -2440,6 +2480,21 @@ export interface operations {
                         pending_actions: components["schemas"]["PendingAction"][] | null;
                         /** @description Only when the memory could not be read: the reply was given without it (retrieval mode none) */
                         without_memory?: string;
+                        /** @description What of memory went into the reply's context, each once, told apart by kind: a learner memory (recalled, or standing behind a line of the profile), a conversation (its rolling summary) or an ended session (the opening prepared from it, or the digest of the last sessions) */
+                        memories_used: components["schemas"]["ContextSource"][];
+                        /**
+                         * @description How much of what the mentor knows went in: none when nothing of memory did (no memory block, none of the facilitator's own profile lines); deep when retrieval went deep or the learner's profile or the session's opening went in; light otherwise
+                         * @enum {string}
+                         */
+                        personalization: "none" | "light" | "deep";
+                        context_tokens: components["schemas"]["ContextTokens"];
+                        /** @description The model that wrote the reply */
+                        model: string;
+                        /** @description Milliseconds spent reading memory (recall, profile, opening) and in the model (every call of the tool loop) */
+                        timings: {
+                            recall_ms: number;
+                            model_ms: number;
+                        };
                     };
                     "text/event-stream": string;
                 };
