@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
+	"golang.org/x/sync/errgroup"
 
 	"mentormemory/llm"
 	"mentormemory/mentor"
@@ -67,35 +68,37 @@ const MemoryReadTimeout = 3 * time.Second
 // memory: the memories recalled for the message (a long one's bounded
 // part, mentor.RecallMessage), the learner's profile (its name and the
 // facilitator's own lines are pinned on every message), and on a session's
-// first message the opening.
+// first message the opening. The reads are independent, so they run at
+// once: the first words of a reply wait for the slowest, not for all.
 func (c *Counselor) readMemory(ctx context.Context, req mentor.ChatRequest) (promptMemory, error) {
 	ctx, cancel := context.WithTimeout(ctx, MemoryReadTimeout)
 	defer cancel()
 	var known promptMemory
-	var err error
-	if known.recall, err = c.svc.RecallContext(ctx, req.LearnerID, mentor.RecallMessage(req.Message), mentor.MemoryFilter{}); err != nil {
-		return known, err
-	}
+	reads, ctx := errgroup.WithContext(ctx)
+	reads.Go(func() (err error) {
+		known.recall, err = c.svc.RecallContext(ctx, req.LearnerID, mentor.RecallMessage(req.Message), mentor.MemoryFilter{})
+		return err
+	})
 	if req.LearnerID != nil {
-		profile, err := c.svc.Profile(ctx, *req.LearnerID)
-		if err != nil {
-			return known, err
+		reads.Go(func() error {
+			profile, err := c.svc.Profile(ctx, *req.LearnerID)
+			known.profile = &profile
+			return err
+		})
+	}
+	if len(req.History) == 0 {
+		// Today as the facilitator lives it: an evening in the Americas is
+		// not yet tomorrow.
+		zone := req.TimeZone
+		if zone == nil {
+			zone = time.UTC
 		}
-		known.profile = &profile
+		reads.Go(func() (err error) {
+			known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().In(zone))
+			return err
+		})
 	}
-	if len(req.History) > 0 {
-		return known, nil
-	}
-	// Today as the facilitator lives it: an evening in the Americas is not
-	// yet tomorrow.
-	zone := req.TimeZone
-	if zone == nil {
-		zone = time.UTC
-	}
-	if known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().In(zone)); err != nil {
-		return known, err
-	}
-	return known, nil
+	return known, reads.Wait()
 }
 
 // errOutOfTime is the cause of a chat that its deadline ended.
