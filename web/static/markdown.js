@@ -10,7 +10,7 @@
 const SAFE_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
 
 // Block patterns, on a line with its indentation removed.
-const HEADING = /^(#{1,6})[ \t]+(.*?)[ \t#]*$/;
+const HEADING = /^(#{1,6})[ \t]+(.*)$/;
 const BULLET = /^[-*+][ \t]+(.*)$/;
 const NUMBERED = /^(\d{1,9})[.)][ \t]+(.*)$/;
 const RULE = /^(?:-[ \t]*){3,}$|^(?:\*[ \t]*){3,}$|^(?:_[ \t]*){3,}$/;
@@ -20,10 +20,18 @@ const QUOTE = /^>[ \t]?(.*)$/;
 // A bare web address in running text; trailing punctuation is the
 // sentence's, not the address's.
 const BARE_URL = /\bhttps?:\/\/[^\s<>"]+/y;
-const URL_TRAILING = /[.,;:!?'")\]}]+$/;
+const URL_TRAILING = '.,;:!?\'")]}';
 
 // Characters a backslash can escape.
 const ESCAPABLE = new Set('\\`*_{}[]()#+-.!>~|'.split(''));
+
+// trimEndOf takes the characters in chars off the end of s (a loop: a
+// regular expression would backtrack over long runs).
+function trimEndOf(s, chars) {
+  let end = s.length;
+  while (end > 0 && chars.includes(s[end - 1])) end--;
+  return s.slice(0, end);
+}
 
 // textFactory makes the text nodes: plain ones by default, or (for search
 // snippets) ones that keep the search's highlighted matches.
@@ -101,7 +109,7 @@ function blocks(lines, ctx) {
       // Headings inside a message stay below the page's own.
       const level = Math.min(6, heading[1].length + 3);
       const h = ctx.doc.createElement(`h${level}`);
-      h.append(...inline(heading[2], ctx));
+      h.append(...inline(trimEndOf(heading[2], ' \t#'), ctx));
       out.push(h);
       i++;
       continue;
@@ -169,8 +177,10 @@ function listElement(lines, start, ctx) {
     const trimmed = line.trim();
     if (trimmed === '') {
       // A blank line ends the list unless the next line carries on with it.
-      const next = lines.slice(i + 1).find((l) => l.trim() !== '');
-      if (next === undefined) break;
+      let n = i + 1;
+      while (n < lines.length && lines[n].trim() === '') n++;
+      if (n === lines.length) break;
+      const next = lines[n];
       const marker = listMarker(next.trim());
       const nextIndent = indentOf(next);
       if ((marker && marker.ordered === first.ordered && nextIndent === indent) || (item && nextIndent > indent)) {
@@ -232,6 +242,8 @@ function link(label, href, ctx) {
 
 // inline renders a line's emphasis, code, links and escapes.
 function inline(source, ctx) {
+  const closers = closerPositions(source);
+  const pairs = bracketPairs(source);
   const nodes = [];
   let buffer = '';
   const flushText = () => {
@@ -266,7 +278,8 @@ function inline(source, ctx) {
       continue;
     }
     if ((c === '*' || c === '_') && source[i + 1] === c) {
-      const end = closingDelimiter(source, i + 2, c + c);
+      // The closer must leave something between: past i + 2.
+      const end = firstAfter(closers[c + c], i + 2);
       if (end > 0 && opens(source, i, 2, c)) {
         flushText();
         const strong = ctx.doc.createElement('strong');
@@ -277,7 +290,7 @@ function inline(source, ctx) {
       }
     }
     if (c === '*' || c === '_') {
-      const end = closingDelimiter(source, i + 1, c);
+      const end = firstAfter(closers[c], i + 1);
       if (end > 0 && opens(source, i, 1, c)) {
         flushText();
         const em = ctx.doc.createElement('em');
@@ -288,7 +301,7 @@ function inline(source, ctx) {
       }
     }
     if (c === '[') {
-      const parsed = parseLink(source, i);
+      const parsed = parseLink(source, i, pairs);
       if (parsed) {
         flushText();
         const label = inline(parsed.label, ctx);
@@ -316,7 +329,7 @@ function inline(source, ctx) {
       BARE_URL.lastIndex = i;
       const bare = BARE_URL.exec(source);
       if (bare) {
-        const address = bare[0].replace(URL_TRAILING, '');
+        const address = trimEndOf(bare[0], URL_TRAILING);
         const href = safeHref(address.replace(/[\uE000\uE001]/g, ''));
         if (href) {
           flushText();
@@ -342,35 +355,60 @@ function opens(source, i, width, c) {
   return true;
 }
 
-// closingDelimiter finds where the emphasis opened before from ends: the
-// delimiter preceded by a non-space, and for _ not followed by a letter.
-function closingDelimiter(source, from, delimiter) {
-  let at = from;
-  while (at < source.length) {
-    const found = source.indexOf(delimiter, at);
-    if (found < 0) return -1;
-    const before = source[found - 1];
-    const after = source[found + delimiter.length];
-    const inWord = delimiter[0] === '_' && after !== undefined && /[\p{L}\p{N}]/u.test(after);
-    // A single * directly before another * is part of a ** run.
-    const partOfDouble = delimiter.length === 1 && (after === delimiter || before === delimiter);
-    if (found > from && !/\s/.test(before) && !inWord && !partOfDouble) return found;
-    at = found + delimiter.length;
+// closerPositions lists, in order, where each emphasis delimiter ('**',
+// '__', '*', '_') may close: preceded by a non-space, '_' not followed by
+// a letter (snake_case stays as written), a single '*' not part of a '**'.
+// Found once per line, so that a line of a thousand unmatched delimiters
+// costs a thousand steps, not a million.
+function closerPositions(source) {
+  const closers = { '**': [], __: [], '*': [], _: [] };
+  for (let i = 1; i < source.length; i++) {
+    const c = source[i];
+    if (c !== '*' && c !== '_') continue;
+    if (/\s/.test(source[i - 1])) continue;
+    if (source[i + 1] === c) {
+      const after = source[i + 2];
+      if (!(c === '_' && after !== undefined && /[\p{L}\p{N}]/u.test(after))) closers[c + c].push(i);
+    }
+    const after = source[i + 1];
+    const partOfDouble = after === c || source[i - 1] === c;
+    const inWord = c === '_' && after !== undefined && /[\p{L}\p{N}]/u.test(after);
+    if (!partOfDouble && !inWord) closers[c].push(i);
   }
-  return -1;
+  return closers;
+}
+
+// firstAfter is the first position in the sorted list greater than from,
+// or -1.
+function firstAfter(list, from) {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid] > from) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo < list.length ? list[lo] : -1;
+}
+
+// bracketPairs maps each '[' to its matching ']' (escapes skipped), in one
+// pass.
+function bracketPairs(source) {
+  const pairs = new Map();
+  const open = [];
+  for (let i = 0; i < source.length; i++) {
+    if (source[i] === '\\') i++;
+    else if (source[i] === '[') open.push(i);
+    else if (source[i] === ']' && open.length > 0) pairs.set(open.pop(), i);
+  }
+  return pairs;
 }
 
 // parseLink reads [label](address) or [label](address "title") at i, or
 // answers null. The address may hold balanced parentheses.
-function parseLink(source, i) {
-  let depth = 0;
-  let j = i;
-  for (; j < source.length; j++) {
-    if (source[j] === '\\') { j++; continue; }
-    if (source[j] === '[') depth++;
-    if (source[j] === ']' && --depth === 0) break;
-  }
-  if (j >= source.length || source[j + 1] !== '(') return null;
+function parseLink(source, i, pairs) {
+  const j = pairs.get(i);
+  if (j === undefined || source[j + 1] !== '(') return null;
   let parens = 0;
   let k = j + 2;
   for (; k < source.length && !/\s/.test(source[k]); k++) {
@@ -378,8 +416,8 @@ function parseLink(source, i) {
     if (source[k] === ')' && parens-- === 0) break;
   }
   const href = source.slice(j + 2, k);
-  const title = /^\s+"[^"]*"\s*\)/.exec(source.slice(k));
   if (source[k] === ')') return { label: source.slice(i + 1, j), href, end: k + 1 };
+  const title = /^\s+"[^"]*"\s*\)/.exec(source.slice(k, k + 300));
   if (title) return { label: source.slice(i + 1, j), href, end: k + title[0].length };
   return null;
 }
