@@ -108,6 +108,7 @@ func NewServer(d Deps) *echo.Echo {
 	e.GET("/api/consolidations", h.listConsolidations, authed, admitted, read)
 	e.GET("/api/learners/:id/profile", h.learnerProfile, authed, admitted, read)
 	e.PUT("/api/learners/:id/profile", h.writeProfileLines, authed, admitted, write)
+	e.PATCH("/api/learners/:id", h.renameLearner, authed, admitted, write)
 	e.DELETE("/api/learners/:id", h.eraseLearner, authed, admitted, write)
 	e.DELETE("/api/account", h.eraseAccount, authed, admitted, write)
 	e.GET("/api/erasures", h.listErasures, authed, admitted, read)

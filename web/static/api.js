@@ -24,7 +24,7 @@ export async function request(method, path, { body, token, signal } = {}) {
     res = await fetch(path, init);
   } catch (err) {
     if (err && err.name === 'AbortError') throw err;
-    throw new ApiError(0, 'The server could not be reached. Check that it is running and try again.');
+    throw new ApiError(0, 'Mr. Mentor could not be reached. Check your internet connection and try again.');
   }
   let data = null;
   try {
@@ -33,7 +33,9 @@ export async function request(method, path, { body, token, signal } = {}) {
     // Not JSON: a proxy's error page, say. The status still tells.
   }
   if (!res.ok || !data || data.success === false) {
-    const message = (data && typeof data.error === 'string' && data.error) || `Request failed (HTTP ${res.status})`;
+    // Not JSON (a proxy's error page): the status says the rest, in
+    // errors.js's plain words.
+    const message = (data && typeof data.error === 'string' && data.error) || 'That did not work just now.';
     throw new ApiError(res.status, message);
   }
   return data;

@@ -102,6 +102,7 @@ export function createMentorClient(options: MentorClientOptions) {
     learners: {
       list: () => request("get", "/api/learners"),
       add: (name: string) => request("post", "/api/learners", { body: { name } }),
+      rename: (id: string, name: string) => request("patch", "/api/learners/{id}", { path: { id }, body: { name } }),
       erase: (id: string) => request("delete", "/api/learners/{id}", { path: { id } }),
       profile: (id: string) => request("get", "/api/learners/{id}/profile", { path: { id } }),
       profileMarkdown: async (id: string) =>

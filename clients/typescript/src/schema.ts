@@ -155,7 +155,8 @@ export interface paths {
         delete: operations["eraseLearner"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a learner; the name is checked as a new learner's */
+        patch: operations["renameLearner"];
         trace?: never;
     };
     "/api/learners/{id}/consolidate": {
@@ -675,6 +676,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
             last_seen_at: components["schemas"]["Timestamp"];
+            /** @description When a person last corrected it (in the page or API, or confirmed in the chat); absent when never. Only the list of memories and a correction's answer carry it. */
+            corrected_at?: components["schemas"]["Timestamp"];
         };
         LearnerMemory: components["schemas"]["MemoryFields"];
         RecalledMemories: ({
@@ -1496,6 +1499,46 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    renameLearner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The learner's id */
+                id: components["parameters"]["LearnerPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Renamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        learner: components["schemas"]["Learner"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -124,9 +124,22 @@ test("an unknown learner is a MentorError with status 404 and the API's message"
   assert.equal(error.retryAfter, undefined);
 });
 
+test("a learner is renamed; a blank name is refused", async () => {
+  const { learner } = await client.learners.add("Theo");
+  const { learner: renamed } = await client.learners.rename(learner.id, "Theodore");
+  assert.equal(renamed.id, learner.id);
+  assert.equal(renamed.name, "Theodore");
+  await assert.rejects(client.learners.rename(learner.id, " "), (e: unknown) => {
+    return e instanceof MentorError && e.status === 400 && e.message === "Learner name required";
+  });
+});
+
 test("another facilitator's learner is not found, as if it did not exist", async () => {
   const { learner } = await client.learners.add("Max");
   await assert.rejects(otherClient.conversation.get(learner.id), (e: unknown) => {
+    return e instanceof MentorError && e.status === 404;
+  });
+  await assert.rejects(otherClient.learners.rename(learner.id, "Mine now"), (e: unknown) => {
     return e instanceof MentorError && e.status === 404;
   });
   const { learners } = await otherClient.learners.list();
