@@ -6,8 +6,9 @@ import "regexp"
 // ExtractedConfidence; learnt again, it rises to RepeatConfidence; a person
 // adding, correcting or confirming it makes it PersonConfidence. Confidence
 // falls by ConfidenceDecay for every ConfidenceDecayDays since it was last
-// confirmed, computed when read (public.memory_confidence_now), down to
-// ConfidenceFloor, where a memory leaves recall. A memory a newer one
+// confirmed, computed when read (public.memory_confidence_now, which the
+// postgres test TestConfidenceAgesAsTheMentorsConstantsSay holds to these
+// constants), down to ConfidenceFloor, where a memory leaves recall. A memory a newer one
 // contradicts drops to SupersededConfidence.
 const (
 	ExtractedConfidence  = 0.7
