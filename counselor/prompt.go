@@ -63,7 +63,9 @@ func systemPrompt(req mentor.ChatRequest, known promptMemory) string {
 		b.WriteString("\n=== END LEARNER PROFILE ===")
 	}
 	if o := known.opening; first && o != nil {
-		b.WriteString("\n\n=== SESSION OPENING ===")
+		// Written to the facilitator about the learner, as the mentor
+		// would say it.
+		b.WriteString("\n\n=== SESSION OPENING ===\nPrepared from the last session, to say to the facilitator about the learner.")
 		line(&b, "Welcome hook", o.WelcomeHook)
 		line(&b, "Last emotional state", o.LastEmotionalState)
 		list(&b, "Unfinished threads", o.UnfinishedThreads)

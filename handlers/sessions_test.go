@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mentormemory/app/apptest"
+	"mentormemory/auth"
 	"mentormemory/llm/llmtest"
 	"mentormemory/mentor"
 )
@@ -58,25 +59,30 @@ func TestSessionClosingAndOpening(t *testing.T) {
 	}
 	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantError(http.StatusNotFound, "No live session to end")
 
-	// The session is posted exchange by exchange, as the web client does.
+	// The session is posted exchange by exchange, as the web client does,
+	// and the facilitator tells how it went.
 	turns := alexSession(t, "1")
 	for i := 0; i+1 < len(turns); i += 2 {
 		svc.PostTurns(t, u, alex, turns[i], turns[i+1]).WantStatus(http.StatusOK)
 	}
+	svc.PostTurns(t, u, alex, apptest.Exchange("Alex told me it finally makes sense!", "That's the graph doing its work.")...).WantStatus(http.StatusOK)
 	ended := svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantStatus(http.StatusOK)
 	session := ended.Body["session"].(map[string]any)
 	closing := session["closing"].(map[string]any)
 	if got := strings.Join(strs(closing["emotional_arc"]), " → "); got != "anxious → confused → frustrated → excited" {
 		t.Fatalf("emotional arc %q, want anxious → confused → frustrated → excited (%s)", got, ended.Raw)
 	}
-	if !slices.Contains(strs(closing["key_moments"]), "Oh! So that's why the graph looks different!") {
-		t.Fatalf("breakthrough missing from key moments: %s", ended.Raw)
+	// The one in the chat is the facilitator: what they post in their own
+	// voice ("Oh! So that's why…") is theirs, what they report of Alex is
+	// Alex's breakthrough.
+	if got := strs(closing["key_moments"]); !slices.Equal(got, []string{"Alex told me it finally makes sense!"}) {
+		t.Fatalf("key moments %q, want only what Alex was reported to say (%s)", got, ended.Raw)
 	}
 	hooks := strs(closing["next_session_hooks"])
 	if len(hooks) == 0 || !strings.Contains(hooks[0], "completing the square") {
 		t.Fatalf("next-session hook missing: %s", ended.Raw)
 	}
-	if closing["exchanges"] != 9.0 || session["reason"] != "ended" || !strings.Contains(closing["goodbye_line"].(string), "Alex") {
+	if closing["exchanges"] != 10.0 || session["reason"] != "ended" || !strings.Contains(closing["goodbye_line"].(string), "Alex") {
 		t.Fatalf("closing state: %s", ended.Raw)
 	}
 	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantError(http.StatusNotFound, "No live session to end")
@@ -88,8 +94,21 @@ func TestSessionClosingAndOpening(t *testing.T) {
 		t.Fatalf("Friday relevance %v (%s)", got, friday.Raw)
 	}
 	if opening["last_emotional_state"] != "excited" || opening["from_session_id"] != session["session_id"] ||
-		!strings.Contains(opening["welcome_hook"].(string), "breakthrough") || opening["last_session_summary"] == "" {
+		opening["welcome_hook"] != "A breakthrough last time: Alex told me it finally makes sense!" || opening["last_session_summary"] == "" {
 		t.Fatalf("opening: %s", friday.Raw)
+	}
+	// It speaks to the facilitator, by the name their sign-in gives
+	// (here none: the test's address is a uuid).
+	if got := opening["suggested_opener"].(string); !strings.HasPrefix(got, "Welcome back. Shall we pick up where we left off with Alex?") {
+		t.Fatalf("suggested opener %q", got)
+	}
+	dana, err := auth.MintHS256(apptest.Secret, u.ID, "dana.whitfield@example.com", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := svc.Call(t, dana, http.MethodGet, "/api/opening-context?learner_id="+alex, nil).WantStatus(http.StatusOK)
+	if got := named.Object("opening")["suggested_opener"].(string); !strings.HasPrefix(got, "Welcome back, Dana. Shall we pick up") {
+		t.Fatalf("suggested opener for Dana %q", got)
 	}
 	if _, leaked := opening["personal_by_weekday"]; leaked {
 		t.Fatalf("the weekday table is internal: %s", friday.Raw)

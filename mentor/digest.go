@@ -52,7 +52,7 @@ func SummarizeSession(closing ClosingState, startedAt, endedAt time.Time) string
 		parts = append(parts, "Feelings: "+strings.Join(closing.EmotionalArc, " → ")+".")
 	}
 	if n := len(closing.KeyMoments); n > 0 {
-		parts = append(parts, fmt.Sprintf("Breakthrough: %q.", closing.KeyMoments[n-1]))
+		parts = append(parts, "Breakthrough: "+asSentence(closing.KeyMoments[n-1]))
 	}
 	if len(closing.NewMemories) > 0 {
 		parts = append(parts, "Learnt: "+joinSentences(closing.NewMemories))
@@ -143,7 +143,9 @@ func BuildDigest(sessions []EndedSession, current []LearnerMemory, budget int, c
 }
 
 // recurringThemes are the feelings and topics that came up in more than
-// one of the sessions, and how many of them had a breakthrough.
+// one of the sessions, and how many of them had a breakthrough: one the
+// facilitator reported (a key moment), or one a memory learnt in the
+// session records.
 func recurringThemes(sessions []EndedSession, current []LearnerMemory) []string {
 	n := len(sessions)
 	feelings := map[string]int{}
@@ -162,7 +164,9 @@ func recurringThemes(sessions []EndedSession, current []LearnerMemory) []string 
 				feelings[e]++
 			}
 		}
-		if len(s.Closing.KeyMoments) > 0 {
+		if len(s.Closing.KeyMoments) > 0 || slices.ContainsFunc(current, func(m LearnerMemory) bool {
+			return isBreakthrough(m) && m.SessionID != nil && *m.SessionID == s.ID
+		}) {
 			breakthroughs++
 		}
 	}

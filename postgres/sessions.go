@@ -129,9 +129,11 @@ func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, le
 const openingMemories = 30
 
 // openingMemoriesSQL picks the $3 most important personal and context
-// memories of a conversation. Each type is read in the order of the
-// learner_memories_importance index and cut there, so a learner with
-// hundreds of memories costs a few index pages, not a sort of them all.
+// memories of a conversation, and the academic ones learnt in the session
+// $4 that ended (what it worked on, what the learner achieved). Each type
+// is read in the order of the learner_memories_importance index and cut
+// there, so a learner with hundreds of memories costs a few index pages,
+// not a sort of them all.
 const openingMemoriesSQL = `select * from (
 	(select ` + memoryColumns + ` from public.learner_memories
 		where ` + sameConversation + ` and type = 'personal' and ` + recallable + `
@@ -139,6 +141,10 @@ const openingMemoriesSQL = `select * from (
 	union all
 	(select ` + memoryColumns + ` from public.learner_memories
 		where ` + sameConversation + ` and type = 'context' and ` + recallable + `
+		order by importance desc, last_seen_at desc limit $3)
+	union all
+	(select ` + memoryColumns + ` from public.learner_memories
+		where ` + sameConversation + ` and type = 'academic' and session_id = $4::uuid and ` + recallable + `
 		order by importance desc, last_seen_at desc limit $3)
 ) m order by importance desc, last_seen_at desc limit $3`
 
@@ -152,7 +158,7 @@ func storeOpening(ctx context.Context, tx pgx.Tx, me string, learnerID *string, 
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return mentor.Opening{}, err
 	}
-	rows, err := tx.Query(ctx, openingMemoriesSQL, me, learnerKey(learnerID), openingMemories)
+	rows, err := tx.Query(ctx, openingMemoriesSQL, me, learnerKey(learnerID), openingMemories, closing.SessionID)
 	if err != nil {
 		return mentor.Opening{}, err
 	}
