@@ -232,3 +232,41 @@ func TestCounselorSpeaksOfTheFacilitatorsDay(t *testing.T) {
 	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi", "time_zone": "Local"}).
 		WantError(http.StatusBadRequest, "time_zone must be an IANA time zone such as Europe/Paris")
 }
+
+// The opening is read for the facilitator's day: today in their time zone
+// (UTC+14 and UTC-11 are always on different weekdays), or the date they
+// give, there; a zone that is not one is refused.
+func TestTheOpeningIsReadForTheFacilitatorsDay(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
+	emma := svc.NewLearner(t, u, "Emma")
+	pastimes := map[string]string{"Sunday": "visits her grandmother", "Monday": "swims", "Tuesday": "plays chess",
+		"Wednesday": "paints pottery", "Thursday": "sings in a choir", "Friday": "plays basketball", "Saturday": "rides horses"}
+	for day, pastime := range pastimes {
+		addMemory(t, svc, u, emma, map[string]any{"type": "personal", "content": "Emma " + pastime + " on " + day + "s"})
+	}
+	svc.PostTurns(t, u, emma, apptest.Exchange("Emma liked her club.", "Lovely.")...).WantStatus(http.StatusOK)
+	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+
+	relevant := func(query string) []string {
+		t.Helper()
+		res := svc.Call(t, u.Token, http.MethodGet, "/api/opening-context?learner_id="+emma+query, nil).WantStatus(http.StatusOK)
+		return strs(res.Object("opening")["personal_relevance"])
+	}
+	for _, zone := range []string{"Pacific/Kiritimati", "Pacific/Pago_Pago"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		today := time.Now().In(loc).Weekday().String()
+		want := "It's " + today + ": Emma " + pastimes[today] + " on " + today + "s"
+		if got := relevant("&time_zone=" + zone); !slices.Equal(got, []string{want}) {
+			t.Errorf("in %s it is %s: relevant %q, want %q", zone, today, got, want)
+		}
+	}
+	if got := relevant("&time_zone=America/New_York&date=2026-11-27"); !slices.Equal(got, []string{"It's Friday: Emma plays basketball on Fridays"}) {
+		t.Errorf("a Friday in New York: relevant %q", got)
+	}
+	svc.Call(t, u.Token, http.MethodGet, "/api/opening-context?learner_id="+emma+"&time_zone=Mars/Olympus", nil).
+		WantError(http.StatusBadRequest, "time_zone must be an IANA time zone such as Europe/Paris")
+}

@@ -43,11 +43,8 @@ type EndedSession struct {
 // session, so ending needs no model call.
 func SummarizeSession(closing ClosingState, startedAt, endedAt time.Time) string {
 	var parts []string
-	exchanges := "1 exchange"
-	if closing.Exchanges != 1 {
-		exchanges = fmt.Sprintf("%d exchanges", closing.Exchanges)
-	}
-	parts = append(parts, fmt.Sprintf("%s, %s over %s.", endedAt.Format("Monday 2 January"), exchanges, sessionLength(startedAt, endedAt)))
+	parts = append(parts, sessionWhen(closing, startedAt, endedAt))
+
 	if len(closing.EmotionalArc) > 0 {
 		parts = append(parts, "Feelings: "+strings.Join(closing.EmotionalArc, " → ")+".")
 	}
@@ -61,6 +58,17 @@ func SummarizeSession(closing ClosingState, startedAt, endedAt time.Time) string
 		parts = append(parts, "Left for next time: "+joinSentences(closing.NextSessionHooks))
 	}
 	return truncate(strings.Join(parts, " "), sessionSummaryMax-1)
+}
+
+// sessionWhen is the first sentence of a session's summary: its day, its
+// exchanges and its length. The day is UTC's: a session ends without the
+// facilitator's time zone (the worker ends most, when they are idle).
+func sessionWhen(closing ClosingState, startedAt, endedAt time.Time) string {
+	exchanges := "1 exchange"
+	if closing.Exchanges != 1 {
+		exchanges = fmt.Sprintf("%d exchanges", closing.Exchanges)
+	}
+	return fmt.Sprintf("%s, %s over %s.", endedAt.UTC().Format("Monday 2 January"), exchanges, sessionLength(startedAt, endedAt))
 }
 
 func sessionLength(start, end time.Time) string {
@@ -209,7 +217,7 @@ func recurringThemes(sessions []EndedSession, current []LearnerMemory) []string 
 // the struggles still open and what is next, from the current memories.
 func standing(latest EndedSession, current []LearnerMemory, now time.Time) []string {
 	var lines []string
-	last := "The last session, " + latest.EndedAt.Format("Monday 2 January")
+	last := "The last session, " + latest.EndedAt.UTC().Format("Monday 2 January")
 	if n := len(latest.Closing.EmotionalArc); n > 0 {
 		last += ", ended " + latest.Closing.EmotionalArc[n-1]
 	}

@@ -60,3 +60,25 @@ func TestTheOpeningSpeaksToTheFacilitatorAboutTheLearner(t *testing.T) {
 		t.Errorf("an old opener became %q", got)
 	}
 }
+
+// A thread's day passes by the facilitator's calendar: "a test on Friday"
+// said on Thursday evening in New York (Friday already in UTC) is still
+// ahead on Friday evening there, and has passed by Saturday morning.
+func TestAThreadsDayPassesInTheFacilitatorsTimeZone(t *testing.T) {
+	newYork, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	thursdayEvening := time.Date(2026, 11, 19, 20, 0, 0, 0, newYork).UTC()
+	o := mentor.Opening{ComputedAt: thursdayEvening, UnfinishedThreads: []string{"Emma has a spelling test on Friday"}}
+	if got := o.ForDay(time.Date(2026, 11, 20, 21, 0, 0, 0, newYork)).UnfinishedThreads; len(got) != 1 {
+		t.Errorf("on Friday evening in New York the test is today, yet the thread went: %v", got)
+	}
+	if got := o.ForDay(time.Date(2026, 11, 21, 9, 0, 0, 0, newYork)).UnfinishedThreads; len(got) != 0 {
+		t.Errorf("on Saturday the test has passed, yet the thread stays: %v", got)
+	}
+	// Read in UTC, Friday evening in New York is Saturday already.
+	if got := o.ForDay(time.Date(2026, 11, 20, 21, 0, 0, 0, newYork).UTC()).UnfinishedThreads; len(got) != 0 {
+		t.Errorf("in UTC it is Saturday, yet the thread stays: %v", got)
+	}
+}

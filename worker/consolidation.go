@@ -81,7 +81,9 @@ func (w *Worker) consolidate(ctx context.Context, job mentor.ConsolidationJob) e
 	if err != nil {
 		return err
 	}
-	now := w.cfg.Now()
+	// The worker knows no facilitator's time zone: its days, when a
+	// moment has passed, are UTC's.
+	now := w.cfg.Now().UTC()
 	plan, err := w.cfg.Consolidator.Plan(ctx, in, now)
 	if err != nil {
 		return err
