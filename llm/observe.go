@@ -23,6 +23,7 @@ const (
 	PurposeExtraction    = "extraction"
 	PurposeConsolidation = "consolidation"
 	PurposeCounselor     = "counselor"
+	PurposeClosing       = "closing"
 	PurposeEmbeddings    = "embeddings"
 )
 

@@ -88,13 +88,13 @@ func (s *Store) EndSession(ctx context.Context, learnerID *string, reason string
 		if err != nil {
 			return err
 		}
-		ended, err = endSession(ctx, tx, me, learnerID, learnerName, id, reason)
+		ended, err = s.endSession(ctx, tx, me, learnerID, learnerName, id, reason)
 		return err
 	})
 	return ended, err
 }
 
-func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName, id, reason string) (mentor.Ended, error) {
+func (s *Store) endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName, id, reason string) (mentor.Ended, error) {
 	ended := mentor.Ended{SessionID: id, Reason: reason}
 	var closingJSON []byte
 	var startedAt time.Time
@@ -110,6 +110,10 @@ func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, le
 	if _, err := tx.Exec(ctx, `update public.mentor_sessions set summary = $3
 		where facilitator_id = $1::uuid and id = $2::uuid`,
 		me, id, mentor.SummarizeSession(ended.Closing, startedAt, ended.EndedAt)); err != nil {
+		return ended, err
+	}
+	// The model's summary, if one writes it, replaces the template later.
+	if err := s.queueClosingWords(ctx, tx, me, learnerID, ended.Closing, true); err != nil {
 		return ended, err
 	}
 	// What the session taught is consolidated a little later (sessions

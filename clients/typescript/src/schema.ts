@@ -1190,6 +1190,8 @@ export interface operations {
                         done: {
                             extracted: number;
                             consolidated: number;
+                            /** @description Writings of a session's goodbye line and summary by the model run (with a model configured), a session that had moved on since its writing was queued asking none */
+                            closings_written: number;
                             sessions_ended: number;
                             nightly_queued: number;
                             forgotten: number;
