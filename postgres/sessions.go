@@ -133,12 +133,12 @@ func (s *Store) endSession(ctx context.Context, tx pgx.Tx, me string, learnerID 
 const openingMemories = 30
 
 // openingMemoriesSQL picks the $3 most important personal and context
-// memories of a conversation, and the academic ones learnt in the session
-// $4 that ended (what it worked on, what the learner achieved). Each type
-// is read in the order of the learner_memories_importance index and cut
-// there, so a learner with hundreds of memories costs a few index pages,
-// not a sort of them all.
-const openingMemoriesSQL = `select * from (
+// memories of a conversation, and beside them up to openingSessionMemories
+// academic ones learnt in the session $4 that ended (what it worked on,
+// what the learner achieved). Each type is read in the order of the
+// learner_memories_importance index and cut there, so a learner with
+// hundreds of memories costs a few index pages, not a sort of them all.
+const openingMemoriesSQL = `(select * from (
 	(select ` + memoryColumns + ` from public.learner_memories
 		where ` + sameConversation + ` and type = 'personal' and ` + recallable + `
 		order by importance desc, last_seen_at desc limit $3)
@@ -146,11 +146,16 @@ const openingMemoriesSQL = `select * from (
 	(select ` + memoryColumns + ` from public.learner_memories
 		where ` + sameConversation + ` and type = 'context' and ` + recallable + `
 		order by importance desc, last_seen_at desc limit $3)
-	union all
-	(select ` + memoryColumns + ` from public.learner_memories
-		where ` + sameConversation + ` and type = 'academic' and session_id = $4::uuid and ` + recallable + `
-		order by importance desc, last_seen_at desc limit $3)
-) m order by importance desc, last_seen_at desc limit $3`
+) m order by importance desc, last_seen_at desc limit $3)
+union all
+(select ` + memoryColumns + ` from public.learner_memories
+	where ` + sameConversation + ` and type = 'academic' and session_id = $4::uuid and ` + recallable + `
+	order by importance desc, last_seen_at desc limit ` + openingSessionMemories + `)`
+
+// openingSessionMemories bounds the academic memories of the ended
+// session an opening reads: the most important few name its topic and
+// its breakthrough.
+const openingSessionMemories = "10"
 
 // storeOpening builds the next session's opening from a closed session and
 // stores it, replacing the previous one.
