@@ -198,6 +198,22 @@ func TestCounselorBringsProfileMemoriesAndOpening(t *testing.T) {
 	}
 }
 
+// pastimes are Emma's, one a day of the week, unlike enough not to merge.
+var pastimes = map[string]string{"Sunday": "visits her grandmother", "Monday": "swims", "Tuesday": "plays chess",
+	"Wednesday": "paints pottery", "Thursday": "sings in a choir", "Friday": "plays basketball", "Saturday": "rides horses"}
+
+// endSessionWithAPastimeADay has u tell the memory emma's pastimes, then
+// talk about her and end the session, so that the opening holds a pastime
+// for each day.
+func endSessionWithAPastimeADay(t *testing.T, svc *apptest.Service, u apptest.User, emma string) {
+	t.Helper()
+	for day, pastime := range pastimes {
+		addMemory(t, svc, u, emma, map[string]any{"type": "personal", "content": "Emma " + pastime + " on " + day + "s"})
+	}
+	svc.PostTurns(t, u, emma, apptest.Exchange("Emma liked her club.", "Lovely.")...).WantStatus(http.StatusOK)
+	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+}
+
 // The opening's weekday hint is the facilitator's day: zones a day apart
 // (UTC+14 and UTC-11, always on different weekdays) each get their own,
 // and a zone that is not one is refused.
@@ -206,14 +222,7 @@ func TestCounselorSpeaksOfTheFacilitatorsDay(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
 	u := svc.NewUser(t)
 	emma := svc.NewLearner(t, u, "Emma")
-	// Unlike enough not to merge: one pastime a day.
-	pastimes := map[string]string{"Sunday": "visits her grandmother", "Monday": "swims", "Tuesday": "plays chess",
-		"Wednesday": "paints pottery", "Thursday": "sings in a choir", "Friday": "plays basketball", "Saturday": "rides horses"}
-	for day, pastime := range pastimes {
-		addMemory(t, svc, u, emma, map[string]any{"type": "personal", "content": "Emma " + pastime + " on " + day + "s"})
-	}
-	svc.PostTurns(t, u, emma, apptest.Exchange("Emma liked her club.", "Lovely.")...).WantStatus(http.StatusOK)
-	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+	endSessionWithAPastimeADay(t, svc, u, emma)
 
 	for i, zone := range []string{"Pacific/Kiritimati", "Pacific/Pago_Pago"} {
 		loc, err := time.LoadLocation(zone)
@@ -240,13 +249,7 @@ func TestTheOpeningIsReadForTheFacilitatorsDay(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{})
 	u := svc.NewUser(t)
 	emma := svc.NewLearner(t, u, "Emma")
-	pastimes := map[string]string{"Sunday": "visits her grandmother", "Monday": "swims", "Tuesday": "plays chess",
-		"Wednesday": "paints pottery", "Thursday": "sings in a choir", "Friday": "plays basketball", "Saturday": "rides horses"}
-	for day, pastime := range pastimes {
-		addMemory(t, svc, u, emma, map[string]any{"type": "personal", "content": "Emma " + pastime + " on " + day + "s"})
-	}
-	svc.PostTurns(t, u, emma, apptest.Exchange("Emma liked her club.", "Lovely.")...).WantStatus(http.StatusOK)
-	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+	endSessionWithAPastimeADay(t, svc, u, emma)
 
 	relevant := func(query string) []string {
 		t.Helper()
