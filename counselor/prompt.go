@@ -63,8 +63,6 @@ func systemPrompt(req mentor.ChatRequest, known promptMemory) string {
 		b.WriteString("\n=== END LEARNER PROFILE ===")
 	}
 	if o := known.opening; first && o != nil {
-		// Written to the facilitator about the learner, as the mentor
-		// would say it.
 		b.WriteString("\n\n=== SESSION OPENING ===\nPrepared from the last session, to say to the facilitator about the learner.")
 		line(&b, "Welcome hook", o.WelcomeHook)
 		line(&b, "Last emotional state", o.LastEmotionalState)

@@ -42,9 +42,7 @@ type EndedSession struct {
 // for next time. It is written from the closing state kept during the
 // session, so ending needs no model call.
 func SummarizeSession(closing ClosingState, startedAt, endedAt time.Time) string {
-	var parts []string
-	parts = append(parts, sessionWhen(closing, startedAt, endedAt))
-
+	parts := []string{sessionWhen(closing, startedAt, endedAt)}
 	if len(closing.EmotionalArc) > 0 {
 		parts = append(parts, "Feelings: "+strings.Join(closing.EmotionalArc, " → ")+".")
 	}

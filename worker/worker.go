@@ -1,5 +1,6 @@
 // Package worker runs the memory's background work: it extracts learner
-// memories from queued exchanges and ends sessions left idle. Jobs live in
+// memories from queued exchanges, has a model write the words sessions end
+// with, and ends sessions left idle. Jobs live in
 // Postgres, so they survive a restart; each is leased, retried with backoff,
 // and completed in the same transaction as its effects, so none takes
 // effect twice.
@@ -120,7 +121,8 @@ func (w *Worker) Wake() {
 }
 
 // Run works until ctx is done: Concurrency loops run extraction jobs, one
-// runs consolidations, one writes sessions' closing words, idle sessions are ended every IdleSweep, and every
+// runs consolidations, one writes sessions' closing words (with a
+// ClosingWriter), idle sessions are ended every IdleSweep, and every
 // ConsolidationSweep the nightly consolidations are queued and the
 // accounts' retention applied. The jobs in
 // progress are finished first: their work is not cut off by the shutdown,
