@@ -31,6 +31,11 @@ var (
 	nearMiss = regexp.MustCompile(`(?i)\b(almost|nearly)\b`)
 )
 
+// maxReportRunes bounds the part of a sentence read for a report: a report
+// is a sentence, not a page, and a page read again at every mention of the
+// learner in it would cost seconds of a post.
+const maxReportRunes = 300
+
 // LearnerBreakthrough returns the sentence of a facilitator's message that
 // reports a breakthrough of the learner's, or "". The rule: the sentence's
 // subject is the learner, by name (not "Emma's teacher") or as he, she,
@@ -41,8 +46,12 @@ var (
 // Without such a subject the words are the facilitator's own, and are
 // never quoted as the learner's.
 func LearnerBreakthrough(message, learnerName string) string {
+	named := namePattern(learnerName)
 	for _, sentence := range quotedSentences(message) {
-		for _, at := range learnerMentions(sentence, learnerName) {
+		if r := []rune(sentence); len(r) > maxReportRunes {
+			sentence = string(r[:maxReportRunes])
+		}
+		for _, at := range learnerMentions(sentence, named) {
 			rest := sentence[at:]
 			m := reportedDeed.FindStringSubmatchIndex(rest)
 			if m == nil || negated(rest[m[2]:m[3]]) || nearMiss.MatchString(rest[m[2]:m[3]]) || wrongAfter.MatchString(rest[m[1]:]) {
@@ -58,18 +67,26 @@ func LearnerBreakthrough(message, learnerName string) string {
 	return ""
 }
 
-// learnerMentions are the byte offsets in sentence just past each mention
-// of the learner that can be a subject: the learner's name, whole or its
-// first word (a possessive is not the learner), or a pronoun.
-func learnerMentions(sentence, learnerName string) []int {
-	var ends []int
+// namePattern finds the learner's name, whole or its first word; nil for
+// no name.
+func namePattern(learnerName string) *regexp.Regexp {
 	names := strings.Fields(learnerName)
-	if len(names) > 0 {
-		pattern := regexp.QuoteMeta(strings.Join(names, " "))
-		if len(names) > 1 {
-			pattern += "|" + regexp.QuoteMeta(names[0])
-		}
-		named := regexp.MustCompile(`(?i)\b(` + pattern + `)\b`)
+	if len(names) == 0 {
+		return nil
+	}
+	pattern := regexp.QuoteMeta(strings.Join(names, " "))
+	if len(names) > 1 {
+		pattern += "|" + regexp.QuoteMeta(names[0])
+	}
+	return regexp.MustCompile(`(?i)\b(` + pattern + `)\b`)
+}
+
+// learnerMentions are the byte offsets in sentence just past each mention
+// of the learner that can be a subject: the learner's name (named; a
+// possessive is not the learner), or a pronoun.
+func learnerMentions(sentence string, named *regexp.Regexp) []int {
+	var ends []int
+	if named != nil {
 		for _, m := range named.FindAllStringIndex(sentence, -1) {
 			if after := sentence[m[1]:]; !strings.HasPrefix(after, "'s") && !strings.HasPrefix(after, "’s") {
 				ends = append(ends, m[1])

@@ -1,6 +1,7 @@
 package mentor_test
 
 import (
+	"strings"
 	"testing"
 
 	"mentormemory/mentor"
@@ -35,5 +36,14 @@ func TestABreakthroughIsOnlyWhatTheLearnerWasReportedToSayOrDo(t *testing.T) {
 		if got := mentor.LearnerBreakthrough(c.message, c.learner); got != c.want {
 			t.Errorf("LearnerBreakthrough(%q, %q) = %q, want %q", c.message, c.learner, got, c.want)
 		}
+	}
+}
+
+// A long message (a pasted report, up to the chat's limit) that names the
+// learner in every sentence is read within a post's transaction.
+func BenchmarkAdvanceClosingReadsALongMessage(b *testing.B) {
+	long := strings.Repeat("Emma said it. She said that Emma's page was done. ", 400)
+	for b.Loop() {
+		mentor.AdvanceClosing(mentor.ClosingState{}, []mentor.Turn{{Role: mentor.RoleUser, Content: long}}, "Emma Rivera")
 	}
 }
