@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"mentormemory/auth"
+	"mentormemory/closing"
 	"mentormemory/config"
 	"mentormemory/consolidator"
 	"mentormemory/counselor"
@@ -127,6 +128,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	if models.extractor != nil {
 		store.WithExtraction()
 	}
+	if models.closing != nil {
+		store.WithClosingWords()
+	}
 	// The limits on work in flight default here too, for a Config built in
 	// code. Requests share the store, and through it the pool, fairly; the
 	// worker has its own bound (cfg.Model.Workers).
@@ -136,7 +140,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	a.Service = mentor.NewService(fair, models.summarizer, log).WithEmbedder(models.embedder)
 	a.Worker = worker.New(store, worker.Config{
 		Extractor: models.extractor, Embedder: models.embedder, Concurrency: cfg.Model.Workers, Now: o.clock,
-		Consolidator: models.consolidator, Metrics: a.Metrics,
+		Consolidator: models.consolidator, ClosingWriter: models.closing, Metrics: a.Metrics,
 	}, log)
 	a.Service.OnJobQueued(a.Worker.Wake)
 
@@ -178,6 +182,9 @@ type models struct {
 	embedder   mentor.Embedder  // nil: recall ranks by words alone
 	// consolidator plans consolidation runs; nil: by rules, offline.
 	consolidator mentor.Consolidator
+	// closing writes sessions' goodbye lines and summaries; nil: the
+	// templates.
+	closing mentor.ClosingWriter
 }
 
 func newModels(cfg config.Model, log *slog.Logger, observer llm.Observer, o options) models {
@@ -196,6 +203,7 @@ func newModels(cfg config.Model, log *slog.Logger, observer llm.Observer, o opti
 	}
 	if cfg.ChatConfigured() {
 		m.consolidator = consolidator.NewOpenAI(cfg.Chat.For(llm.PurposeConsolidation, observer, log))
+		m.closing = closing.NewOpenAI(cfg.Chat.For(llm.PurposeClosing, observer, log))
 	}
 	return m
 }

@@ -170,7 +170,10 @@ func openingBlock(o *mentor.Opening) memoryBlock {
 	if o.SessionID != "" {
 		sources = []mentor.ContextSource{{Kind: mentor.ContextSession, ID: o.SessionID, Block: blockOpening}}
 	}
-	b.items = []remembered{{text: strings.TrimPrefix(s.String(), "\n"), sources: sources}}
+	// The opening speaks to the facilitator about the learner; the model
+	// must not read it as words for the learner.
+	text := "Prepared from the last session, to say to the facilitator about the learner." + s.String()
+	b.items = []remembered{{text: text, sources: sources}}
 	return b
 }
 

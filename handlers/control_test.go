@@ -137,7 +137,7 @@ func TestLearningNowCountsTheLearnersWork(t *testing.T) {
 	svc.PostTurns(t, dana, emma, apptest.Exchange("Emma loves drawing horses.", "Horses it is.")...).WantStatus(http.StatusOK)
 	svc.PostTurns(t, dana, emma, apptest.Exchange("Emma got 10 out of 10 in spelling.", "Well done her.")...).WantStatus(http.StatusOK)
 	svc.Exec(t, `update memory_jobs set status = 'running', leased_until = now() + interval '1 minute', lease_token = gen_random_uuid()
-		where id = (select min(id) from memory_jobs)`)
+		where id = (select min(id) from memory_jobs where kind = 'extract')`)
 	svc.Call(t, dana.Token, http.MethodPost, "/api/learners/"+emma+"/consolidate", nil).WantStatus(http.StatusAccepted)
 
 	res = svc.Call(t, dana.Token, http.MethodGet, path, nil).WantStatus(http.StatusOK)

@@ -24,17 +24,22 @@ func (h *handler) endSession(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"success": true, "session": ended})
 }
 
-// openingContext answers from the stored opening. The optional date
-// (YYYY-MM-DD, the facilitator's local date) picks what is relevant today;
-// it defaults to the server's date in UTC.
+// openingContext answers from the stored opening. What is relevant, and
+// which threads' days have passed, is decided for the facilitator's day:
+// the optional date (YYYY-MM-DD) in the optional time_zone (IANA, UTC when
+// absent), by default today there.
 func (h *handler) openingContext(c echo.Context) error {
 	learnerID, err := learnerParam(c)
 	if err != nil {
 		return err
 	}
-	day := time.Now().UTC()
+	zone, err := mentor.ParseTimeZone(c.QueryParam("time_zone"))
+	if err != nil {
+		return err
+	}
+	day := time.Now().In(zone)
 	if raw := strings.TrimSpace(c.QueryParam("date")); raw != "" {
-		if day, err = time.Parse(time.DateOnly, raw); err != nil {
+		if day, err = time.ParseInLocation(time.DateOnly, raw, zone); err != nil {
 			return mentor.Errorf(mentor.CodeInvalid, "date must be YYYY-MM-DD")
 		}
 	}

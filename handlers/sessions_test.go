@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mentormemory/app/apptest"
+	"mentormemory/auth"
 	"mentormemory/llm/llmtest"
 	"mentormemory/mentor"
 )
@@ -58,25 +59,30 @@ func TestSessionClosingAndOpening(t *testing.T) {
 	}
 	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantError(http.StatusNotFound, "No live session to end")
 
-	// The session is posted exchange by exchange, as the web client does.
+	// The session is posted exchange by exchange, as the web client does,
+	// and the facilitator tells how it went.
 	turns := alexSession(t, "1")
 	for i := 0; i+1 < len(turns); i += 2 {
 		svc.PostTurns(t, u, alex, turns[i], turns[i+1]).WantStatus(http.StatusOK)
 	}
+	svc.PostTurns(t, u, alex, apptest.Exchange("Alex told me it finally makes sense!", "That's the graph doing its work.")...).WantStatus(http.StatusOK)
 	ended := svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantStatus(http.StatusOK)
 	session := ended.Body["session"].(map[string]any)
 	closing := session["closing"].(map[string]any)
 	if got := strings.Join(strs(closing["emotional_arc"]), " → "); got != "anxious → confused → frustrated → excited" {
 		t.Fatalf("emotional arc %q, want anxious → confused → frustrated → excited (%s)", got, ended.Raw)
 	}
-	if !slices.Contains(strs(closing["key_moments"]), "Oh! So that's why the graph looks different!") {
-		t.Fatalf("breakthrough missing from key moments: %s", ended.Raw)
+	// The one in the chat is the facilitator: what they post in their own
+	// voice ("Oh! So that's why…") is theirs, what they report of Alex is
+	// Alex's breakthrough.
+	if got := strs(closing["key_moments"]); !slices.Equal(got, []string{"Alex told me it finally makes sense!"}) {
+		t.Fatalf("key moments %q, want only what Alex was reported to say (%s)", got, ended.Raw)
 	}
 	hooks := strs(closing["next_session_hooks"])
 	if len(hooks) == 0 || !strings.Contains(hooks[0], "completing the square") {
 		t.Fatalf("next-session hook missing: %s", ended.Raw)
 	}
-	if closing["exchanges"] != 9.0 || session["reason"] != "ended" || !strings.Contains(closing["goodbye_line"].(string), "Alex") {
+	if closing["exchanges"] != 10.0 || session["reason"] != "ended" || !strings.Contains(closing["goodbye_line"].(string), "Alex") {
 		t.Fatalf("closing state: %s", ended.Raw)
 	}
 	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantError(http.StatusNotFound, "No live session to end")
@@ -88,8 +94,21 @@ func TestSessionClosingAndOpening(t *testing.T) {
 		t.Fatalf("Friday relevance %v (%s)", got, friday.Raw)
 	}
 	if opening["last_emotional_state"] != "excited" || opening["from_session_id"] != session["session_id"] ||
-		!strings.Contains(opening["welcome_hook"].(string), "breakthrough") || opening["last_session_summary"] == "" {
+		opening["welcome_hook"] != "A breakthrough last time: Alex told me it finally makes sense!" || opening["last_session_summary"] == "" {
 		t.Fatalf("opening: %s", friday.Raw)
+	}
+	// It speaks to the facilitator, by the name their sign-in gives
+	// (here none: the test's address is a uuid).
+	if got := opening["suggested_opener"].(string); !strings.HasPrefix(got, "Welcome back. Shall we pick up where we left off with Alex?") {
+		t.Fatalf("suggested opener %q", got)
+	}
+	dana, err := auth.MintHS256(apptest.Secret, u.ID, "dana.whitfield@example.com", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := svc.Call(t, dana, http.MethodGet, "/api/opening-context?learner_id="+alex, nil).WantStatus(http.StatusOK)
+	if got := named.Object("opening")["suggested_opener"].(string); !strings.HasPrefix(got, "Welcome back, Dana. Shall we pick up") {
+		t.Fatalf("suggested opener for Dana %q", got)
 	}
 	if _, leaked := opening["personal_by_weekday"]; leaked {
 		t.Fatalf("the weekday table is internal: %s", friday.Raw)
@@ -184,6 +203,22 @@ func TestCounselorBringsProfileMemoriesAndOpening(t *testing.T) {
 	}
 }
 
+// pastimes are Emma's, one a day of the week, unlike enough not to merge.
+var pastimes = map[string]string{"Sunday": "visits her grandmother", "Monday": "swims", "Tuesday": "plays chess",
+	"Wednesday": "paints pottery", "Thursday": "sings in a choir", "Friday": "plays basketball", "Saturday": "rides horses"}
+
+// endSessionWithAPastimeADay has u tell the memory emma's pastimes, then
+// talk about her and end the session, so that the opening holds a pastime
+// for each day.
+func endSessionWithAPastimeADay(t *testing.T, svc *apptest.Service, u apptest.User, emma string) {
+	t.Helper()
+	for day, pastime := range pastimes {
+		addMemory(t, svc, u, emma, map[string]any{"type": "personal", "content": "Emma " + pastime + " on " + day + "s"})
+	}
+	svc.PostTurns(t, u, emma, apptest.Exchange("Emma liked her club.", "Lovely.")...).WantStatus(http.StatusOK)
+	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+}
+
 // The opening's weekday hint is the facilitator's day: zones a day apart
 // (UTC+14 and UTC-11, always on different weekdays) each get their own,
 // and a zone that is not one is refused.
@@ -192,14 +227,7 @@ func TestCounselorSpeaksOfTheFacilitatorsDay(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
 	u := svc.NewUser(t)
 	emma := svc.NewLearner(t, u, "Emma")
-	// Unlike enough not to merge: one pastime a day.
-	pastimes := map[string]string{"Sunday": "visits her grandmother", "Monday": "swims", "Tuesday": "plays chess",
-		"Wednesday": "paints pottery", "Thursday": "sings in a choir", "Friday": "plays basketball", "Saturday": "rides horses"}
-	for day, pastime := range pastimes {
-		addMemory(t, svc, u, emma, map[string]any{"type": "personal", "content": "Emma " + pastime + " on " + day + "s"})
-	}
-	svc.PostTurns(t, u, emma, apptest.Exchange("Emma liked her club.", "Lovely.")...).WantStatus(http.StatusOK)
-	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+	endSessionWithAPastimeADay(t, svc, u, emma)
 
 	for i, zone := range []string{"Pacific/Kiritimati", "Pacific/Pago_Pago"} {
 		loc, err := time.LoadLocation(zone)
@@ -216,5 +244,37 @@ func TestCounselorSpeaksOfTheFacilitatorsDay(t *testing.T) {
 	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi", "time_zone": "Mars/Olympus"}).
 		WantError(http.StatusBadRequest, "time_zone must be an IANA time zone such as Europe/Paris")
 	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi", "time_zone": "Local"}).
+		WantError(http.StatusBadRequest, "time_zone must be an IANA time zone such as Europe/Paris")
+}
+
+// The opening is read for the facilitator's day: today in their time zone
+// (UTC+14 and UTC-11 are always on different weekdays), or the date they
+// give, there; a zone that is not one is refused.
+func TestTheOpeningIsReadForTheFacilitatorsDay(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	u := svc.NewUser(t)
+	emma := svc.NewLearner(t, u, "Emma")
+	endSessionWithAPastimeADay(t, svc, u, emma)
+
+	relevant := func(query string) []string {
+		t.Helper()
+		res := svc.Call(t, u.Token, http.MethodGet, "/api/opening-context?learner_id="+emma+query, nil).WantStatus(http.StatusOK)
+		return strs(res.Object("opening")["personal_relevance"])
+	}
+	for _, zone := range []string{"Pacific/Kiritimati", "Pacific/Pago_Pago"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		today := time.Now().In(loc).Weekday().String()
+		want := "It's " + today + ": Emma " + pastimes[today] + " on " + today + "s"
+		if got := relevant("&time_zone=" + zone); !slices.Equal(got, []string{want}) {
+			t.Errorf("in %s it is %s: relevant %q, want %q", zone, today, got, want)
+		}
+	}
+	if got := relevant("&time_zone=America/New_York&date=2026-11-27"); !slices.Equal(got, []string{"It's Friday: Emma plays basketball on Fridays"}) {
+		t.Errorf("a Friday in New York: relevant %q", got)
+	}
+	svc.Call(t, u.Token, http.MethodGet, "/api/opening-context?learner_id="+emma+"&time_zone=Mars/Olympus", nil).
 		WantError(http.StatusBadRequest, "time_zone must be an IANA time zone such as Europe/Paris")
 }

@@ -24,6 +24,7 @@ const (
 	PurposeExtraction    = "extraction"
 	PurposeConsolidation = "consolidation"
 	PurposeCounselor     = "counselor"
+	PurposeClosing       = "closing"
 	PurposeEmbeddings    = "embeddings"
 )
 

@@ -295,13 +295,15 @@ func passedMoment(m LearnerMemory, now time.Time) string {
 
 // MomentPassed says why the moment a text names has passed by now, or "":
 // the day it names ("on Friday", "tomorrow"), counted from the day the text
-// was said, is before now's.
+// was said, is before now's. Days are those of now's time zone, the
+// facilitator's when it is known: said on Thursday evening in New York
+// (Friday in UTC), "tomorrow" is Friday there.
 func MomentPassed(text string, said, now time.Time) string {
 	match := weekMoment.FindStringSubmatch(text)
 	if match == nil || match[1] != "" || match[3] != "" {
 		return ""
 	}
-	made := day(said)
+	made := day(said.In(now.Location()))
 	var due time.Time
 	switch name := strings.ToLower(match[2]); name {
 	case "today", "tonight":
@@ -330,10 +332,10 @@ var weekdays = func() map[string]time.Weekday {
 	return m
 }()
 
-// day is t's calendar day, in UTC.
+// day is t's calendar day, in t's time zone.
 func day(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
 }
 
 // onOrAfter is the first day on or after from that falls on weekday.

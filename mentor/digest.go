@@ -42,17 +42,12 @@ type EndedSession struct {
 // for next time. It is written from the closing state kept during the
 // session, so ending needs no model call.
 func SummarizeSession(closing ClosingState, startedAt, endedAt time.Time) string {
-	var parts []string
-	exchanges := "1 exchange"
-	if closing.Exchanges != 1 {
-		exchanges = fmt.Sprintf("%d exchanges", closing.Exchanges)
-	}
-	parts = append(parts, fmt.Sprintf("%s, %s over %s.", endedAt.Format("Monday 2 January"), exchanges, sessionLength(startedAt, endedAt)))
+	parts := []string{sessionWhen(closing, startedAt, endedAt)}
 	if len(closing.EmotionalArc) > 0 {
 		parts = append(parts, "Feelings: "+strings.Join(closing.EmotionalArc, " → ")+".")
 	}
 	if n := len(closing.KeyMoments); n > 0 {
-		parts = append(parts, fmt.Sprintf("Breakthrough: %q.", closing.KeyMoments[n-1]))
+		parts = append(parts, "Breakthrough: "+asSentence(closing.KeyMoments[n-1]))
 	}
 	if len(closing.NewMemories) > 0 {
 		parts = append(parts, "Learnt: "+joinSentences(closing.NewMemories))
@@ -61,6 +56,17 @@ func SummarizeSession(closing ClosingState, startedAt, endedAt time.Time) string
 		parts = append(parts, "Left for next time: "+joinSentences(closing.NextSessionHooks))
 	}
 	return truncate(strings.Join(parts, " "), sessionSummaryMax-1)
+}
+
+// sessionWhen is the first sentence of a session's summary: its day, its
+// exchanges and its length. The day is UTC's: a session ends without the
+// facilitator's time zone (the worker ends most, when they are idle).
+func sessionWhen(closing ClosingState, startedAt, endedAt time.Time) string {
+	exchanges := "1 exchange"
+	if closing.Exchanges != 1 {
+		exchanges = fmt.Sprintf("%d exchanges", closing.Exchanges)
+	}
+	return fmt.Sprintf("%s, %s over %s.", endedAt.UTC().Format("Monday 2 January"), exchanges, sessionLength(startedAt, endedAt))
 }
 
 func sessionLength(start, end time.Time) string {
@@ -143,7 +149,9 @@ func BuildDigest(sessions []EndedSession, current []LearnerMemory, budget int, c
 }
 
 // recurringThemes are the feelings and topics that came up in more than
-// one of the sessions, and how many of them had a breakthrough.
+// one of the sessions, and how many of them had a breakthrough: one the
+// facilitator reported (a key moment), or one a memory learnt in the
+// session records.
 func recurringThemes(sessions []EndedSession, current []LearnerMemory) []string {
 	n := len(sessions)
 	feelings := map[string]int{}
@@ -162,7 +170,9 @@ func recurringThemes(sessions []EndedSession, current []LearnerMemory) []string 
 				feelings[e]++
 			}
 		}
-		if len(s.Closing.KeyMoments) > 0 {
+		if len(s.Closing.KeyMoments) > 0 || slices.ContainsFunc(current, func(m LearnerMemory) bool {
+			return isBreakthrough(m) && m.SessionID != nil && *m.SessionID == s.ID
+		}) {
 			breakthroughs++
 		}
 	}
@@ -205,7 +215,7 @@ func recurringThemes(sessions []EndedSession, current []LearnerMemory) []string 
 // the struggles still open and what is next, from the current memories.
 func standing(latest EndedSession, current []LearnerMemory, now time.Time) []string {
 	var lines []string
-	last := "The last session, " + latest.EndedAt.Format("Monday 2 January")
+	last := "The last session, " + latest.EndedAt.UTC().Format("Monday 2 January")
 	if n := len(latest.Closing.EmotionalArc); n > 0 {
 		last += ", ended " + latest.Closing.EmotionalArc[n-1]
 	}

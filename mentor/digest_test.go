@@ -16,13 +16,13 @@ func TestASessionsSummarySaysHowItWentWhatWasLearntAndWhatIsNext(t *testing.T) {
 	closing := mentor.ClosingState{
 		Exchanges:        9,
 		EmotionalArc:     []string{"anxious", "frustrated", "excited"},
-		KeyMoments:       []string{"Oh! So that's why the graph looks different!"},
+		KeyMoments:       []string{`Alex said "Oh! So that's why the graph looks different!"`},
 		NewMemories:      []string{"Alex has a quadratics test on Friday."},
 		NextSessionHooks: []string{"Next time we'll try completing the square."},
 	}
 	got := mentor.SummarizeSession(closing, start, start.Add(35*time.Minute))
 	want := `Monday 2 March, 9 exchanges over 35 minutes. Feelings: anxious → frustrated → excited. ` +
-		`Breakthrough: "Oh! So that's why the graph looks different!". Learnt: Alex has a quadratics test on Friday. ` +
+		`Breakthrough: Alex said "Oh! So that's why the graph looks different!" Learnt: Alex has a quadratics test on Friday. ` +
 		`Left for next time: Next time we'll try completing the square.`
 	if got != want {
 		t.Fatalf("summary\n got %s\nwant %s", got, want)
@@ -44,10 +44,10 @@ func TestTheDigestNamesWhatRecursAndWhereThingsStand(t *testing.T) {
 	s1, s2, s3 := "s1", "s2", "s3"
 	sessions := []mentor.EndedSession{ // latest first
 		session(s3, 1, now, mentor.ClosingState{Exchanges: 6, EmotionalArc: []string{"frustrated", "excited"},
-			KeyMoments: []string{"I did it!"}, NextSessionHooks: []string{"Next time we'll try word problems."}}),
+			KeyMoments: []string{"Alex solved three on his own!"}, NextSessionHooks: []string{"Next time we'll try word problems."}}),
 		session(s2, 4, now, mentor.ClosingState{Exchanges: 4, EmotionalArc: []string{"frustrated"}}),
-		session(s1, 8, now, mentor.ClosingState{Exchanges: 5, EmotionalArc: []string{"anxious", "excited"},
-			KeyMoments: []string{"Oh, I get it"}}),
+		// No breakthrough reported, but one learnt.
+		session(s1, 8, now, mentor.ClosingState{Exchanges: 5, EmotionalArc: []string{"anxious", "excited"}}),
 	}
 	current := []mentor.LearnerMemory{
 		{ID: "a", Type: mentor.Academic, Content: "Alex struggles with fractions", Confidence: 0.9, SessionID: &s1,
@@ -56,6 +56,8 @@ func TestTheDigestNamesWhatRecursAndWhereThingsStand(t *testing.T) {
 			Metadata: mentor.Metadata{"topic": "fractions", "resolution": "unresolved"}},
 		{ID: "c", Type: mentor.Personal, Content: "Alex has a dog named Max", Confidence: 0.7, SessionID: &s2,
 			Metadata: mentor.Metadata{"topic": "pets"}},
+		{ID: "e", Type: mentor.Academic, Content: "Alex added fractions with pizza slices", Confidence: 0.8, SessionID: &s1,
+			Metadata: mentor.Metadata{"topic": "adding fractions", "valence": "positive"}},
 		// A thread whose day passed is not what is next.
 		{ID: "d", Type: mentor.Context, Content: "Alex has a fractions quiz on Friday", Confidence: 0.7, SessionID: &s1,
 			CreatedAt: now.AddDate(0, 0, -8), Metadata: mentor.Metadata{"next_topic": "quiz"}},
@@ -104,7 +106,7 @@ func TestTheDigestKeepsWithinItsBudget(t *testing.T) {
 			learnt = append(learnt, fmt.Sprintf("Alex described the %d-th way a long division problem %d can go wrong in detail", j, i))
 		}
 		sessions = append(sessions, session(fmt.Sprintf("s%d", i), i+1, now, mentor.ClosingState{Exchanges: 20,
-			EmotionalArc: []string{"frustrated", "confused", "excited"}, KeyMoments: []string{"Oh, I get it now!"}, NewMemories: learnt}))
+			EmotionalArc: []string{"frustrated", "confused", "excited"}, KeyMoments: []string{"Alex said he gets it now"}, NewMemories: learnt}))
 	}
 	d := mentor.BuildDigest(sessions, nil, mentor.DigestTokenBudget, tokens.Count, now)
 	if d.Tokens > mentor.DigestTokenBudget || d.Tokens != tokens.Count(d.Markdown()) {

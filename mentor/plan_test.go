@@ -98,14 +98,18 @@ func TestClosingFollowsTheSession(t *testing.T) {
 		{Role: RoleAssistant, Content: "Take a breath."},
 		{Role: RoleUser, Content: "Oh, I get it now!"},
 		{Role: RoleAssistant, Content: "Yes!"},
+		{Role: RoleUser, Content: "And Alex just told me: I did it!"},
+		{Role: RoleAssistant, Content: "Wonderful."},
 	}, "Alex")
 	if got := strings.Join(c.EmotionalArc, " → "); got != "anxious → frustrated → excited" {
 		t.Fatalf("arc %q", got)
 	}
-	if !slices.Equal(c.KeyMoments, []string{"Oh, I get it now!"}) {
-		t.Fatalf("a frustrated exclamation is no key moment: %v", c.KeyMoments)
+	// The facilitator's own "I get it" is theirs; Alex's words as they
+	// reported them are the key moment.
+	if !slices.Equal(c.KeyMoments, []string{"And Alex just told me: I did it!"}) {
+		t.Fatalf("key moments %v, want only what Alex said", c.KeyMoments)
 	}
-	if !slices.Equal(c.NextSessionHooks, []string{"Next time we'll review graphs."}) || c.Exchanges != 3 {
+	if !slices.Equal(c.NextSessionHooks, []string{"Next time we'll review graphs."}) || c.Exchanges != 4 {
 		t.Fatalf("hooks %v, exchanges %d", c.NextSessionHooks, c.Exchanges)
 	}
 	if !strings.Contains(c.GoodbyeLine, "Alex") || !strings.Contains(c.GoodbyeLine, "review graphs") {

@@ -2,7 +2,6 @@ package mentor
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,7 +25,8 @@ type ClosingState struct {
 	Exchanges int    `json:"exchanges"`
 	// EmotionalArc is the feelings shown, in order, repeats folded.
 	EmotionalArc []string `json:"emotional_arc"`
-	// KeyMoments are the learner's breakthroughs and turning points, quoted.
+	// KeyMoments are the learner's breakthroughs as the facilitator
+	// reported them, quoted (LearnerBreakthrough).
 	KeyMoments []string `json:"key_moments"`
 	// NewMemories are the memories learnt in this session.
 	NewMemories []string `json:"new_memories"`
@@ -64,8 +64,11 @@ const (
 	EndedIdle     = "idle"
 )
 
-// breakthrough finds the moments a learner gets it.
-var breakthrough = regexp.MustCompile(`(?i)(\boh!|\boh,? i (see|get it)|\bmakes sense|\bgot it\b|\bthat helps|\bhelps actually|\bi get it\b|\bso that's why|\bthat was (actually )?(kind of )?fun|\bit worked\b|\bi did it\b|!$)`)
+// delight finds a moment of getting it or of joy in what someone says,
+// which counts as excitement when no other feeling is named. Whose moment
+// it is, the facilitator's or the learner's, it cannot tell: a key moment
+// is only what LearnerBreakthrough finds.
+var delight = regexp.MustCompile(`(?i)(\boh!|\boh,? i (see|get it)|\bmakes sense|\bgot it\b|\bthat helps|\bhelps actually|\bi get it\b|\bso that's why|\bthat was (actually )?(kind of )?fun|\bit worked\b|\bi did it\b|!$)`)
 
 // nextTime finds what the mentor leaves for the next session.
 var nextTime = regexp.MustCompile(`(?i)\b(next time|next session|next week|tomorrow|we'll (start|try|do|look)|let's (start|pick up) .* next)\b`)
@@ -90,13 +93,14 @@ func AdvanceClosing(state ClosingState, exchange []Turn, learnerName string) Clo
 	for _, t := range exchange[max(0, len(exchange)-closingReadTurns):] {
 		if t.Role == RoleUser {
 			emotions := EmotionsIn(t.Content)
-			// An exclamation in frustration is no breakthrough; a
-			// breakthrough with no other feeling named is excitement.
-			if breakthrough.MatchString(strings.TrimSpace(t.Content)) && !slices.ContainsFunc(emotions, negativeEmotion) {
-				state.KeyMoments = appendLatest(state.KeyMoments, quote(t.Content), closingMomentsMax)
-				if len(emotions) == 0 {
-					emotions = []string{"excited"}
-				}
+			moment := LearnerBreakthrough(t.Content, learnerName)
+			if moment != "" {
+				state.KeyMoments = appendLatest(state.KeyMoments, quote(moment), closingMomentsMax)
+			}
+			// A breakthrough or delight with no feeling named is
+			// excitement (an exclamation in frustration names one).
+			if len(emotions) == 0 && (moment != "" || delight.MatchString(strings.TrimSpace(t.Content))) {
+				emotions = []string{"excited"}
 			}
 			for _, e := range emotions {
 				if len(state.EmotionalArc) == 0 || state.EmotionalArc[len(state.EmotionalArc)-1] != e {
@@ -196,8 +200,6 @@ func goodbyeLine(state ClosingState, learnerName string) string {
 
 func positiveEmotion(e string) bool { return e == "excited" }
 
-func negativeEmotion(e string) bool { return !positiveEmotion(e) }
-
 // quote shortens what someone said to a one-line quote.
 func quote(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -219,125 +221,4 @@ func lastN(list []string, n int) []string {
 		return list
 	}
 	return slices.Clone(list[len(list)-n:])
-}
-
-// Opening is the precomputed start of the next session with a learner: it
-// is built when a session ends, so the first message needs no model call.
-type Opening struct {
-	LearnerID  *string   `json:"learner_id"`
-	SessionID  string    `json:"from_session_id"`
-	ComputedAt time.Time `json:"computed_at"`
-	// WelcomeHook is one line to greet with, tied to the last session.
-	WelcomeHook        string   `json:"welcome_hook"`
-	LastSessionSummary string   `json:"last_session_summary"`
-	UnfinishedThreads  []string `json:"unfinished_threads"`
-	// PersonalByWeekday holds the personal memories that mention a day of
-	// the week, by lower-case weekday; PersonalRelevance is filled from it
-	// for the day the opening is read.
-	PersonalByWeekday  map[string][]string `json:"personal_by_weekday,omitempty"`
-	PersonalRelevance  []string            `json:"personal_relevance"`
-	LastEmotionalState string              `json:"last_emotional_state"`
-	SuggestedOpener    string              `json:"suggested_opener"`
-	// RecentSessions is the digest of the learner's last sessions, as the
-	// latest consolidation kept it; added when the opening is read.
-	RecentSessions *SessionDigest `json:"recent_sessions,omitempty"`
-}
-
-// leftOffWith begins a welcome hook about an unfinished thread; pickingUp
-// is the hook when the last session left no thread.
-const (
-	leftOffWith = "Last time we left off with: "
-	pickingUp   = "Picking up from last time."
-)
-
-var weekdayNames = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
-
-var weekdayPattern = regexp.MustCompile(`(?i)\b(sunday|monday|tuesday|wednesday|thursday|friday|saturday)s?\b`)
-
-// BuildOpening prepares the next session from how the last one closed, the
-// conversation's summary and what is known about the learner (personal and
-// context memories, best first).
-func BuildOpening(ended ClosingState, summary string, known []LearnerMemory, learnerName string, now time.Time) Opening {
-	o := Opening{
-		SessionID:          ended.SessionID,
-		ComputedAt:         now,
-		LastSessionSummary: summary,
-		UnfinishedThreads:  slices.Clone(ended.NextSessionHooks),
-		PersonalByWeekday:  map[string][]string{},
-	}
-	if n := len(ended.EmotionalArc); n > 0 {
-		o.LastEmotionalState = ended.EmotionalArc[n-1]
-	}
-	for _, m := range known {
-		switch m.Type {
-		case Context:
-			// Continuity from earlier sessions was either picked up in
-			// the one that ended or superseded by it.
-			if m.SessionID != nil && *m.SessionID == ended.SessionID {
-				o.UnfinishedThreads = appendLatest(o.UnfinishedThreads, m.Content, closingHooksMax+2)
-			}
-		case Personal:
-			for _, day := range weekdayPattern.FindAllStringSubmatch(m.Content, -1) {
-				key := strings.ToLower(day[1])
-				if !slices.Contains(o.PersonalByWeekday[key], m.Content) {
-					o.PersonalByWeekday[key] = append(o.PersonalByWeekday[key], m.Content)
-				}
-			}
-		}
-	}
-	name := learnerName
-	if name == "" {
-		name = "there"
-	}
-	switch {
-	case len(ended.KeyMoments) > 0:
-		o.WelcomeHook = fmt.Sprintf("Last time %s had a breakthrough: %q", name, ended.KeyMoments[len(ended.KeyMoments)-1])
-	case len(o.UnfinishedThreads) > 0:
-		o.WelcomeHook = leftOffWith + o.UnfinishedThreads[0]
-	case summary != "":
-		o.WelcomeHook = pickingUp
-	}
-	o.SuggestedOpener = "Hi " + name + "! "
-	switch {
-	case o.LastEmotionalState != "" && !positiveEmotion(o.LastEmotionalState):
-		o.SuggestedOpener += "Last time was a bit " + o.LastEmotionalState + " at moments; how are you feeling today?"
-	case len(o.UnfinishedThreads) > 0:
-		o.SuggestedOpener += "Ready to pick up where we left off?"
-	default:
-		o.SuggestedOpener += "Good to see you again. What's on your mind today?"
-	}
-	return o
-}
-
-// ForDay fills in what is personally relevant on the given day ("it's
-// Friday: basketball game?") and leads the opener with it.
-func (o Opening) ForDay(day time.Time) Opening {
-	// A thread whose day has passed since the opening was made is not
-	// pending any more ("a test on Friday", read on Monday).
-	pending := []string{}
-	for _, thread := range o.UnfinishedThreads {
-		if MomentPassed(thread, o.ComputedAt, day) == "" {
-			pending = append(pending, thread)
-		} else if o.WelcomeHook == leftOffWith+thread {
-			o.WelcomeHook = pickingUp
-		}
-	}
-	o.UnfinishedThreads = pending
-	// With nothing pending from the last session, what keeps coming back
-	// across the last few is the thread to pick up.
-	if d := o.RecentSessions; d != nil && len(d.Themes) > 0 && (o.WelcomeHook == "" || o.WelcomeHook == pickingUp) {
-		o.WelcomeHook = "Lately: " + d.Themes[0]
-	}
-	weekday := weekdayNames[day.Weekday()]
-	o.PersonalRelevance = []string{}
-	today := o.PersonalByWeekday[weekday]
-	for _, content := range today {
-		o.PersonalRelevance = append(o.PersonalRelevance, "It's "+day.Weekday().String()+": "+content)
-	}
-	o.PersonalByWeekday = nil
-	if len(o.PersonalRelevance) > 0 {
-		o.SuggestedOpener = strings.TrimSpace(o.SuggestedOpener + " (It's " + day.Weekday().String() + ": ask about " +
-			strings.TrimSuffix(today[0], ".") + ".)")
-	}
-	return o
 }

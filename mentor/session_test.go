@@ -45,13 +45,13 @@ func TestNewTurnsAdvanceTheLiveSession(t *testing.T) {
 	live := mentor.CurrentSession{ID: "s-1", Closing: mentor.ClosingState{
 		SessionID: "s-1", Exchanges: 3, EmotionalArc: []string{"anxious"},
 	}}
-	write := mentor.AdvanceSession(live, []mentor.Turn{user("Oh, I get it now!"), reply("Yes!")}, "Alex",
+	write := mentor.AdvanceSession(live, []mentor.Turn{user("Alex read it twice and said it makes sense now!"), reply("Yes!")}, "Alex",
 		func() string { t.Fatal("the live session was given a new id"); return "" })
 	if write.ID != "s-1" || write.Started {
 		t.Fatalf("write %+v, want session s-1 updated", write)
 	}
 	if write.Closing.Exchanges != 4 || !slices.Equal(write.Closing.EmotionalArc, []string{"anxious", "excited"}) ||
-		!slices.Equal(write.Closing.KeyMoments, []string{"Oh, I get it now!"}) {
+		!slices.Equal(write.Closing.KeyMoments, []string{"Alex read it twice and said it makes sense now!"}) {
 		t.Fatalf("closing %+v, want the fourth exchange folded into the first three", write.Closing)
 	}
 }

@@ -141,7 +141,7 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 		}
 		added := o.fresh
 		if o.session.EndsBefore(added) {
-			if _, err := endSession(ctx, tx, me, req.LearnerID, o.learnerName, o.session.ID, mentor.EndedIdle); err != nil {
+			if _, err := s.endSession(ctx, tx, me, req.LearnerID, o.learnerName, o.session.ID, mentor.EndedIdle); err != nil {
 				return err
 			}
 			o.session = mentor.CurrentSession{}
@@ -159,6 +159,13 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 			session := mentor.AdvanceSession(o.session, added, o.learnerName, uuid.NewString)
 			if err := queueSessionWrite(b, me, req.LearnerID, session); err != nil {
 				return err
+			}
+			if s.closingWords {
+				args, err := closingJobArgs(me, req.LearnerID, session.Closing, false)
+				if err != nil {
+					return err
+				}
+				b.Queue(closingJobSQL, args...)
 			}
 			out.SessionID = session.ID
 		}
@@ -181,6 +188,11 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 				}
 				if _, err := br.Exec(); err != nil { // the session's write
 					return err
+				}
+				if s.closingWords {
+					if _, err := br.Exec(); err != nil { // the writing of its closing words
+						return err
+					}
 				}
 			}
 			var err error

@@ -26,8 +26,8 @@ func (s *Store) Identity(ctx context.Context) (write, read [2]string, err error)
 
 // OpeningMemoryIDs runs the opening's memory query for a conversation and
 // returns the ids and importances it reads, in order.
-func OpeningMemoryIDs(ctx context.Context, db *pgxpool.Pool, facilitator, learner string) (ids []string, importance []float64, err error) {
-	rows, err := db.Query(ctx, openingMemoriesSQL, facilitator, learner, openingMemories)
+func OpeningMemoryIDs(ctx context.Context, db *pgxpool.Pool, facilitator, learner, endedSession string) (ids []string, importance []float64, err error) {
+	rows, err := db.Query(ctx, openingMemoriesSQL, facilitator, learner, openingMemories, endedSession)
 	if err != nil {
 		return nil, nil, err
 	}

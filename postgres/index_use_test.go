@@ -85,12 +85,21 @@ func (n planNode) indexes() []string {
 }
 
 // The opening is built from the most important personal and context
-// memories, across both types: 30 of them, whatever else the learner has.
+// memories, across both types: 30 of them, whatever else the learner has;
+// and beside them the most important academic memories of the session
+// that ended, at most 10.
 func TestOpeningReadsTheMostImportantPersonalAndContextMemories(t *testing.T) {
 	ctx := context.Background()
 	pool, facilitator, learner := newLearnerDatabase(t)
+	var ended string
+	if err := pool.QueryRow(ctx, `insert into public.mentor_sessions (facilitator_id, learner_id, ended_at, end_reason)
+		values ($1::uuid, $2::uuid, now(), 'ended') returning id::text`, facilitator, learner).Scan(&ended); err != nil {
+		t.Fatal(err)
+	}
 	// 40 memories of each type with importances interleaved across the
-	// types; the academic ones matter most but are not for the opening.
+	// types; the academic ones matter most but are not for the opening,
+	// except the 10 most important of the 14 learnt in the session that
+	// ended.
 	var want []string
 	for i := range 40 {
 		for _, kind := range []string{"personal", "context", "academic"} {
@@ -101,31 +110,36 @@ func TestOpeningReadsTheMostImportantPersonalAndContextMemories(t *testing.T) {
 			case "academic":
 				importance += 0.5
 			}
+			var session *string
+			if kind == "academic" && i%3 == 0 {
+				session = &ended
+			}
 			var id string
 			if err := pool.QueryRow(ctx, `insert into public.learner_memories
-				(facilitator_id, learner_id, type, content, importance, confidence, source)
-				values ($1::uuid, $2::uuid, $3, $4, $5, 0.9, 'added') returning id::text`,
-				facilitator, learner, kind, fmt.Sprintf("%s fact %d", kind, i), importance).Scan(&id); err != nil {
+				(facilitator_id, learner_id, type, content, importance, confidence, source, session_id)
+				values ($1::uuid, $2::uuid, $3, $4, $5, 0.9, 'added', $6::uuid) returning id::text`,
+				facilitator, learner, kind, fmt.Sprintf("%s fact %d", kind, i), importance, session).Scan(&id); err != nil {
 				t.Fatal(err)
 			}
-			if kind != "academic" && i >= 25 {
+			if kind != "academic" && i >= 25 || session != nil && i >= 12 {
 				want = append(want, id)
 			}
 		}
 	}
 
-	ids, importance, err := postgres.OpeningMemoryIDs(ctx, pool, facilitator, learner)
+	ids, importance, err := postgres.OpeningMemoryIDs(ctx, pool, facilitator, learner, ended)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i < len(importance); i++ {
-		if importance[i] > importance[i-1] {
+		if importance[i] > importance[i-1] && i != postgres.OpeningMemories {
 			t.Fatalf("memory %d is more important than the one before it: %v", i, importance)
 		}
 	}
 	slices.Sort(ids)
 	slices.Sort(want)
-	if len(ids) != postgres.OpeningMemories || !slices.Equal(ids, want) {
-		t.Fatalf("the opening read %d memories %v, want the %d most important personal and context ones %v", len(ids), ids, len(want), want)
+	if len(ids) != postgres.OpeningMemories+10 || !slices.Equal(ids, want) {
+		t.Fatalf("the opening read %d memories %v, want the %d most important personal and context ones and the 10 of the session %v",
+			len(ids), ids, postgres.OpeningMemories, want)
 	}
 }

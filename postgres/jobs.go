@@ -272,7 +272,7 @@ func (s *Store) CompleteExtraction(ctx context.Context, job mentor.ExtractionJob
 			contents = append(contents, one.Memory.Content)
 		}
 		if len(contents) > 0 {
-			if err := addLearntToSession(ctx, tx, me, job, learnerName, contents); err != nil {
+			if err := s.addLearntToSession(ctx, tx, me, job, learnerName, contents); err != nil {
 				return err
 			}
 		}
@@ -284,7 +284,7 @@ func (s *Store) CompleteExtraction(ctx context.Context, job mentor.ExtractionJob
 // addLearntToSession records learnt memories in the session's closing
 // state; when the session has ended already, the next opening is rebuilt
 // so it knows them too.
-func addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job mentor.ExtractionJob, learnerName string, contents []string) error {
+func (s *Store) addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job mentor.ExtractionJob, learnerName string, contents []string) error {
 	var closingJSON []byte
 	var started time.Time
 	var ended *time.Time
@@ -309,11 +309,15 @@ func addLearntToSession(ctx context.Context, tx pgx.Tx, me string, job mentor.Ex
 	// An ended session's summary tells what was learnt in it too.
 	var summary *string
 	if ended != nil {
-		s := mentor.SummarizeSession(closing, started, *ended)
-		summary = &s
+		written := mentor.SummarizeSession(closing, started, *ended)
+		summary = &written
 	}
 	if _, err := tx.Exec(ctx, `update public.mentor_sessions set closing = $3::jsonb, summary = coalesce($4, summary)
 		where facilitator_id = $1::uuid and id = $2::uuid`, me, job.SessionID, string(encoded), summary); err != nil {
+		return err
+	}
+	// What was learnt goes into the model's goodbye and summary too.
+	if err := s.queueClosingWords(ctx, tx, me, job.LearnerID, closing, ended != nil); err != nil {
 		return err
 	}
 	if ended == nil {

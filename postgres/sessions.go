@@ -88,13 +88,13 @@ func (s *Store) EndSession(ctx context.Context, learnerID *string, reason string
 		if err != nil {
 			return err
 		}
-		ended, err = endSession(ctx, tx, me, learnerID, learnerName, id, reason)
+		ended, err = s.endSession(ctx, tx, me, learnerID, learnerName, id, reason)
 		return err
 	})
 	return ended, err
 }
 
-func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName, id, reason string) (mentor.Ended, error) {
+func (s *Store) endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, learnerName, id, reason string) (mentor.Ended, error) {
 	ended := mentor.Ended{SessionID: id, Reason: reason}
 	var closingJSON []byte
 	var startedAt time.Time
@@ -110,6 +110,10 @@ func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, le
 	if _, err := tx.Exec(ctx, `update public.mentor_sessions set summary = $3
 		where facilitator_id = $1::uuid and id = $2::uuid`,
 		me, id, mentor.SummarizeSession(ended.Closing, startedAt, ended.EndedAt)); err != nil {
+		return ended, err
+	}
+	// The model's summary, if one writes it, replaces the template later.
+	if err := s.queueClosingWords(ctx, tx, me, learnerID, ended.Closing, true); err != nil {
 		return ended, err
 	}
 	// What the session taught is consolidated a little later (sessions
@@ -129,10 +133,12 @@ func endSession(ctx context.Context, tx pgx.Tx, me string, learnerID *string, le
 const openingMemories = 30
 
 // openingMemoriesSQL picks the $3 most important personal and context
-// memories of a conversation. Each type is read in the order of the
+// memories of a conversation, and beside them up to openingSessionMemories
+// academic ones learnt in the session $4 that ended (what it worked on,
+// what the learner achieved). Each type is read in the order of the
 // learner_memories_importance index and cut there, so a learner with
 // hundreds of memories costs a few index pages, not a sort of them all.
-const openingMemoriesSQL = `select * from (
+const openingMemoriesSQL = `(select * from (
 	(select ` + memoryColumns + ` from public.learner_memories
 		where ` + sameConversation + ` and type = 'personal' and ` + recallable + `
 		order by importance desc, last_seen_at desc limit $3)
@@ -140,7 +146,16 @@ const openingMemoriesSQL = `select * from (
 	(select ` + memoryColumns + ` from public.learner_memories
 		where ` + sameConversation + ` and type = 'context' and ` + recallable + `
 		order by importance desc, last_seen_at desc limit $3)
-) m order by importance desc, last_seen_at desc limit $3`
+) m order by importance desc, last_seen_at desc limit $3)
+union all
+(select ` + memoryColumns + ` from public.learner_memories
+	where ` + sameConversation + ` and type = 'academic' and session_id = $4::uuid and ` + recallable + `
+	order by importance desc, last_seen_at desc limit ` + openingSessionMemories + `)`
+
+// openingSessionMemories bounds the academic memories of the ended
+// session an opening reads: the most important few name its topic and
+// its breakthrough.
+const openingSessionMemories = "10"
 
 // storeOpening builds the next session's opening from a closed session and
 // stores it, replacing the previous one.
@@ -152,7 +167,7 @@ func storeOpening(ctx context.Context, tx pgx.Tx, me string, learnerID *string, 
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return mentor.Opening{}, err
 	}
-	rows, err := tx.Query(ctx, openingMemoriesSQL, me, learnerKey(learnerID), openingMemories)
+	rows, err := tx.Query(ctx, openingMemoriesSQL, me, learnerKey(learnerID), openingMemories, closing.SessionID)
 	if err != nil {
 		return mentor.Opening{}, err
 	}

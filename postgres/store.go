@@ -74,6 +74,9 @@ type Store struct {
 	txTimeout time.Duration
 	// extraction queues a memory extraction job with every exchange.
 	extraction bool
+	// closingWords queues the writing of a session's closing words by a
+	// model whenever the session changes (see closing.go).
+	closingWords bool
 	// inlineSummarizer, when set, writes the summary in a post's own
 	// transaction.
 	inlineSummarizer mentor.Summarizer
@@ -107,6 +110,14 @@ func (s *Store) WithTxTimeout(d time.Duration) *Store {
 // learner memories from it (see Jobs).
 func (s *Store) WithExtraction() *Store {
 	s.extraction = true
+	return s
+}
+
+// WithClosingWords makes every change to a session (an exchange, a memory
+// learnt, its end) queue a job that has a model write its goodbye line and
+// summary (see ClaimClosing).
+func (s *Store) WithClosingWords() *Store {
+	s.closingWords = true
 	return s
 }
 

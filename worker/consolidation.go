@@ -81,7 +81,9 @@ func (w *Worker) consolidate(ctx context.Context, job mentor.ConsolidationJob) e
 	if err != nil {
 		return err
 	}
-	now := w.cfg.Now()
+	// The worker knows no facilitator's time zone: its days, when a
+	// moment has passed, are UTC's.
+	now := w.cfg.Now().UTC()
 	plan, err := w.cfg.Consolidator.Plan(ctx, in, now)
 	if err != nil {
 		return err
@@ -132,10 +134,12 @@ func (w *Worker) ApplyRetention(ctx context.Context) (int, error) {
 
 // Drained is what one drain of the queue did.
 type Drained struct {
-	Extracted     int `json:"extracted"`
-	Consolidated  int `json:"consolidated"`
-	SessionsEnded int `json:"sessions_ended"`
-	NightlyQueued int `json:"nightly_queued"`
+	Extracted    int `json:"extracted"`
+	Consolidated int `json:"consolidated"`
+	// ClosingsWritten counts the writings of sessions' closing words.
+	ClosingsWritten int `json:"closings_written"`
+	SessionsEnded   int `json:"sessions_ended"`
+	NightlyQueued   int `json:"nightly_queued"`
 	// Forgotten counts the memories the retention settings let go.
 	Forgotten int `json:"forgotten"`
 	// TimeUp says the drain stopped at its time limit with work left.
@@ -172,13 +176,20 @@ func (w *Worker) Drain(ctx context.Context, until time.Time) (Drained, error) {
 		if err != nil {
 			return d, err
 		}
+		closed, err := w.RunClosingOnce(ctx)
+		if err != nil {
+			return d, err
+		}
 		if extracted {
 			d.Extracted++
 		}
 		if consolidated {
 			d.Consolidated++
 		}
-		if !extracted && !consolidated {
+		if closed {
+			d.ClosingsWritten++
+		}
+		if !extracted && !consolidated && !closed {
 			return d, nil
 		}
 	}

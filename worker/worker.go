@@ -1,5 +1,6 @@
 // Package worker runs the memory's background work: it extracts learner
-// memories from queued exchanges and ends sessions left idle. Jobs live in
+// memories from queued exchanges, has a model write the words sessions end
+// with, and ends sessions left idle. Jobs live in
 // Postgres, so they survive a restart; each is leased, retried with backoff,
 // and completed in the same transaction as its effects, so none takes
 // effect twice.
@@ -43,6 +44,7 @@ type Store interface {
 	// up to batch memories and returns how many were forgotten.
 	ForgetUnconfirmedMemories(ctx context.Context, batch int) (int, error)
 	ConsolidationStore
+	ClosingStore
 }
 
 type Config struct {
@@ -51,6 +53,10 @@ type Config struct {
 	Extractor mentor.Extractor
 	// Embedder embeds extracted memories; nil stores them without.
 	Embedder mentor.Embedder
+	// ClosingWriter writes the words sessions end with, their goodbye
+	// lines and summaries; nil leaves the templates (the store then
+	// queues no writing).
+	ClosingWriter mentor.ClosingWriter
 	// Consolidator plans consolidation runs; nil plans them by rules
 	// (mentor.OfflineConsolidator).
 	Consolidator       mentor.Consolidator
@@ -115,7 +121,8 @@ func (w *Worker) Wake() {
 }
 
 // Run works until ctx is done: Concurrency loops run extraction jobs, one
-// runs consolidations, idle sessions are ended every IdleSweep, and every
+// runs consolidations, one writes sessions' closing words (with a
+// ClosingWriter), idle sessions are ended every IdleSweep, and every
 // ConsolidationSweep the nightly consolidations are queued and the
 // accounts' retention applied. The jobs in
 // progress are finished first: their work is not cut off by the shutdown,
@@ -128,6 +135,9 @@ func (w *Worker) Run(ctx context.Context) {
 		}
 	}
 	loops.Go(func() { w.loop(ctx, w.RunConsolidationOnce) })
+	if w.cfg.ClosingWriter != nil {
+		loops.Go(func() { w.loop(ctx, w.RunClosingOnce) })
+	}
 	sweep := time.NewTicker(w.cfg.IdleSweep)
 	defer sweep.Stop()
 	nightly := time.NewTicker(w.cfg.ConsolidationSweep)
@@ -215,6 +225,7 @@ func (w *Worker) RunOnce(ctx context.Context) (bool, error) {
 const (
 	extractJob     = "extract"
 	consolidateJob = "consolidate"
+	closingJob     = "end_session"
 )
 
 // failedOrRetried is the outcome of a failed attempt: retried when a retry

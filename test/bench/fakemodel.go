@@ -58,7 +58,9 @@ func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	content := `{"memories": []}`
-	if req.ResponseFormat != nil { // only extraction asks for structured output
+	if schema, _ := req.ResponseFormat["json_schema"].(map[string]any); schema["name"] == "session_closing" {
+		content = `{"goodbye": "Good work today.", "summary": "A session."}`
+	} else if req.ResponseFormat != nil { // extraction asks for structured output too
 		m.extractions.Add(1)
 	} else {
 		m.summaries.Add(1)

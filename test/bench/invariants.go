@@ -58,7 +58,7 @@ func countJobs(ctx context.Context, admin *pgxpool.Pool, after int64) (jobCounts
 	var j jobCounts
 	err := admin.QueryRow(ctx, `select count(*), count(*) filter (where status = 'done'),
 			count(*) filter (where status in ('pending', 'running')), count(*) filter (where status = 'failed')
-		from public.memory_jobs where id > $1`, after).Scan(&j.queued, &j.done, &j.waiting, &j.failed)
+		from public.memory_jobs where id > $1 and kind = 'extract'`, after).Scan(&j.queued, &j.done, &j.waiting, &j.failed)
 	return j, err
 }
 

@@ -812,6 +812,7 @@ export interface components {
             learner_id: components["schemas"]["NullableUuid"];
             from_session_id: string;
             computed_at: components["schemas"]["Timestamp"];
+            /** @description One line to the facilitator about the last session: the learner's breakthrough as the facilitator reported it or a memory records it ("A breakthrough last time: Emma said …"), a thread left open, or a theme of the last sessions */
             welcome_hook: string;
             last_session_summary: string;
             unfinished_threads: string[] | null;
@@ -820,6 +821,7 @@ export interface components {
             };
             personal_relevance: string[] | null;
             last_emotional_state: string;
+            /** @description What the mentor may say first, to the facilitator about the learner: "Welcome back, Dana. Last time you and I worked on long division with Emma. …". The name is the first word of the token's user_metadata full_name or name, else of an email address that spells a name; without one, "Welcome back." */
             suggested_opener: string;
             recent_sessions?: components["schemas"]["SessionDigest"];
         };
@@ -1246,6 +1248,8 @@ export interface operations {
                         done: {
                             extracted: number;
                             consolidated: number;
+                            /** @description Writings of a session's goodbye line and summary by the model run (with a model configured), a session that had moved on since its writing was queued asking none */
+                            closings_written: number;
                             sessions_ended: number;
                             nightly_queued: number;
                             forgotten: number;
@@ -2225,8 +2229,10 @@ export interface operations {
             query?: {
                 /** @description A learner's uuid; empty or null for the general conversation */
                 learner_id?: components["parameters"]["LearnerQuery"];
-                /** @description The facilitator's local date; default the server's date in UTC */
+                /** @description The facilitator's local date; default today in time_zone */
                 date?: string;
+                /** @description The facilitator's IANA time zone, such as America/New_York: its day decides what is relevant today and which threads' days have passed; UTC when absent */
+                time_zone?: string;
             };
             header?: never;
             path?: never;
