@@ -1,6 +1,8 @@
 // The memory service's API: JSON in and out, every failure an ApiError that
 // carries the server's own message ({"success": false, "error": "…"}).
 
+import { readEvents } from './stream.js';
+
 export class ApiError extends Error {
   constructor(status, message) {
     super(message);
@@ -12,20 +14,29 @@ export class ApiError extends Error {
 
 // request sends one call. token, when given, goes as the bearer token.
 export async function request(method, path, { body, token, signal } = {}) {
-  const headers = { Accept: 'application/json' };
+  const res = await send(method, path, { body, token, signal, accept: 'application/json' });
+  return readAnswer(res);
+}
+
+// send makes the request; only a request that got no answer fails here.
+async function send(method, path, { body, token, signal, accept }) {
+  const headers = { Accept: accept };
   if (token) headers.Authorization = `Bearer ${token}`;
   const init = { method, headers, signal, credentials: 'same-origin' };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  let res;
   try {
-    res = await fetch(path, init);
+    return await fetch(path, init);
   } catch (err) {
     if (err && err.name === 'AbortError') throw err;
     throw new ApiError(0, 'The server could not be reached. Check that it is running and try again.');
   }
+}
+
+// readAnswer reads a JSON answer, or throws the ApiError it says.
+async function readAnswer(res) {
   let data = null;
   try {
     data = await res.json();
@@ -39,13 +50,53 @@ export async function request(method, path, { body, token, signal } = {}) {
   return data;
 }
 
+// requestEvents sends a call answered as Server-Sent Events (each event's
+// data one JSON object), calling onEvent(name, data) as each arrives. It
+// resolves with the data of the last event, "reply", and throws the
+// ApiError of an "error" event, or of a request refused before the stream
+// began (a JSON answer), or status 0 when the stream broke off before its
+// end. An abort through signal throws an AbortError.
+export async function requestEvents(method, path, { body, token, signal, onEvent }) {
+  const res = await send(method, path, { body, token, signal, accept: 'text/event-stream' });
+  if (!res.ok || !(res.headers.get('Content-Type') || '').startsWith('text/event-stream')) {
+    return readAnswer(res);
+  }
+  let last = null;
+  try {
+    await readEvents(res.body, (name, text) => {
+      let data;
+      try {
+        data = JSON.parse(text);
+      } catch {
+        return; // not ours: every event of the API carries a JSON object
+      }
+      if (name === 'reply' || name === 'error') last = { name, data };
+      else onEvent(name, data);
+    });
+  } catch (err) {
+    if (err && err.name === 'AbortError') throw err;
+    throw new ApiError(0, 'The answer broke off before its end.');
+  }
+  if (!last) throw new ApiError(0, 'The answer broke off before its end.');
+  if (last.name === 'error') {
+    throw new ApiError(Number(last.data.status) || 502, String(last.data.error || 'The reply failed'));
+  }
+  return last.data;
+}
+
 // createClient binds the API to the signed-in session. getToken may refresh
-// the token first, hence async; onUnauthorized runs when the server refuses it.
-export function createClient(getToken, onUnauthorized) {
-  async function call(method, path, body) {
+// the token first, hence async; onUnauthorized runs when the server refuses
+// it; onAnswered runs after every call that succeeded, so what waits for the
+// server to be back (the chat's unsaved exchanges) learns that it is.
+export function createClient(getToken, onUnauthorized, onAnswered = () => {}) {
+  async function call(method, path, body, events) {
     const token = await getToken();
     try {
-      return await request(method, path, { body, token });
+      const data = events
+        ? await requestEvents(method, path, { body, token, ...events })
+        : await request(method, path, { body, token });
+      onAnswered();
+      return data;
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) onUnauthorized(err.message);
       throw err;
@@ -57,5 +108,8 @@ export function createClient(getToken, onUnauthorized) {
     patch: (path, body) => call('PATCH', path, body),
     put: (path, body) => call('PUT', path, body),
     del: (path) => call('DELETE', path),
+    // stream posts body and hears the answer as it is written: events is
+    // { signal, onEvent } as requestEvents takes them.
+    stream: (path, body, events) => call('POST', path, body, events),
   };
 }
