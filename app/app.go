@@ -161,6 +161,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	if cfg.Model.ChatConfigured() {
 		deps.Counselor = counselor.New(counselor.Config{
 			Config: cfg.Model.Chat.For(llm.PurposeCounselor, a.Metrics, log), MaxToolRounds: o.maxToolRounds, Deadline: cfg.Model.CounselorDeadline,
+			ContextTokens: cfg.Model.CounselorContextTokens,
 		}, a.Service)
 	}
 	if cfg.Auth.DevMode && cfg.Auth.JWTSecret != "" {
@@ -191,7 +192,7 @@ func newModels(cfg config.Model, log *slog.Logger, observer llm.Observer, o opti
 		m.summarizer = summarizer.NewOffline()
 	}
 	if cfg.EmbeddingConfigured() {
-		m.embedder = embedder.NewOpenAI(cfg.Embedding.For(llm.PurposeEmbeddings, observer, nil))
+		m.embedder = embedder.NewOpenAI(cfg.Embedding.For(llm.PurposeEmbeddings, observer, log))
 	}
 	if cfg.ChatConfigured() {
 		m.consolidator = consolidator.NewOpenAI(cfg.Chat.For(llm.PurposeConsolidation, observer, log))

@@ -93,7 +93,13 @@ type Model struct {
 	// counselor chat in all: every model call and tool of it. It must end
 	// before WriteTimeout does, so the client hears the 502.
 	CounselorDeadline time.Duration
-	problems          []error
+	// CounselorContextTokens (COUNSELOR_CONTEXT_TOKENS, default
+	// counselor.DefaultContextTokens, 12,000; from 2,000 to 1,000,000)
+	// bounds what one model call of a counselor reply is sent, counted by
+	// a BPE tokenizer: the persona and tools, the pinned facts, the memory
+	// and as many of the session's newest exchanges as fit.
+	CounselorContextTokens int
+	problems               []error
 }
 
 // WriteTimeout is how long the HTTP server gives itself to answer a
@@ -269,6 +275,8 @@ func readModel(r *reader) Model {
 		},
 		Workers:           r.number("MEMORY_WORKERS", 4, 1, 64),
 		CounselorDeadline: r.duration("COUNSELOR_DEADLINE", counselor.DefaultDeadline),
+		CounselorContextTokens: r.number("COUNSELOR_CONTEXT_TOKENS", counselor.DefaultContextTokens,
+			counselor.MinContextTokens, counselor.MaxContextTokens),
 	}
 	if m.Chat.Model == "" {
 		m.Chat.Model = llm.DefaultChatModel

@@ -23,7 +23,7 @@ func TestDefaults(t *testing.T) {
 	}
 	if cfg.Web.Port != 8080 || cfg.Database.ArchiveTurns != 50 || cfg.Model.Chat.Model != "gpt-4o-mini" || cfg.Model.Chat.Timeout != 20*time.Second ||
 		cfg.Auth.DevMode || cfg.Auth.SupabaseAnonKey != "" || cfg.Model.Workers != 4 || cfg.Model.ChatConfigured() || cfg.Model.EmbeddingConfigured() ||
-		cfg.Model.CounselorDeadline != 60*time.Second {
+		cfg.Model.CounselorDeadline != 60*time.Second || cfg.Model.CounselorContextTokens != 12_000 {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
 	want := mentor.Limits{ReadsPerMinute: 300, SearchesPerMinute: 60, WritesPerMinute: 120, ModelRequestsPerMinute: 30,
@@ -75,6 +75,8 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "OPENAI_BASE_URL": "localhost:1234"}, "OPENAI_BASE_URL must be an http(s) URL"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "COUNSELOR_DEADLINE": "0s"}, "COUNSELOR_DEADLINE must be a positive duration"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "COUNSELOR_DEADLINE": "85s"}, "COUNSELOR_DEADLINE must be at most 1m20s, so the server's write timeout (1m30s) leaves time to answer"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "COUNSELOR_CONTEXT_TOKENS": "1999"}, "COUNSELOR_CONTEXT_TOKENS must be a whole number from 2000 to 1000000"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "COUNSELOR_CONTEXT_TOKENS": "12k"}, "COUNSELOR_CONTEXT_TOKENS must be a whole number from 2000 to 1000000"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "MENTOR_DEV_MODE": "yes please"}, "MENTOR_DEV_MODE must be true or false"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "MENTOR_DEV_MODE": "true"}, "MENTOR_DEV_MODE=true needs SUPABASE_JWT_SECRET"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32), "SUPABASE_URL": "https://p.supabase.co", "MENTOR_DEV_MODE": "true"}, "MENTOR_DEV_MODE=true is for a local server without a Supabase project"},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
+	"golang.org/x/sync/errgroup"
 
 	"mentormemory/llm"
 	"mentormemory/mentor"
@@ -17,12 +18,14 @@ import (
 )
 
 // Config is the chat model, how many rounds of tool calls one reply may
-// take (DefaultMaxToolRounds when zero), and how long one chat may take in
-// all (DefaultDeadline when zero).
+// take (DefaultMaxToolRounds when zero), how long one chat may take in
+// all (DefaultDeadline when zero), and the token budget of what one model
+// call is sent (DefaultContextTokens when zero).
 type Config struct {
 	llm.Config
 	MaxToolRounds int
 	Deadline      time.Duration
+	ContextTokens int
 }
 
 type Counselor struct {
@@ -34,6 +37,9 @@ type Counselor struct {
 	tools     *tools.Executor
 	budget    llm.Budget
 	log       *slog.Logger
+
+	// contextTokens is the budget of what one model call is sent.
+	contextTokens int
 }
 
 func New(cfg Config, svc *mentor.Service) *Counselor {
@@ -45,8 +51,12 @@ func New(cfg Config, svc *mentor.Service) *Counselor {
 	if deadline <= 0 {
 		deadline = DefaultDeadline
 	}
+	contextTokens := cfg.ContextTokens
+	if contextTokens <= 0 {
+		contextTokens = DefaultContextTokens
+	}
 	return &Counselor{client: llm.NewChatClient(cfg.Config), model: cfg.Model, maxRounds: rounds, deadline: deadline,
-		svc: svc, tools: tools.NewExecutor(svc), budget: cfg.Budget, log: llm.LoggerOf(cfg.Config)}
+		contextTokens: contextTokens, svc: svc, tools: tools.NewExecutor(svc), budget: cfg.Budget, log: llm.LoggerOf(cfg.Config)}
 }
 
 // MemoryReadTimeout bounds the reads of memory for one reply: memory that
@@ -56,36 +66,39 @@ const MemoryReadTimeout = 3 * time.Second
 
 // readMemory reads, within MemoryReadTimeout, what the prompt brings of
 // memory: the memories recalled for the message (a long one's bounded
-// part, mentor.RecallMessage), and on a session's first message the
-// opening and the learner's profile.
+// part, mentor.RecallMessage), the learner's profile (its name and the
+// facilitator's own lines are pinned on every message), and on a session's
+// first message the opening. The reads are independent, so they run at
+// once: the first words of a reply wait for the slowest, not for all.
 func (c *Counselor) readMemory(ctx context.Context, req mentor.ChatRequest) (promptMemory, error) {
 	ctx, cancel := context.WithTimeout(ctx, MemoryReadTimeout)
 	defer cancel()
 	var known promptMemory
-	var err error
-	if known.recall, err = c.svc.RecallContext(ctx, req.LearnerID, mentor.RecallMessage(req.Message), mentor.MemoryFilter{}); err != nil {
-		return known, err
-	}
-	if len(req.History) > 0 {
-		return known, nil
-	}
-	// Today as the facilitator lives it: an evening in the Americas is not
-	// yet tomorrow.
-	zone := req.TimeZone
-	if zone == nil {
-		zone = time.UTC
-	}
-	if known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().In(zone)); err != nil {
-		return known, err
-	}
+	reads, ctx := errgroup.WithContext(ctx)
+	reads.Go(func() (err error) {
+		known.recall, err = c.svc.RecallContext(ctx, req.LearnerID, mentor.RecallMessage(req.Message), mentor.MemoryFilter{})
+		return err
+	})
 	if req.LearnerID != nil {
-		profile, err := c.svc.Profile(ctx, *req.LearnerID)
-		if err != nil {
-			return known, err
-		}
-		known.profile = &profile
+		reads.Go(func() error {
+			profile, err := c.svc.Profile(ctx, *req.LearnerID)
+			known.profile = &profile
+			return err
+		})
 	}
-	return known, nil
+	if len(req.History) == 0 {
+		// Today as the facilitator lives it: an evening in the Americas is
+		// not yet tomorrow.
+		zone := req.TimeZone
+		if zone == nil {
+			zone = time.UTC
+		}
+		reads.Go(func() (err error) {
+			known.opening, err = c.svc.OpeningContext(ctx, req.LearnerID, time.Now().In(zone))
+			return err
+		})
+	}
+	return known, reads.Wait()
 }
 
 // errOutOfTime is the cause of a chat that its deadline ended.
@@ -125,15 +138,18 @@ func (nobody) ReplyText(string) {}
 func (nobody) ToolRuns(string)  {}
 
 // prepare reads what the mentor knows for req and assembles the messages
-// the model is sent, and the reply's account of what went into them.
+// the model is sent within the context's budget (see assemble), and the
+// reply's account of what went into them.
 func (c *Counselor) prepare(ctx context.Context, req mentor.ChatRequest) ([]openai.ChatCompletionMessageParamUnion, mentor.ChatReply, error) {
 	// Also checks that the learner is the caller's.
 	conv, err := c.svc.Get(ctx, req.LearnerID)
 	if err != nil {
 		return nil, mentor.ChatReply{}, err
 	}
-	reply := mentor.ChatReply{ToolCalls: []mentor.ToolCall{}, PendingActions: []mentor.PendingAction{}}
+	reply := mentor.ChatReply{ToolCalls: []mentor.ToolCall{}, PendingActions: []mentor.PendingAction{}, Model: c.model}
+	started := time.Now()
 	known, err := c.readMemory(ctx, req)
+	reply.Timings.RecallMS = time.Since(started).Milliseconds()
 	switch code := mentor.ErrorCode(err); {
 	case err == nil:
 	case code == mentor.CodeUnavailable || code == mentor.CodeInternal:
@@ -148,17 +164,19 @@ func (c *Counselor) prepare(ctx context.Context, req mentor.ChatRequest) ([]open
 	}
 	known.conversation = conv
 	reply.Retrieval = known.recall.Retrieval
-	messages := []openai.ChatCompletionMessageParamUnion{
-		openai.SystemMessage(systemPrompt(req, known)),
-	}
-	for _, t := range req.History {
+	fitted := assemble(c.contextTokens, contextPartsFor(req, known))
+	reply.MemoriesUsed = fitted.used
+	reply.ContextTokens = fitted.tokens
+	reply.Personalization = personalizationOf(reply.Retrieval.Mode, fitted.tokens.Blocks, len(facilitatorLines(known.profile)) > 0)
+	messages := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(fitted.system)}
+	for _, t := range fitted.conversation {
 		if t.Role == mentor.RoleUser {
 			messages = append(messages, openai.UserMessage(t.Content))
 		} else {
 			messages = append(messages, openai.AssistantMessage(t.Content))
 		}
 	}
-	messages = append(messages, openai.UserMessage(req.Message))
+	messages = append(messages, openai.UserMessage(fitted.message))
 	return messages, reply, nil
 }
 
@@ -184,9 +202,9 @@ func (c *Counselor) converse(ctx context.Context, messages []openai.ChatCompleti
 			// The next round's text is a paragraph of its own.
 			hear("\n\n")
 		}
-		started := time.Now()
+		called := time.Now()
 		resp, err := llm.Stream(ctx, c.client, c.budget, params, hear)
-		c.logModelCall(ctx, round, time.Since(started), resp, err)
+		reply.Timings.ModelMS += time.Since(called).Milliseconds()
 		if err != nil {
 			return mentor.ChatReply{}, modelFailed(err)
 		}
@@ -217,25 +235,6 @@ func (c *Counselor) converse(ctx context.Context, messages []openai.ChatCompleti
 			reply.ToolCalls = append(reply.ToolCalls, mentor.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments, Capped: capped})
 			messages = append(messages, openai.ToolMessage(result, call.ID))
 		}
-	}
-}
-
-// logModelCall logs one of a reply's model calls: how long it took, the
-// tokens it cost and how it ended. Never its text, which is memory.
-func (c *Counselor) logModelCall(ctx context.Context, round int, took time.Duration, resp *openai.ChatCompletion, err error) {
-	attrs := []any{"model", c.model, "round", round, "duration_ms", took.Milliseconds()}
-	switch {
-	case err != nil && ctx.Err() != nil:
-		c.log.InfoContext(ctx, "counselor model call", append(attrs, "outcome", "cancelled", "err", context.Cause(ctx))...)
-	case err != nil:
-		c.log.WarnContext(ctx, "counselor model call", append(attrs, "outcome", "failed", "err", err)...)
-	default:
-		finish := ""
-		if len(resp.Choices) > 0 {
-			finish = resp.Choices[0].FinishReason
-		}
-		c.log.InfoContext(ctx, "counselor model call", append(attrs, "outcome", "answered", "finish_reason", finish,
-			"prompt_tokens", resp.Usage.PromptTokens, "completion_tokens", resp.Usage.CompletionTokens)...)
 	}
 }
 

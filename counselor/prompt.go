@@ -2,7 +2,6 @@ package counselor
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"mentormemory/mentor"
@@ -33,69 +32,181 @@ type promptMemory struct {
 	recall       mentor.Recall
 	// opening is the precomputed opening; only on a session's first message.
 	opening *mentor.Opening
-	// profile is the learner's profile as the last consolidation built it;
-	// only on a session's first message.
+	// profile is the learner's profile as the last consolidation built it,
+	// with the lines the facilitator wrote; of a session about a learner.
 	profile *mentor.Profile
 }
 
-// systemPrompt is the persona, the learner in focus, the relevant memories
-// and emotional patterns on every message, and on the first message of a
-// session the conversation memory and the prepared opening.
-func systemPrompt(req mentor.ChatRequest, known promptMemory) string {
-	var b strings.Builder
-	b.WriteString(persona)
-	if req.LearnerID != nil {
-		fmt.Fprintf(&b, "\n\nThis session is about one learner (learner_id %s).", *req.LearnerID)
-	} else {
-		b.WriteString("\n\nThis session is a general conversation (learner_id null).")
-	}
+// contextParts is what a reply's context is assembled from: the persona;
+// the pinned facts, which go on every message (who the session is about,
+// and the lines the facilitator wrote in the learner's profile); the
+// relevant memories and emotional patterns on every message; and on the
+// first message of a session the prepared opening and the learner's
+// profile with the digest of the last sessions, or where there is none the
+// conversation's rolling summary.
+func contextPartsFor(req mentor.ChatRequest, known promptMemory) contextParts {
+	parts := contextParts{instructions: persona, history: req.History, message: req.Message}
+	parts.pinned = pinnedFacts(req.LearnerID, known.profile)
 	first := len(req.History) == 0
-	if conv := known.conversation; first && conv != nil && conv.Summary != "" {
-		fmt.Fprintf(&b, "\n\n=== CONVERSATION MEMORY ===\nPrevious Summary (%d turns):\n%s\nLast Update: %s\n=== END CONVERSATION MEMORY ===",
-			conv.TurnCount, conv.Summary, conv.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	if first {
+		if profile := profileBlock(known.profile); len(profile.items) > 0 {
+			parts.memory = append(parts.memory, profile)
+		} else {
+			parts.memory = append(parts.memory, summaryBlock(known.conversation))
+		}
+		parts.memory = append(parts.memory, openingBlock(known.opening))
 	}
-	// What the mentor believes about the learner as a whole, within its
-	// 1,000 tokens, and what the last sessions add up to, before the
-	// session's particulars.
-	if p := known.profile; first && p != nil && (len(p.Lines) > 0 || len(p.Digest.Sessions) > 0) {
-		b.WriteString("\n\n=== LEARNER PROFILE ===\n")
-		b.WriteString(strings.TrimSpace(p.Markdown()))
-		b.WriteString("\n=== END LEARNER PROFILE ===")
+	relevant, patterns := recallBlocks(known.recall)
+	parts.memory = append(parts.memory, relevant, patterns)
+	return parts
+}
+
+// pinnedFacts say who the session is about, and what the facilitator wrote
+// in the learner's profile: what they asked the mentor to keep in mind,
+// which no budget leaves out.
+func pinnedFacts(learnerID *string, profile *mentor.Profile) string {
+	if learnerID == nil {
+		return "\n\nThis session is a general conversation (learner_id null)."
 	}
-	if o := known.opening; first && o != nil {
-		b.WriteString("\n\n=== SESSION OPENING ===")
-		line(&b, "Welcome hook", o.WelcomeHook)
-		line(&b, "Last emotional state", o.LastEmotionalState)
-		list(&b, "Unfinished threads", o.UnfinishedThreads)
-		list(&b, "Relevant today", o.PersonalRelevance)
-		line(&b, "Suggested opener", o.SuggestedOpener)
-		b.WriteString("\n=== END SESSION OPENING ===")
+	var b strings.Builder
+	if profile != nil && profile.LearnerName != "" {
+		fmt.Fprintf(&b, "\n\nThis session is about one learner, %s (learner_id %s).", profile.LearnerName, *learnerID)
+	} else {
+		fmt.Fprintf(&b, "\n\nThis session is about one learner (learner_id %s).", *learnerID)
 	}
-	r := known.recall
-	// A memory shown as an emotional pattern is not repeated above it.
-	patterns := map[string]bool{}
+	if own := facilitatorLines(profile); len(own) > 0 {
+		b.WriteString("\n\n=== WHAT THE FACILITATOR WROTE ABOUT THEM ===")
+		for _, l := range own {
+			fmt.Fprintf(&b, "\n- %s: %s", profileHeading(l.Category), l.Text)
+		}
+		b.WriteString("\n=== END WHAT THE FACILITATOR WROTE ===")
+	}
+	return b.String()
+}
+
+// facilitatorLines are the lines of profile the facilitator wrote.
+func facilitatorLines(profile *mentor.Profile) []mentor.ProfileLine {
+	if profile == nil {
+		return nil
+	}
+	return profile.OwnLines()
+}
+
+func profileHeading(category string) string {
+	for _, c := range mentor.ProfileCategories {
+		if c.Key == category {
+			return c.Heading
+		}
+	}
+	return category
+}
+
+// profileBlock is what the mentor believes about the learner as a whole
+// (within its 1,000 tokens, the facilitator's own lines pinned apart) and
+// what the last sessions add up to, before the session's particulars. It
+// stands on the memories of its lines and the sessions of its digest.
+func profileBlock(p *mentor.Profile) memoryBlock {
+	b := memoryBlock{name: blockProfile, title: "LEARNER PROFILE", end: "END LEARNER PROFILE"}
+	if p == nil {
+		return b
+	}
+	var lines []mentor.ProfileLine
+	var sources []mentor.ContextSource
+	for _, l := range p.Lines {
+		if l.ByFacilitator {
+			continue
+		}
+		lines = append(lines, l)
+		for _, id := range l.MemoryIDs {
+			sources = append(sources, mentor.ContextSource{Kind: mentor.ContextMemory, ID: id, Block: blockProfile})
+		}
+	}
+	digest := p.Digest.Markdown()
+	if len(lines) == 0 && digest == "" {
+		return b
+	}
+	for _, id := range p.Digest.Sessions {
+		sources = append(sources, mentor.ContextSource{Kind: mentor.ContextSession, ID: id, Block: blockProfile})
+	}
+	page := mentor.RenderProfileMarkdown(p.LearnerName, lines)
+	if digest != "" {
+		page += "\n" + digest
+	}
+	b.items = []remembered{{text: strings.TrimSpace(page), sources: sources}}
+	return b
+}
+
+// summaryBlock is the conversation's rolling summary, where the learner has
+// no profile yet (or the session is general).
+func summaryBlock(conv *mentor.ConversationRecord) memoryBlock {
+	b := memoryBlock{name: blockSummary, title: "CONVERSATION MEMORY", end: "END CONVERSATION MEMORY"}
+	if conv == nil || conv.Summary == "" {
+		return b
+	}
+	b.items = []remembered{{
+		text: fmt.Sprintf("Previous Summary (%d turns):\n%s\nLast Update: %s",
+			conv.TurnCount, conv.Summary, conv.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC")),
+		sources: []mentor.ContextSource{{Kind: mentor.ContextConversation, ID: conv.ID, Block: blockSummary}},
+	}}
+	return b
+}
+
+// openingBlock is the opening prepared for the session.
+func openingBlock(o *mentor.Opening) memoryBlock {
+	b := memoryBlock{name: blockOpening, title: "SESSION OPENING", end: "END SESSION OPENING"}
+	if o == nil {
+		return b
+	}
+	var s strings.Builder
+	line(&s, "Welcome hook", o.WelcomeHook)
+	line(&s, "Last emotional state", o.LastEmotionalState)
+	list(&s, "Unfinished threads", o.UnfinishedThreads)
+	list(&s, "Relevant today", o.PersonalRelevance)
+	line(&s, "Suggested opener", o.SuggestedOpener)
+	if s.Len() == 0 {
+		return b
+	}
+	var sources []mentor.ContextSource
+	if o.SessionID != "" {
+		sources = []mentor.ContextSource{{Kind: mentor.ContextSession, ID: o.SessionID, Block: blockOpening}}
+	}
+	b.items = []remembered{{text: strings.TrimPrefix(s.String(), "\n"), sources: sources}}
+	return b
+}
+
+// recallBlocks are the memories recalled for the message, by group, and
+// the emotional patterns to watch; a memory shown as a pattern is not
+// repeated among the others.
+func recallBlocks(r mentor.Recall) (relevant, patterns memoryBlock) {
+	relevant = memoryBlock{name: blockMemories, title: "RELEVANT MEMORIES", end: "END RELEVANT MEMORIES"}
+	patterns = memoryBlock{name: blockEmotional, title: "EMOTIONAL PATTERNS TO WATCH", end: "END EMOTIONAL PATTERNS"}
+	isPattern := map[string]bool{}
 	for _, m := range r.EmotionalPatterns {
-		patterns[m.ID] = true
+		isPattern[m.ID] = true
+		patterns.items = append(patterns.items, recalled(m, "", blockEmotional))
 	}
 	groups := []struct {
 		label string
 		ms    []mentor.RecalledMemory
 	}{{"Learning", r.Academic}, {"Personal", r.Personal}, {"Preferences", r.Preferences}, {"Where things stand", r.Context}}
-	var relevant strings.Builder
 	for _, g := range groups {
-		facts(&relevant, g.label, slices.DeleteFunc(slices.Clone(g.ms), func(m mentor.RecalledMemory) bool { return patterns[m.ID] }))
+		for _, m := range g.ms {
+			if !isPattern[m.ID] {
+				relevant.items = append(relevant.items, recalled(m, g.label, blockMemories))
+			}
+		}
 	}
-	if relevant.Len() > 0 {
-		b.WriteString("\n\n=== RELEVANT MEMORIES ===")
-		b.WriteString(relevant.String())
-		b.WriteString("\n=== END RELEVANT MEMORIES ===")
+	return relevant, patterns
+}
+
+// recalled is a recalled memory as a block holds it, with its feeling.
+func recalled(m mentor.RecalledMemory, group, block string) remembered {
+	text := "- " + m.Content
+	if e := m.Metadata.Emotion(); e != "" {
+		text += " (felt " + e + ")"
 	}
-	if len(r.EmotionalPatterns) > 0 {
-		b.WriteString("\n\n=== EMOTIONAL PATTERNS TO WATCH ===")
-		facts(&b, "", r.EmotionalPatterns)
-		b.WriteString("\n=== END EMOTIONAL PATTERNS ===")
-	}
-	return b.String()
+	return remembered{group: group, text: text, score: m.Score,
+		sources: []mentor.ContextSource{{Kind: mentor.ContextMemory, ID: m.ID, Block: block}}}
 }
 
 func line(b *strings.Builder, label, value string) {
@@ -109,22 +220,6 @@ func list(b *strings.Builder, label string, values []string) {
 		fmt.Fprintf(b, "\n%s:", label)
 		for _, v := range values {
 			fmt.Fprintf(b, "\n- %s", v)
-		}
-	}
-}
-
-// facts writes memories as a labelled list, each with its feeling.
-func facts(b *strings.Builder, label string, ms []mentor.RecalledMemory) {
-	if len(ms) == 0 {
-		return
-	}
-	if label != "" {
-		fmt.Fprintf(b, "\n%s:", label)
-	}
-	for _, m := range ms {
-		fmt.Fprintf(b, "\n- %s", m.Content)
-		if e := m.Metadata.Emotion(); e != "" {
-			fmt.Fprintf(b, " (felt %s)", e)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"sync"
 	"time"
 
@@ -58,26 +60,42 @@ func admit(l InFlight) echo.MiddlewareFunc {
 			if caller, ok := mentor.CallerFrom(req.Context()); ok {
 				release, err := shares.take(caller.UserID, size)
 				if err != nil {
-					return err
+					return refuse(c, err)
 				}
 				defer release()
 			}
 			ctx, cancel := context.WithTimeout(req.Context(), l.Wait)
 			defer cancel()
 			if err := requests.Acquire(ctx, 1); err != nil {
-				return busy(fmt.Errorf("%d requests in flight: %w", l.Requests, err))
+				return refuse(c, busy(fmt.Errorf("%d requests in flight: %w", l.Requests, err)))
 			}
 			defer requests.Release(1)
 			// Bodiless requests never queue behind large bodies.
 			if size > 0 {
 				if err := bodies.Acquire(ctx, size); err != nil {
-					return busy(fmt.Errorf("%d body bytes in flight: %w", l.BodyBytes, err))
+					return refuse(c, busy(fmt.Errorf("%d body bytes in flight: %w", l.BodyBytes, err)))
 				}
 				defer bodies.Release(size)
 			}
 			return next(c)
 		}
 	}
+}
+
+// drainTimeout bounds how long a refused request's body is read.
+const drainTimeout = 5 * time.Second
+
+// refuse returns err after reading what is left of the refused request's
+// body (at most MaxBodyBytes, for at most drainTimeout) and dropping it. A
+// client still sending a large body when it is refused would otherwise
+// have its connection closed under it (net/http closes rather than read
+// more than 256 KB that nobody asked for), and it would see a broken pipe
+// instead of the 503 and its Retry-After. Read and dropped, the body
+// holds no memory.
+func refuse(c echo.Context, err error) error {
+	_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now().Add(drainTimeout))
+	_, _ = io.Copy(io.Discard, io.LimitReader(c.Request().Body, MaxBodyBytes))
+	return err
 }
 
 // facilitatorShares count what each facilitator's requests hold in flight.

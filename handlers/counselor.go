@@ -16,8 +16,11 @@ type Counselor interface {
 	Chat(ctx context.Context, req mentor.ChatRequest, listener mentor.ChatListener) (mentor.ChatReply, error)
 }
 
-// maxChatHistory bounds the session history a chat request may carry.
-const maxChatHistory = 100
+// maxChatHistory bounds the session history a chat request may carry: a
+// long session's 500 exchanges. The counselor sends the model only what
+// fits its token budget, and the 2 MiB body limit (MaxBodyBytes) bounds
+// the bytes, so a client may resend a whole session.
+const maxChatHistory = 1000
 
 func (h *handler) counselorChat(c echo.Context) error {
 	var req struct {
@@ -45,7 +48,7 @@ func (h *handler) counselorChat(c echo.Context) error {
 	}
 	if len(history) > 0 {
 		var err error
-		if history, err = mentor.ValidateTurns(history); err != nil {
+		if history, err = mentor.CheckTurns(history); err != nil {
 			return err
 		}
 	}

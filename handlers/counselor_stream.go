@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -41,6 +42,7 @@ func wantsEventStream(r *http.Request) bool {
 // stream's last event. A client that goes away cancels the request's
 // context, and with it the model's call.
 func (h *handler) streamReply(c echo.Context, chat mentor.ChatRequest) error {
+	defer h.metrics.StreamOpened()()
 	res := c.Response()
 	header := res.Header()
 	header.Set(echo.HeaderContentType, "text/event-stream; charset=utf-8")
@@ -50,7 +52,8 @@ func (h *handler) streamReply(c echo.Context, chat mentor.ChatRequest) error {
 	header.Set(echo.HeaderCacheControl, "no-cache, no-transform")
 	header.Set("X-Accel-Buffering", "no")
 	res.WriteHeader(http.StatusOK)
-	events := &eventWriter{to: &steadyWriter{to: res, rc: http.NewResponseController(res.Writer)}}
+	events := &eventWriter{to: &steadyWriter{to: res, rc: http.NewResponseController(res.Writer)},
+		started: time.Now(), firstText: h.metrics.ObserveFirstText}
 	// The headers go now, so the client knows the reply is coming before
 	// the first word of it.
 	_ = events.to.rc.Flush()
@@ -77,6 +80,10 @@ type eventWriter struct {
 	// err is the first write that failed: the client is gone, and the
 	// request's context ends with it.
 	err error
+	// firstText hears how long after started the first text was sent.
+	started   time.Time
+	firstText func(time.Duration)
+	sentText  bool
 }
 
 func (w *eventWriter) send(event string, data any) {
@@ -92,5 +99,12 @@ func (w *eventWriter) send(event string, data any) {
 	_, w.err = fmt.Fprintf(w.to, "event: %s\ndata: %s\n\n", event, encoded)
 }
 
-func (w *eventWriter) ReplyText(piece string) { w.send(eventText, map[string]string{"text": piece}) }
-func (w *eventWriter) ToolRuns(name string)   { w.send(eventTool, map[string]string{"name": name}) }
+func (w *eventWriter) ReplyText(piece string) {
+	w.send(eventText, map[string]string{"text": piece})
+	if !w.sentText {
+		w.sentText = true
+		w.firstText(time.Since(w.started))
+	}
+}
+
+func (w *eventWriter) ToolRuns(name string) { w.send(eventTool, map[string]string{"name": name}) }

@@ -38,7 +38,8 @@ func TestTheCounselorStreamsItsReplyAsTheModelWritesIt(t *testing.T) {
 			stream.Finish("stop", map[string]any{"prompt_tokens": 90, "completion_tokens": 10, "total_tokens": 100})
 		}
 	})
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
+	logs := &apptest.Logs{}
+	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL, Logs: logs})
 	u := svc.NewUser(t)
 	learner := svc.NewLearner(t, u, "Emma")
 
@@ -101,12 +102,17 @@ func TestTheCounselorStreamsItsReplyAsTheModelWritesIt(t *testing.T) {
 	if final["retrieval"] == nil {
 		t.Errorf("the reply event carries no retrieval metadata: %v", final)
 	}
+	// Each model call is logged with its tokens, time and outcome, the
+	// streamed one once its stream has ended.
+	logs.WaitFor(t, `"msg":"model call","purpose":"counselor","path":"/chat/completions","status":200,`)
+	logs.WaitFor(t, `"tokens":100,"outcome":"answered"`)
 }
 
 // A client that hangs up mid-reply stops the model's call: its request to
 // the model is cancelled, and the model's server sees it go.
 func TestAClientThatHangsUpCancelsTheModelsCall(t *testing.T) {
 	cancelled := make(chan struct{})
+	logs := &apptest.Logs{}
 	model := llmtest.NewChat(t, func(w http.ResponseWriter, r *http.Request) {
 		stream := llmtest.StartStream(w)
 		stream.Text("Let me think")
@@ -116,7 +122,7 @@ func TestAClientThatHangsUpCancelsTheModelsCall(t *testing.T) {
 		case <-time.After(30 * time.Second):
 		}
 	})
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
+	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL, Logs: logs})
 	u := svc.NewUser(t)
 
 	stream := svc.Stream(t, u.Token, "/api/counselor", map[string]any{"message": "What should we read tonight?"})
@@ -129,6 +135,8 @@ func TestAClientThatHangsUpCancelsTheModelsCall(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the model's call went on after the client hung up")
 	}
+	logs.WaitFor(t, `"purpose":"counselor","path":"/chat/completions","status":200,`)
+	logs.WaitFor(t, `"tokens":0,"outcome":"cancelled"`)
 }
 
 // A model that fails after the stream has begun ends it with an error

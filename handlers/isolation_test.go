@@ -68,6 +68,7 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		{Method: http.MethodGet, Path: "/api/memories/context?learner_id=" + emma + "&message=thunderstorms", WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/sessions/end", Body: map[string]any{"learner_id": emma}, WantError: "Learner not found"},
 		{Method: http.MethodGet, Path: "/api/opening-context?learner_id=" + emma, WantError: "Learner not found"},
+		{Method: http.MethodPatch, Path: "/api/learners/" + emma, Body: map[string]any{"name": "Renamed by B"}, WantError: "Learner not found"},
 		{Method: http.MethodDelete, Path: "/api/learners/" + emma, WantError: "Learner not found"},
 		{Method: http.MethodGet, Path: "/api/export?learner_id=" + emma, WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/counselor", Body: map[string]any{"message": "Tell me about Emma", "learner_id": emma}, WantError: "Learner not found"},

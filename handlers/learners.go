@@ -30,6 +30,25 @@ func (h *handler) createLearner(c echo.Context) error {
 	return c.JSON(http.StatusCreated, map[string]any{"success": true, "learner": learner})
 }
 
+// renameLearner gives one of the caller's learners a new name.
+func (h *handler) renameLearner(c echo.Context) error {
+	learnerID, err := learnerIDParam(c)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Name string `json:"name"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	learner, err := h.svc.RenameLearner(c.Request().Context(), learnerID, req.Name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"success": true, "learner": learner})
+}
+
 // learnerIDParam reads the learner id of the path.
 func learnerIDParam(c echo.Context) (string, error) {
 	learnerID, err := mentor.ParseLearnerID(c.Param("id"))

@@ -38,10 +38,11 @@ func sample(page, series string) float64 {
 	return v
 }
 
-// After a few requests, a counselor reply and a drain of the job queue,
-// the operator's scrape shows each counted: requests by route pattern and
-// status with their latency, the pool, the queue by kind, the jobs done,
-// and the model calls by purpose with their tokens.
+// After a few requests, a counselor reply, a streamed one and a drain of
+// the job queue, the operator's scrape shows each counted: requests by
+// route pattern and status with their latency, the pool, the queue by
+// kind, the jobs done, the model calls by purpose with their tokens, and
+// the streams (open now, and their time to the first text).
 func TestMetricsCountRequestsJobsAndModelCalls(t *testing.T) {
 	model := llmtest.NewScriptedChat(t, func(_ int, req llmtest.ChatRequest) http.HandlerFunc {
 		if req.ResponseFormat != nil {
@@ -87,14 +88,18 @@ func TestMetricsCountRequestsJobsAndModelCalls(t *testing.T) {
 		WantStatus(http.StatusOK)
 	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Ideas for Emma?", "learner_id": emma}).
 		WantStatus(http.StatusOK)
+	// And once more, streamed.
+	svc.Stream(t, u.Token, "/api/counselor", map[string]any{"message": "And for Max?"}).All()
 
 	_, page = scrape(t, svc, metricsToken)
 	for series, want := range map[string]float64{
 		`mentor_jobs_finished_total{kind="extract",outcome="done"}`:              1,
 		`mentor_jobs_queued{kind="extract",state="queued"}`:                      0,
 		`mentor_model_calls_total{outcome="ok",purpose="extraction"}`:            1,
-		`mentor_model_calls_total{outcome="ok",purpose="counselor"}`:             1,
-		`mentor_model_tokens_total{purpose="counselor"}`:                         20,
+		`mentor_model_calls_total{outcome="ok",purpose="counselor"}`:             2,
+		`mentor_model_tokens_total{purpose="counselor"}`:                         40,
+		`mentor_counselor_first_text_seconds_count`:                              1,
+		`mentor_counselor_streams_open`:                                          0,
 		`mentor_model_call_duration_seconds_count{purpose="extraction"}`:         1,
 		`mentor_http_requests_total{method="GET",route="/metrics",status="200"}`: 1,
 	} {

@@ -88,7 +88,7 @@ func NewServer(d Deps) *echo.Echo {
 	}
 	e.Use(bodyLimit(MaxBodyBytes, map[string]int64{"/api/import": MaxImportBytes}))
 
-	h := &handler{svc: d.Service, db: d.DB, tools: tools.NewExecutor(d.Service), counselor: d.Counselor}
+	h := &handler{svc: d.Service, db: d.DB, tools: tools.NewExecutor(d.Service), counselor: d.Counselor, metrics: d.Metrics}
 	e.GET("/healthz", h.health)
 	e.GET("/api/openapi.json", serveOpenAPI)
 
@@ -108,6 +108,7 @@ func NewServer(d Deps) *echo.Echo {
 	e.GET("/api/consolidations", h.listConsolidations, authed, admitted, read)
 	e.GET("/api/learners/:id/profile", h.learnerProfile, authed, admitted, read)
 	e.PUT("/api/learners/:id/profile", h.writeProfileLines, authed, admitted, write)
+	e.PATCH("/api/learners/:id", h.renameLearner, authed, admitted, write)
 	e.DELETE("/api/learners/:id", h.eraseLearner, authed, admitted, write)
 	e.DELETE("/api/account", h.eraseAccount, authed, admitted, write)
 	e.GET("/api/erasures", h.listErasures, authed, admitted, read)
@@ -170,4 +171,5 @@ type handler struct {
 	db        Pinger
 	tools     *tools.Executor
 	counselor Counselor
+	metrics   *metrics.Metrics
 }

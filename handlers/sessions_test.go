@@ -158,7 +158,10 @@ func TestCounselorBringsProfileMemoriesAndOpening(t *testing.T) {
 	}
 	system := model.Calls()[0].Body.Contents("system")[0]
 	for _, want := range []string{
-		"=== LEARNER PROFILE ===\n# Alex\n\n## Goals and what is next\n\n- Pass the algebra exam in June\n\n" +
+		// The facilitator's own line is pinned apart from the rest.
+		"This session is about one learner, Alex (learner_id " + alex + ").\n\n=== WHAT THE FACILITATOR WROTE ABOUT THEM ===\n" +
+			"- Goals and what is next: Pass the algebra exam in June\n=== END WHAT THE FACILITATOR WROTE ===",
+		"=== LEARNER PROFILE ===\n# Alex\n\n" +
 			"## The last session\n\n### Where things stand\n\n- Still working on: word problems.\n=== END LEARNER PROFILE ===",
 		"=== SESSION OPENING ===", "Unfinished threads:\n- Next time we'll try word problems.",
 		"=== RELEVANT MEMORIES ===\nPersonal:\n- Plays basketball; games are on Fridays\n=== END RELEVANT MEMORIES ===",
@@ -169,12 +172,14 @@ func TestCounselorBringsProfileMemoriesAndOpening(t *testing.T) {
 			t.Fatalf("system prompt lacks %q:\n%s", want, system)
 		}
 	}
-	// Later messages keep the memories but not the opening.
+	// Later messages keep the memories and the pinned line but not the
+	// opening or the profile.
 	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{
 		"message": "what about the game?", "learner_id": alex, "history": apptest.Exchange("Hi", "Hello"),
 	}).WantStatus(http.StatusOK)
 	later := model.Calls()[1].Body.Contents("system")[0]
-	if strings.Contains(later, "SESSION OPENING") || strings.Contains(later, "LEARNER PROFILE") || !strings.Contains(later, "Plays basketball") {
+	if strings.Contains(later, "SESSION OPENING") || strings.Contains(later, "LEARNER PROFILE") || !strings.Contains(later, "Plays basketball") ||
+		!strings.Contains(later, "- Goals and what is next: Pass the algebra exam in June") {
 		t.Fatalf("later system prompt:\n%s", later)
 	}
 }

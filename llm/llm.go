@@ -35,12 +35,14 @@ type Config struct {
 	// Budget, when set, is charged for every chat completion (see
 	// Complete).
 	Budget Budget
-	// Logger, when set, hears of what a background task asks a model, at
-	// debug level and cut short (see Chat.Ask), and of what it drops from
-	// a reply, without its text. Nil logs nothing.
+	// Logger, when set, hears of every model call (see observed), of what
+	// a background task asks a model, at debug level and cut short (see
+	// Chat.Ask), and of what it drops from a reply, without its text. Nil
+	// logs nothing.
 	Logger *slog.Logger
 	// Observer, when set, hears of every request made for Purpose (one of
-	// the Purpose constants).
+	// the Purpose constants); the log hears of each at info level, a
+	// failed one at warn.
 	Observer Observer
 	Purpose  string
 }
@@ -83,8 +85,6 @@ func newClient(c Config, retries ...option.RequestOption) openai.Client {
 	if c.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(c.HTTPClient))
 	}
-	if c.Observer != nil {
-		opts = append(opts, option.WithMiddleware(observed(c.Purpose, c.Observer)))
-	}
+	opts = append(opts, option.WithMiddleware(observed(c.Purpose, c.Observer, LoggerOf(c))))
 	return openai.NewClient(opts...)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"time"
@@ -26,21 +27,53 @@ const (
 	PurposeEmbeddings    = "embeddings"
 )
 
-// observed reports each request of a client to o: how long it took to the
-// last byte of its answer, the tokens the answer says it used, and whether
-// it failed. A streamed answer is reported when the caller has read it to
-// its end or closed it, with the usage its last chunk reports.
-func observed(purpose string, o Observer) option.Middleware {
+// Outcomes of a model call, as the log names them.
+const (
+	callAnswered  = "answered"
+	callFailed    = "failed"
+	callCancelled = "cancelled"
+)
+
+// observed reports each request of a client, retries included, to o (nil:
+// to nobody) and to log: how long it took to the last byte of its answer,
+// the tokens the answer says it used, and how it ended. Never the text
+// asked or answered, which is memory. A streamed answer is reported when
+// the caller has read it to its end or closed it, with the usage its last
+// chunk reports.
+func observed(purpose string, o Observer, log *slog.Logger) option.Middleware {
 	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 		start := time.Now()
+		report := func(status int, tokens int64, outcome string) {
+			took := time.Since(start)
+			if outcome == callFailed && req.Context().Err() != nil {
+				outcome = callCancelled
+			}
+			if o != nil {
+				o.ObserveModelCall(purpose, took, tokens, outcome != callAnswered)
+			}
+			level := slog.LevelInfo
+			if outcome == callFailed {
+				level = slog.LevelWarn
+			}
+			log.Log(req.Context(), level, "model call", "purpose", purpose, "path", req.URL.Path, "status", status,
+				"duration_ms", took.Milliseconds(), "tokens", tokens, "outcome", outcome)
+		}
 		resp, err := next(req)
-		if err != nil || resp.StatusCode >= http.StatusBadRequest {
-			o.ObserveModelCall(purpose, time.Since(start), 0, true)
+		if err != nil {
+			report(0, 0, callFailed)
+			return resp, err
+		}
+		if resp.StatusCode >= http.StatusBadRequest {
+			report(resp.StatusCode, 0, callFailed)
 			return resp, err
 		}
 		if media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); media == "text/event-stream" {
 			resp.Body = &observedStream{ReadCloser: resp.Body, report: func(tokens int64, failed bool) {
-				o.ObserveModelCall(purpose, time.Since(start), tokens, failed)
+				outcome := callAnswered
+				if failed {
+					outcome = callFailed
+				}
+				report(resp.StatusCode, tokens, outcome)
 			}}
 			return resp, nil
 		}
@@ -55,7 +88,11 @@ func observed(purpose string, o Observer) option.Middleware {
 			} `json:"usage"`
 		}
 		_ = json.Unmarshal(body, &answer)
-		o.ObserveModelCall(purpose, time.Since(start), answer.Usage.TotalTokens, err != nil)
+		outcome := callAnswered
+		if err != nil {
+			outcome = callFailed
+		}
+		report(resp.StatusCode, answer.Usage.TotalTokens, outcome)
 		return resp, err
 	}
 }

@@ -29,6 +29,76 @@ type ChatReply struct {
 	// WithoutMemory, when set, says why the reply was given without memory
 	// (it could not be read); the reply is still the model's.
 	WithoutMemory string `json:"without_memory,omitempty"`
+	// MemoriesUsed are the memories, conversations and sessions whose text
+	// went into the reply's context, each once.
+	MemoriesUsed []ContextSource `json:"memories_used"`
+	// Personalization is how much of what the mentor knows went into the
+	// reply: PersonalizationNone, Light or Deep.
+	Personalization string `json:"personalization"`
+	// ContextTokens is what the reply's context took of its token budget,
+	// block by block, and what was left out to keep within it.
+	ContextTokens ContextTokens `json:"context_tokens"`
+	// Model is the model that wrote the reply.
+	Model   string      `json:"model"`
+	Timings ChatTimings `json:"timings"`
+}
+
+// Kinds of what went into a reply's context (ContextSource.Kind).
+const (
+	// ContextMemory is a learner memory, recalled or standing behind a line
+	// of the learner's profile.
+	ContextMemory = "memory"
+	// ContextConversation is a conversation, by its rolling summary.
+	ContextConversation = "conversation"
+	// ContextSession is an ended session, by the opening prepared from it
+	// or the digest of the last sessions.
+	ContextSession = "session"
+)
+
+// ContextSource is one thing of memory that went into a reply's context
+// (or was left out of it): its kind, its id, and the block of the context
+// it went in by (a key of ContextTokens.Blocks).
+type ContextSource struct {
+	Kind  string `json:"kind"`
+	ID    string `json:"id"`
+	Block string `json:"block"`
+}
+
+// Personalization levels of a reply: none when nothing of memory went in;
+// deep when retrieval went deep or the learner's profile or the session's
+// opening went in; light otherwise.
+const (
+	PersonalizationNone  = "none"
+	PersonalizationLight = "light"
+	PersonalizationDeep  = "deep"
+)
+
+// ContextTokens is a reply's context as counted by package tokens.
+type ContextTokens struct {
+	// Budget is the most the context may take (COUNSELOR_CONTEXT_TOKENS);
+	// Total is larger only when what always goes (the persona, the tools,
+	// the pinned facts and the message) is.
+	Budget int `json:"budget"`
+	// Total is the sum of Blocks.
+	Total int `json:"total"`
+	// Blocks are the tokens of each block of the context, zero for a block
+	// that is not in it.
+	Blocks map[string]int `json:"blocks"`
+	// EvictedExchanges are the session's oldest exchanges left out of the
+	// context for the budget.
+	EvictedExchanges int `json:"evicted_exchanges"`
+	// BroughtBack are the evicted turns brought back because the message
+	// refers back to them.
+	BroughtBack int `json:"brought_back"`
+	// LeftOut is what of memory did not fit the budget.
+	LeftOut []ContextSource `json:"left_out"`
+}
+
+// ChatTimings are how long a reply took in recall (reading memory) and in
+// the model (every call of its tool loop), in milliseconds.
+type ChatTimings struct {
+	RecallMS int64 `json:"recall_ms"`
+	ModelMS  int64 `json:"model_ms"`
 }
 
 // ChatListener hears of a reply while it is made, for a client that shows

@@ -151,6 +151,10 @@ func (f *fairStore) CreateLearner(ctx context.Context, name string) (Learner, er
 	return call(f, ctx, func() (Learner, error) { return f.store.CreateLearner(ctx, name) })
 }
 
+func (f *fairStore) RenameLearner(ctx context.Context, learnerID, name string) (Learner, error) {
+	return call(f, ctx, func() (Learner, error) { return f.store.RenameLearner(ctx, learnerID, name) })
+}
+
 func (f *fairStore) GetConversation(ctx context.Context, learnerID *string) (*ConversationRecord, error) {
 	return call(f, ctx, func() (*ConversationRecord, error) { return f.store.GetConversation(ctx, learnerID) })
 }

@@ -69,6 +69,9 @@ type LearnerMemory struct {
 	// LastSeenAt is when the fact was last learnt or confirmed; Confidence
 	// decays from there (ConfidenceNow).
 	LastSeenAt time.Time `json:"last_seen_at"`
+	// CorrectedAt is when a person last corrected it, nil when never: the
+	// list and a correction's answer carry it, other reads leave it out.
+	CorrectedAt *time.Time `json:"corrected_at,omitempty"`
 }
 
 // Metadata is a memory's free-form attributes: short strings, numbers and

@@ -29,6 +29,13 @@ func ValidateTurns(turns []Turn) ([]Turn, error) {
 	if len(turns) > MaxTurnsPerUpdate {
 		return nil, Errorf(CodeInvalid, "Too many conversation turns: at most %d per request", MaxTurnsPerUpdate)
 	}
+	return CheckTurns(turns)
+}
+
+// CheckTurns checks each of turns as ValidateTurns does, whatever their
+// number (the caller bounds it: a chat's history is not a post), and
+// returns them with content trimmed.
+func CheckTurns(turns []Turn) ([]Turn, error) {
 	clean := make([]Turn, len(turns))
 	for i, t := range turns {
 		if t.Role != RoleUser && t.Role != RoleAssistant {

@@ -34,8 +34,23 @@ var emotionCues = map[string][]string{
 	"bored":      {"bored", "boring", "zone out", "zoned out"},
 }
 
-// refersBack finds a message pointing at an earlier session.
-var refersBack = regexp.MustCompile(`\b(like (we|you) did|like last time|last time|last session|(we|you) (talked|spoke|discussed)|remember|(did|said|tried|talked about|learned|covered)( it| that| this)? before|earlier|as usual|the other day|you said|you suggested|we tried)\b`)
+// backReference matches, in lower case, the phrases by which a message
+// points back at what was said before, in this session or an earlier one.
+// "before" counts only after what was said or done ("we tried that
+// before"): alone it is too common ("before bed").
+var backReference = regexp.MustCompile(`\b(like (we|you) did|like last time|last time|last session|(we|you) (talked|spoke|discussed)|remember|(did|said|tried|talked about|learned|covered|mentioned|discussed)( it| that| this)? before|earlier|previously|as usual|the other day|(you|we|i) said|(you|we|i) mentioned|as mentioned|you suggested|we tried|i told you|you told me|(go|going|come|coming) back to)\b`)
+
+// RefersBack tells whether message points back at what was said before
+// ("like we said earlier", "as you mentioned", "last time").
+func RefersBack(message string) bool {
+	return backReference.MatchString(strings.ToLower(message))
+}
+
+// WithoutBackReferences is message, in lower case, without the phrases by
+// which it refers back: what is left says what it refers to.
+func WithoutBackReferences(message string) string {
+	return backReference.ReplaceAllString(strings.ToLower(message), " ")
+}
 
 var wordPattern = regexp.MustCompile(`[\p{L}\p{N}']+`)
 
@@ -65,7 +80,7 @@ func PlanRetrieval(message string, session SessionState) RetrievalPlan {
 	if len(plan.Emotions) > 0 {
 		plan.Reasons = append(plan.Reasons, ReasonEmotion+": "+strings.Join(plan.Emotions, ", "))
 	}
-	if refersBack.MatchString(lower) {
+	if backReference.MatchString(lower) {
 		plan.Reasons = append(plan.Reasons, ReasonRefersBack)
 	}
 	if session.PreviousMessage != "" && topicChanged(session.PreviousMessage, message) {
@@ -116,10 +131,20 @@ func topicChanged(previous, message string) bool {
 	return true
 }
 
-// contentWords returns the words of text that carry its topic: lower case,
-// crudely singular, without stopwords or very short words.
+// contentWords returns the set of text's TopicWords.
 func contentWords(text string) map[string]bool {
 	words := map[string]bool{}
+	for _, w := range TopicWords(text) {
+		words[w] = true
+	}
+	return words
+}
+
+// TopicWords returns the words of text that carry its topic, in order and
+// as often as they come: lower case, crudely singular, without stopwords or
+// very short words.
+func TopicWords(text string) []string {
+	var words []string
 	for _, w := range wordPattern.FindAllString(strings.ToLower(text), -1) {
 		w = strings.Trim(w, "'")
 		if len(w) < 3 || stopwords[w] {
@@ -128,7 +153,7 @@ func contentWords(text string) map[string]bool {
 		if len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
 			w = w[:len(w)-1]
 		}
-		words[w] = true
+		words = append(words, w)
 	}
 	return words
 }

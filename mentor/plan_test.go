@@ -36,6 +36,47 @@ func TestPlanRetrievalTriggers(t *testing.T) {
 	}
 }
 
+// A message refers back by what was said or done before, in this session
+// or an earlier one; "before" alone, or words that merely look alike, do
+// not.
+func TestRefersBackIsToldByPhrasesAboutWhatWasSaid(t *testing.T) {
+	cases := []struct {
+		message string
+		back    bool
+	}{
+		{"Like we said earlier, the volcano needs paint", true},
+		{"As you mentioned, she likes maps", true},
+		{"What did we try last time?", true},
+		{"We talked about this before, right?", true},
+		{"You said to keep it short", true},
+		{"I mentioned her teacher once", true},
+		{"Can we go back to the spelling list?", true},
+		{"Remember the rocket book?", true},
+		{"Previously she hated maths", true},
+		{"She reads before bed", false},
+		{"Emma finished the volcano diorama", false},
+		{"The earliest bus is at seven", false},
+		{"How do I help with fractions?", false},
+	}
+	for _, c := range cases {
+		if got := RefersBack(c.message); got != c.back {
+			t.Errorf("RefersBack(%q) = %v, want %v", c.message, got, c.back)
+		}
+	}
+	if got := strings.Fields(WithoutBackReferences("Like we said earlier, the VOLCANO needs paint")); !slices.Equal(got, []string{"like", ",", "the", "volcano", "needs", "paint"}) {
+		t.Errorf("WithoutBackReferences left %q", got)
+	}
+}
+
+// A message's topic words are its words that say what it is about, as
+// often as it says them: stopwords and short words out, plurals folded.
+func TestTopicWordsKeepRepeatsAndFoldPlurals(t *testing.T) {
+	got := TopicWords("The volcano dioramas: paint the volcano, it's a diorama!")
+	if want := []string{"volcano", "diorama", "paint", "volcano", "diorama"}; !slices.Equal(got, want) {
+		t.Errorf("TopicWords = %q, want %q", got, want)
+	}
+}
+
 func TestEmotionsInWholeWords(t *testing.T) {
 	if got := EmotionsIn("We lost the game, but I feel proud and a bit tired"); !slices.Equal(got, []string{"excited", "tired"}) {
 		t.Fatalf("got %v", got)

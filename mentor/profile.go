@@ -341,7 +341,7 @@ func (p Profile) WithOwnLines(own []ProfileLine, count TokenCounter, now time.Ti
 	for _, c := range ProfileCategories {
 		known[c.Key] = true
 	}
-	var lines []ProfileLine
+	lines := []ProfileLine{}
 	for _, l := range own {
 		if !known[l.Category] {
 			return p, Errorf(CodeInvalid, "category must be one of who, strengths, struggles, goals, preferences, emotional")

@@ -129,3 +129,12 @@ func (s *Service) AddLearner(ctx context.Context, name string) (Learner, error) 
 	}
 	return s.store.CreateLearner(ctx, name)
 }
+
+// RenameLearner gives the learner a new name, checked as a new learner's.
+func (s *Service) RenameLearner(ctx context.Context, learnerID, name string) (Learner, error) {
+	name, err := ValidateLearnerName(name)
+	if err != nil {
+		return Learner{}, err
+	}
+	return s.store.RenameLearner(ctx, learnerID, name)
+}

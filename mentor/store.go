@@ -11,6 +11,7 @@ import (
 type Store interface {
 	ListLearners(ctx context.Context) ([]Learner, error)
 	CreateLearner(ctx context.Context, name string) (Learner, error)
+	RenameLearner(ctx context.Context, learnerID, name string) (Learner, error)
 
 	// GetConversation returns the active conversation, or nil when there is
 	// none.

@@ -28,6 +28,8 @@ type Metrics struct {
 	modelCalls     *prometheus.CounterVec
 	modelSeconds   *prometheus.HistogramVec
 	modelTokens    *prometheus.CounterVec
+	streamsOpen    prometheus.Gauge
+	firstText      prometheus.Histogram
 }
 
 // QueueStats is the job queue as one scrape sees it: for each kind, the
@@ -80,8 +82,16 @@ func New(pool *pgxpool.Pool, queue QueueReader, log *slog.Logger) *Metrics {
 		modelTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mentor_model_tokens_total", Help: "Tokens the model reported using, by purpose.",
 		}, []string{"purpose"}),
+		streamsOpen: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mentor_counselor_streams_open", Help: "Counselor replies being streamed now.",
+		}),
+		firstText: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "mentor_counselor_first_text_seconds", Help: "Time from a streamed request to the first piece of its reply.",
+			Buckets: modelBuckets,
+		}),
 	}
 	m.registry.MustRegister(m.requests, m.requestSeconds, m.jobs, m.modelCalls, m.modelSeconds, m.modelTokens,
+		m.streamsOpen, m.firstText,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if pool != nil {
 		m.registry.MustRegister(poolCollector{pool})
@@ -105,6 +115,24 @@ func (m *Metrics) ObserveRequest(route, method string, status int, took time.Dur
 	}
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
 	m.requestSeconds.WithLabelValues(route, method).Observe(took.Seconds())
+}
+
+// StreamOpened counts a counselor reply streamed from now until the
+// returned func is called, when it ends.
+func (m *Metrics) StreamOpened() (ended func()) {
+	if m == nil {
+		return func() {}
+	}
+	m.streamsOpen.Inc()
+	return m.streamsOpen.Dec
+}
+
+// ObserveFirstText records how long a streamed reply took to send its
+// first piece of text.
+func (m *Metrics) ObserveFirstText(took time.Duration) {
+	if m != nil {
+		m.firstText.Observe(took.Seconds())
+	}
 }
 
 // Outcomes of a background job.

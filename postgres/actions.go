@@ -307,7 +307,7 @@ func applyAction(ctx context.Context, tx pgx.Tx, me, kind string, changes []stor
 			from before b
 			where m.facilitator_id = $1::uuid and m.id = b.id
 			returning m.*
-		),`+recordChangeSQL,
+		),`+relearntSQL+recordChangeSQL,
 		me, mentor.ChangeCorrected, mentor.ActorChat, nil, nil,
 		c.MemoryID, *c.ContentAfter, mentor.PersonConfidence, vector, model))
 	return err

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/mentor"
+	"mentormemory/tokens"
 )
 
 // consolidationInputLimit bounds the current memories one run reads: far
@@ -210,6 +211,15 @@ func (s *Store) CompleteConsolidation(ctx context.Context, job mentor.Consolidat
 		if err != nil {
 			return err
 		}
+		// The facilitator may have written lines of their own since the run
+		// read the profile: theirs are kept, the run's copy is not.
+		own, err := lockOwnLines(ctx, tx, me, learner)
+		if err != nil {
+			return err
+		}
+		if profile, err = profile.WithOwnLines(own, tokens.Count, profile.UpdatedAt); err != nil {
+			return err
+		}
 		before, err := saveProfile(ctx, tx, me, profile)
 		if err != nil {
 			return err
@@ -228,6 +238,23 @@ func (s *Store) CompleteConsolidation(ctx context.Context, job mentor.Consolidat
 		err = mentor.ErrLearningOff
 	}
 	return err
+}
+
+// lockOwnLines reads the facilitator's own lines of the learner's stored
+// profile (none when there is no profile yet), and locks the profile, so
+// that lines written now wait for this transaction and are not lost.
+func lockOwnLines(ctx context.Context, tx pgx.Tx, me, learnerID string) ([]mentor.ProfileLine, error) {
+	var encoded []byte
+	err := tx.QueryRow(ctx, `select own_lines from public.learner_profiles
+		where facilitator_id = $1::uuid and learner_id = $2::uuid for update`, me, learnerID).Scan(&encoded)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var own []mentor.ProfileLine
+	return own, json.Unmarshal(encoded, &own)
 }
 
 // FailConsolidation records a failed attempt on the run: queued again

@@ -142,14 +142,24 @@ func (s *Store) MemorySources(ctx context.Context, id string) (mentor.MemorySour
 }
 
 // forgetSQL forgets the caller's ($1) memories that match where: they go,
-// every text in their history is blanked, and the history records, without
-// a word of them, that they were forgotten by $actor. It returns how many
-// went. One statement, so no memory is forgotten without its record.
+// every text in their history is blanked, their text leaves the list of
+// what was learnt in the session they came from, and the history records,
+// without a word of them, that they were forgotten by $actor. It returns
+// how many went. One statement, so no memory is forgotten without its
+// record.
 func forgetSQL(where, actor string) string {
 	return `
 	with gone as (
 		delete from public.learner_memories where facilitator_id = $1::uuid and ` + where + `
-		returning id, learner_id, session_id
+		returning id, learner_id, session_id, content
+	),
+	unlearnt as (
+		update public.mentor_sessions s set closing = jsonb_set(s.closing, '{new_memories}', coalesce((
+			select jsonb_agg(x.e order by x.i)
+			from jsonb_array_elements(s.closing->'new_memories') with ordinality as x(e, i)
+			where not exists (select 1 from gone g where g.session_id = s.id and to_jsonb(g.content) = x.e)), '[]'::jsonb))
+		where s.facilitator_id = $1::uuid and s.id in (select session_id from gone)
+			and jsonb_typeof(s.closing->'new_memories') = 'array'
 	),
 	blanked as (
 		update public.memory_history h set content_before = null, content_after = null

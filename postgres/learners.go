@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 
@@ -43,6 +44,23 @@ func (s *Store) CreateLearner(ctx context.Context, name string) (mentor.Learner,
 			}
 			return br.QueryRow().Scan(&l.ID, &l.Name, &l.CreatedAt)
 		})
+	})
+	return l, err
+}
+
+// RenameLearner changes the learner's name. Row-level security keeps the
+// update to the caller's own learners, so another facilitator's learner is
+// not found, as one that does not exist.
+func (s *Store) RenameLearner(ctx context.Context, learnerID, name string) (mentor.Learner, error) {
+	var l mentor.Learner
+	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+		err := tx.QueryRow(ctx, `update public.learners set name = $3
+			where facilitator_id = $1::uuid and id = $2::uuid
+			returning id::text, name, created_at`, me, learnerID, name).Scan(&l.ID, &l.Name, &l.CreatedAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return mentor.Errorf(mentor.CodeNotFound, "Learner not found")
+		}
+		return err
 	})
 	return l, err
 }

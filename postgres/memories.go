@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -111,6 +112,27 @@ history as (
 	from changed c left join before b on b.id = c.id
 )
 select ` + memoryColumns + ` from changed`
+
+// relearntSQL is a step of a statement that corrects a memory (CTEs before
+// and changed, $1 the facilitator): where the session it was learnt in
+// lists its old text under what was learnt, the list says the corrected
+// text instead, so the end of the session shows what is known now.
+const relearntSQL = `
+relearnt as (
+	update public.mentor_sessions s set closing = jsonb_set(s.closing, '{new_memories}', (
+		select jsonb_agg(case when x.e = to_jsonb(b.content) then to_jsonb(c.content) else x.e end order by x.i)
+		from jsonb_array_elements(s.closing->'new_memories') with ordinality as x(e, i)))
+	from before b join changed c on c.id = b.id
+	where s.facilitator_id = $1::uuid and s.id = c.session_id and c.content <> b.content
+		and jsonb_typeof(s.closing->'new_memories') = 'array' and s.closing->'new_memories' ? b.content
+),`
+
+// correctedAtSQL is when a person last corrected the memory of the row
+// being read (from public.learner_memories): the facilitator in the page
+// or API, or a correction they confirmed in the chat. Null when never.
+const correctedAtSQL = `(select max(h.created_at) from public.memory_history h
+	where h.facilitator_id = learner_memories.facilitator_id and h.memory_id = learner_memories.id
+		and h.change = '` + mentor.ChangeCorrected + `' and h.actor in ('` + mentor.ActorFacilitator + `', '` + mentor.ActorChat + `'))`
 
 // nothingBefore is the before of a memory being created.
 const nothingBefore = `before as (select null::uuid as id, null::text as content, null::real as confidence limit 0),`
@@ -314,7 +336,7 @@ func (s *Store) UpdateMemory(ctx context.Context, id string, p mentor.MemoryPatc
 				from said s
 				where m.facilitator_id = $1::uuid and m.id = s.id
 				returning m.*
-			),`+recordChangeSQL,
+			),`+relearntSQL+recordChangeSQL,
 			me, p.Change(), mentor.ActorFacilitator, nil, nil,
 			id, p.Type, p.Content, p.Importance, p.Confidence, metadata, vector, model, p.Confirm, mentor.PersonConfidence))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -322,6 +344,11 @@ func (s *Store) UpdateMemory(ctx context.Context, id string, p mentor.MemoryPatc
 		}
 		return err
 	})
+	if err == nil && p.Change() == mentor.ChangeCorrected {
+		// Its history's record of this correction is written by the same
+		// statement, which cannot read it back.
+		updated.CorrectedAt = &updated.UpdatedAt
+	}
 	return updated, err
 }
 
@@ -381,7 +408,7 @@ func (s *Store) ListMemories(ctx context.Context, q mentor.ListQuery) ([]mentor.
 	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		args := append([]any{me, learnerKey(q.LearnerID)}, filterArgs(q.Filter)...)
 		args = append(args, q.All, q.Limit, q.Offset, q.CurrentOnly)
-		b.Queue(`select `+memoryColumns+` from public.learner_memories
+		b.Queue(`select `+memoryColumns+`, `+correctedAtSQL+` from public.learner_memories
 			where facilitator_id = $1::uuid
 				and ($8 or coalesce(learner_id, '`+nilLearner+`'::uuid) = $2::uuid)
 				and `+memoryFilterSQL+`
@@ -391,7 +418,10 @@ func (s *Store) ListMemories(ctx context.Context, q mentor.ListQuery) ([]mentor.
 	}, func(br pgx.BatchResults) error {
 		var err error
 		memories, err = collectRows(br, func(row pgx.CollectableRow) (mentor.LearnerMemory, error) {
-			return scanMemory(row)
+			var correctedAt *time.Time
+			m, err := scanMemory(row, &correctedAt)
+			m.CorrectedAt = correctedAt
+			return m, err
 		})
 		return err
 	})

@@ -8,7 +8,9 @@
 # needed), runs `npm ci` in both folders, builds the client, then starts
 # the service (`server`, built from ./cmd/server) on a fresh, migrated
 # database with two facilitators signed up and a token minted for each by
-# `server token`, and runs the client's tests with `node --test`. One of
+# `server token`, and a second one on the same database whose model is the
+# fake the counselor's tests start, and runs the client's tests with
+# `node --test`. One of
 # them regenerates the types from the served /api/openapi.json and fails
 # unless they equal the committed src/schema.ts.
 #
@@ -71,14 +73,16 @@ free_port() {
 # State for cleanup, which runs however the script ends.
 WORK=$(mktemp -d)
 SERVER_PID=
+CHAT_SERVER_PID=
 ADMIN_URL=
 FRESH_NAME=
 STOP_CLUSTER=
 cleanup() {
-  if [[ -n $SERVER_PID ]]; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
+  local pid
+  for pid in $SERVER_PID $CHAT_SERVER_PID; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   if [[ -n $FRESH_NAME ]]; then
     psql -X -q -d "$ADMIN_URL" -c "drop database if exists $FRESH_NAME with (force)" || true
   fi
@@ -122,29 +126,30 @@ SQL
   log "fresh database $FRESH_NAME"
 }
 
-# serve: the service on a free port, in dev mode (so on 127.0.0.1 only),
-# with the offline summarizer, and a quota of 3 new learners a day that a
-# test uses up; waits until /healthz answers.
+# serve NAME [ENV…]: the service on a free port, in dev mode (so on
+# 127.0.0.1 only), with the offline summarizer, a quota of 3 new learners a
+# day that a test uses up, and ENV besides; waits until /healthz answers.
+# Sets SERVED_URL and SERVED_PID.
 serve() {
-  section "server"
-  local port log=$WORK/server.log deadline=$((SECONDS + 30))
+  local name=$1 port log=$WORK/$1.log deadline=$((SECONDS + 30))
+  shift
+  section "server ($name)"
   port=$(free_port) || die "no free port found"
-  SECRET=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
-  DATABASE_URL=$DB_URL PORT=$port SUPABASE_JWT_SECRET=$SECRET MENTOR_DEV_MODE=true OPENAI_API_KEY= \
-    MENTOR_LIMIT_LEARNERS_PER_DAY=3 \
+  env DATABASE_URL="$DB_URL" PORT="$port" SUPABASE_JWT_SECRET="$SECRET" MENTOR_DEV_MODE=true OPENAI_API_KEY= \
+    MENTOR_LIMIT_LEARNERS_PER_DAY=3 "$@" \
     "$WORK/server" >"$log" 2>&1 &
-  SERVER_PID=$!
-  MENTOR_URL=http://127.0.0.1:$port
+  SERVED_PID=$!
+  SERVED_URL=http://127.0.0.1:$port
   until node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' \
-    "$MENTOR_URL/healthz"; do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null || ((SECONDS > deadline)); then
-      err "the server did not answer on $MENTOR_URL; its log:"
+    "$SERVED_URL/healthz"; do
+    if ! kill -0 "$SERVED_PID" 2>/dev/null || ((SECONDS > deadline)); then
+      err "the server did not answer on $SERVED_URL; its log:"
       cat "$log" >&2
       exit 1
     fi
     sleep 0.2
   done
-  log "serving on $MENTOR_URL (log: $log)"
+  log "serving on $SERVED_URL (log: $log)"
 }
 
 main() {
@@ -157,13 +162,22 @@ main() {
   log "go build -o $WORK/server ./cmd/server"
   go build -o "$WORK/server" ./cmd/server
   database
-  serve
+  SECRET=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+  serve memory
+  SERVER_PID=$SERVED_PID MENTOR_URL=$SERVED_URL
+  # The counselor's tests need a model: a second server on the same
+  # database asks the fake one the tests start on MODEL_PORT. The first
+  # has none, so posts to it neither call a model nor queue extraction.
+  MODEL_PORT=$(free_port) || die "no free port found"
+  serve chat OPENAI_API_KEY=test-key OPENAI_BASE_URL="http://127.0.0.1:$MODEL_PORT/v1"
+  CHAT_SERVER_PID=$SERVED_PID MENTOR_CHAT_URL=$SERVED_URL
 
   section "node --test ($CLIENT_DIR)"
   local token other_token
   token=$(SUPABASE_JWT_SECRET=$SECRET "$WORK/server" token -sub "$FACILITATOR" -ttl 15m)
   other_token=$(SUPABASE_JWT_SECRET=$SECRET "$WORK/server" token -sub "$OTHER_FACILITATOR" -ttl 15m)
-  (cd "$CLIENT_DIR" && MENTOR_URL=$MENTOR_URL MENTOR_TOKEN=$token MENTOR_OTHER_TOKEN=$other_token npm test --silent)
+  (cd "$CLIENT_DIR" && MENTOR_URL=$MENTOR_URL MENTOR_CHAT_URL=$MENTOR_CHAT_URL MENTOR_MODEL_PORT=$MODEL_PORT \
+    MENTOR_TOKEN=$token MENTOR_OTHER_TOKEN=$other_token npm test --silent)
 
   section "tsc --noEmit ($EXAMPLE_DIR)"
   (cd "$EXAMPLE_DIR" && npx --no-install tsc --noEmit -p .)

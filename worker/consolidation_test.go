@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mentormemory/mentor"
+	"mentormemory/tokens"
 	"mentormemory/worker"
 )
 
@@ -322,5 +323,55 @@ func TestConsolidationKeepsADigestOfTheLastSessions(t *testing.T) {
 	}
 	if opening == nil || opening.RecentSessions == nil || !slices.Equal(opening.RecentSessions.Sessions, d.Sessions) {
 		t.Fatalf("the opening lacks the digest: %+v", opening)
+	}
+}
+
+// Lines the facilitator writes while a run plans are the ones its profile
+// keeps, not the older copy the run read when it started.
+func TestConsolidationKeepsLinesTheFacilitatorWroteWhileItRan(t *testing.T) {
+	e := newEnv(t, worker.Config{})
+	e.remember(mentor.Academic, "Alex connected the discriminant to the shape of the graph", nil, time.Now())
+	if _, err := e.svc.WriteProfileLines(e.ctx, *e.alex, []mentor.ProfileLine{{Category: "who", Text: "Alex is in year 10"}}); err != nil {
+		t.Fatal(err)
+	}
+	job, err := e.store.ClaimConsolidation(context.Background())
+	if err != nil || job == nil {
+		t.Fatalf("claim: %+v %v", job, err)
+	}
+	in, err := e.store.StartConsolidation(e.ctx, *job, "offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While the run plans, the facilitator rewrites their lines.
+	written := []mentor.ProfileLine{{Category: "who", Text: "Alex is in year 11"}, {Category: "goals", Text: "Pass the quadratics test"}}
+	if _, err := e.svc.WriteProfileLines(e.ctx, *e.alex, written); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	plan := mentor.ConsolidateOffline(in.Memories, now)
+	profile := mentor.BuildProfile(*job.LearnerID, in.LearnerName, plan.Remaining(in.Memories), in.Profile.OwnLines(),
+		mentor.ProfileTokenBudget, tokens.Count, now)
+	if err := e.store.CompleteConsolidation(e.ctx, *job, plan, len(in.Memories), profile); err != nil {
+		t.Fatal(err)
+	}
+
+	stored, err := e.svc.Profile(e.ctx, *e.alex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own, fromMemories []string
+	for _, l := range stored.Lines {
+		if l.ByFacilitator {
+			own = append(own, l.Text)
+		} else {
+			fromMemories = append(fromMemories, l.Text)
+		}
+	}
+	slices.Sort(own)
+	if want := []string{"Alex is in year 11", "Pass the quadratics test"}; !slices.Equal(own, want) {
+		t.Errorf("the facilitator's lines after the run: %q, want the ones they wrote while it ran, %q", own, want)
+	}
+	if len(fromMemories) == 0 {
+		t.Errorf("the run's lines from memories were lost: %+v", stored.Lines)
 	}
 }

@@ -82,8 +82,11 @@ func (e *EventStream) Next() (Event, error) {
 			if err := json.Unmarshal([]byte(ev.Raw), &ev.Data); err != nil {
 				return ev, fmt.Errorf("event %s's data is not a JSON object: %s", ev.Name, ev.Raw)
 			}
-			if err := e.check(ev); err != nil {
-				e.tb.Errorf("event %s of POST %s breaks the API's document: %v", ev.Name, e.path, err)
+			// Benchmarks time the server; the tests hold it to the document.
+			if _, benchmark := e.tb.(*testing.B); !benchmark {
+				if err := e.check(ev); err != nil {
+					e.tb.Errorf("event %s of POST %s breaks the API's document: %v", ev.Name, e.path, err)
+				}
 			}
 			return ev, nil
 		case strings.HasPrefix(line, "event: "):

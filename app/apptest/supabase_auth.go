@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
 )
 
 // SupabaseAuth is a stand-in for a Supabase project's Auth, as the service
@@ -27,7 +28,10 @@ import (
 //     tokens have a live session;
 //   - the password and refresh_token grants of POST /auth/v1/token, with
 //     rotating refresh tokens, and POST /auth/v1/logout, which the web
-//     client calls cross-origin.
+//     client calls cross-origin;
+//   - POST /auth/v1/recover and POST /auth/v1/signup, which record the
+//     email Auth would send (see Emails), and PUT /auth/v1/user, which sets
+//     the signed-in user's password.
 //
 // It can be told to fail as an unhealthy Auth would.
 type SupabaseAuth struct {
@@ -48,6 +52,14 @@ type SupabaseAuth struct {
 	keyFetches int
 	grants     []string
 	logouts    int
+	emails     []Email
+}
+
+// Email is a message Auth would have sent: a link to choose a new password
+// ("recovery") or to confirm a new account ("signup"), with the address it
+// leads back to.
+type Email struct {
+	Kind, To, RedirectTo string
 }
 
 type account struct{ password, userID string }
@@ -172,6 +184,20 @@ func (a *SupabaseAuth) Grants() []string {
 	return append([]string(nil), a.grants...)
 }
 
+// Emails are the emails sent so far, in order.
+func (a *SupabaseAuth) Emails() []Email {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Email(nil), a.emails...)
+}
+
+// Password is the account's password now ("" for an unknown email).
+func (a *SupabaseAuth) Password(email string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.accounts[email].password
+}
+
 // Logouts is how many times a client signed out.
 func (a *SupabaseAuth) Logouts() int {
 	a.mu.Lock()
@@ -185,7 +211,7 @@ func (a *SupabaseAuth) serve(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
 	h.Set("Access-Control-Allow-Headers", "apikey, authorization, content-type")
-	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+	h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, OPTIONS")
 	if r.Method == http.MethodOptions {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -210,6 +236,12 @@ func (a *SupabaseAuth) serve(w http.ResponseWriter, r *http.Request) {
 		a.serveUser(w, r)
 	case route == "POST /auth/v1/token":
 		a.serveToken(w, r)
+	case route == "POST /auth/v1/recover":
+		a.serveRecover(w, r)
+	case route == "POST /auth/v1/signup":
+		a.serveSignup(w, r)
+	case route == "PUT /auth/v1/user":
+		a.serveNewPassword(w, r)
 	case route == "POST /auth/v1/logout":
 		a.logouts++
 		if userID, live := a.live[bearer(r)]; live {
@@ -277,6 +309,65 @@ func (a *SupabaseAuth) serveToken(w http.ResponseWriter, r *http.Request) {
 		"expires_at": time.Now().Add(a.tokenTTL).Unix(), "refresh_token": refresh,
 		"user": map[string]any{"id": userID, "email": email},
 	})
+}
+
+// serveRecover sends a link to choose a new password, to an account's
+// address only, and answers the same either way, as Auth does, so that the
+// answer tells nobody which addresses have an account.
+func (a *SupabaseAuth) serveRecover(w http.ResponseWriter, r *http.Request) {
+	var body struct{ Email string }
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.Email == "" {
+		reply(w, http.StatusBadRequest, map[string]any{"code": 400, "error_code": "validation_failed", "msg": "Password recovery requires an email"})
+		return
+	}
+	if _, ok := a.accounts[body.Email]; ok {
+		a.emails = append(a.emails, Email{Kind: "recovery", To: body.Email, RedirectTo: r.URL.Query().Get("redirect_to")})
+	}
+	reply(w, http.StatusOK, map[string]any{})
+}
+
+// serveSignup creates an account that must confirm its address: the
+// answer is the new user, with no session, and a confirmation email goes
+// out. An address already taken is refused.
+func (a *SupabaseAuth) serveSignup(w http.ResponseWriter, r *http.Request) {
+	var body struct{ Email, Password string }
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	switch {
+	case body.Email == "" || body.Password == "":
+		reply(w, http.StatusBadRequest, map[string]any{"code": 400, "error_code": "validation_failed", "msg": "Signup requires a valid password"})
+		return
+	case len(body.Password) < 6:
+		reply(w, http.StatusUnprocessableEntity, map[string]any{"code": 422, "error_code": "weak_password", "msg": "Password should be at least 6 characters."})
+		return
+	}
+	if _, taken := a.accounts[body.Email]; taken {
+		reply(w, http.StatusUnprocessableEntity, map[string]any{"code": 422, "error_code": "user_already_exists", "msg": "User already registered"})
+		return
+	}
+	userID := uuid.NewString()
+	a.accounts[body.Email] = account{password: body.Password, userID: userID}
+	a.emails = append(a.emails, Email{Kind: "signup", To: body.Email, RedirectTo: r.URL.Query().Get("redirect_to")})
+	reply(w, http.StatusOK, map[string]any{"id": userID, "email": body.Email, "aud": "authenticated", "role": "authenticated",
+		"confirmation_sent_at": time.Now().UTC().Format(time.RFC3339)})
+}
+
+// serveNewPassword sets the password of the user whose session the bearer
+// token is.
+func (a *SupabaseAuth) serveNewPassword(w http.ResponseWriter, r *http.Request) {
+	userID, live := a.live[bearer(r)]
+	if !live {
+		reply(w, http.StatusUnauthorized, map[string]any{"code": 401, "error_code": "no_authorization", "msg": "This endpoint requires a valid Bearer token"})
+		return
+	}
+	var body struct{ Password string }
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	if len(body.Password) < 6 {
+		reply(w, http.StatusUnprocessableEntity, map[string]any{"code": 422, "error_code": "weak_password", "msg": "Password should be at least 6 characters."})
+		return
+	}
+	email := a.emailOf(userID)
+	a.accounts[email] = account{password: body.Password, userID: userID}
+	reply(w, http.StatusOK, map[string]any{"id": userID, "email": email})
 }
 
 func (a *SupabaseAuth) emailOf(userID string) string {

@@ -128,8 +128,8 @@ func TestAReplyGrowsAsItIsWrittenAndStopKeepsWhatWasShown(t *testing.T) {
 		written += piece
 		b.waitFor(fmt.Sprintf("piece %d on screen", i+1), fmt.Sprintf(`(() => {
 			const item = document.querySelector('#messages .msg.assistant.streaming');
-			return item && item.querySelector('.text').textContent === %q;
-		})()`, written))
+			return item && item.querySelector('.text').textContent.trim() === %q;
+		})()`, strings.TrimSpace(written)))
 		if i == 1 {
 			b.screenshot("growing", false)
 		}

@@ -84,6 +84,7 @@ func TestFacilitatorSeesSourcesAndControlsLearning(t *testing.T) {
 		document.getElementById('learning-now').textContent.startsWith('Learning is off')`)
 
 	b.step("narrow the viewport", chromedp.EmulateViewport(375, 812))
+	showView(b, "tab-knows")
 	b.waitFor("the controls fit at 375 px", `document.documentElement.scrollWidth <= 375`)
 	b.step("show the controls", chromedp.Evaluate[chromedp.Void](`document.getElementById('learning-control').scrollIntoView({ block: 'center' })`))
 	b.screenshot("control-375", false)

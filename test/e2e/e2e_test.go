@@ -69,23 +69,36 @@ func TestChatMemorySearchAndClear(t *testing.T) {
 		t.Fatalf("the third request has %d messages, want system + 4 of history + 1", n)
 	}
 
-	// Search finds a past exchange, highlighted.
+	// Search finds a past exchange, highlighted, saying who said it, in
+	// plain words.
 	b.step("search for grandmother", chromedp.SendKeys(chromedp.ID("search-q"), "grandmother"),
 		chromedp.Click(chromedp.CSS("#search-form button[type=submit]")))
 	b.waitFor("a highlighted result", `(() => {
-		const mark = document.querySelector('#results .result .snippet mark');
+		const mark = document.querySelector('#results .result .match mark');
 		return mark && mark.textContent.toLowerCase() === 'grandmother';
 	})()`)
-	if meta := b.text(`document.querySelector('#results .result .meta').textContent`); !strings.Contains(meta, "Learner-specific · Emma") || strings.Contains(meta, "Archived") {
-		t.Fatalf("result badges: %q", meta)
+	if meta := b.text(`document.querySelector('#results .result .meta').textContent`); !strings.HasPrefix(meta, "About Emma · 6 messages · last written ") ||
+		strings.Contains(meta, "Learner-specific") || strings.Contains(meta, "archived") {
+		t.Fatalf("result meta: %q", meta)
 	}
-	snippet := b.text(`(() => {
-		const p = document.querySelector('#results .result .snippet');
-		return p.querySelectorAll(':not(mark)').length === 0 ? p.textContent : 'unexpected elements: ' + p.innerHTML;
+	// The best matches: the facilitator's message and the reply that
+	// names the same word, each with who said it.
+	matches := b.text(`(() => [...document.querySelectorAll('#results .result .match')].map((li) =>
+		li.querySelector('.said-who strong').textContent + ': ' + li.querySelector('.said-text').textContent).join(' | '))()`)
+	if !strings.Contains(matches, `You: `+exchanges[1].message) || !strings.Contains(matches, "Mr. Mentor: Thank you for telling me about grandmother.") {
+		t.Fatalf("the result's matches: %q; want the message, unescaped, and the reply, each with who said it", matches)
+	}
+	if elements := b.text(`[...document.querySelectorAll('#results .result .match.user .said-text *')].map((e) => e.tagName).join(',')`); elements != "MARK" {
+		t.Fatalf("the facilitator's matched message holds %q; want only the highlight, no markup", elements)
+	}
+	// Read the conversation: its latest messages, the matches marked.
+	b.step("read the conversation", chromedp.Click(chromedp.CSS("#results .result .open-conversation")))
+	b.waitFor("the conversation's messages", `(() => {
+		const turns = document.querySelectorAll('#results .result .conversation-turns > li');
+		return turns.length === 6 && turns[2].classList.contains('matched') && turns[2].classList.contains('user') &&
+			turns[2].querySelector('.said-who strong').textContent === 'You' &&
+			document.querySelector('#results .result .open-conversation').getAttribute('aria-expanded') === 'true';
 	})()`)
-	if !strings.Contains(snippet, `grandmother <3 & "cookies"`) {
-		t.Fatalf("snippet %q: want the text unescaped, with no markup but <mark>", snippet)
-	}
 	if sent := b.text(`document.querySelectorAll('#messages .msg.user .text')[1].textContent`); sent != exchanges[1].message {
 		t.Fatalf("the chat shows %q, want %q", sent, exchanges[1].message)
 	}
@@ -110,17 +123,26 @@ func TestChatMemorySearchAndClear(t *testing.T) {
 	b.step("search the archive", chromedp.Click(chromedp.ID("include-archive")), chromedp.Click(chromedp.CSS("#search-form button[type=submit]")))
 	b.waitFor("the archived conversation", `(() => {
 		const result = document.querySelector('#results .result');
-		return result && result.querySelector('.badge.archived') && result.querySelector('.snippet mark') &&
-			result.querySelector('.meta').textContent.includes('6 turns');
+		return result && result.querySelector('.match mark') &&
+			/^About Emma · 6 messages · archived /.test(result.querySelector('.meta').textContent);
+	})()`)
+	b.step("read the archived conversation", chromedp.Click(chromedp.CSS("#results .result .open-conversation")))
+	b.waitFor("its summary and where the rest is", `(() => {
+		const panel = document.querySelector('#results .result .conversation');
+		return panel && !panel.hidden && panel.querySelector('.conversation-summary')?.textContent.includes('fractions') &&
+			panel.textContent.includes('Every message of it is in your export');
 	})()`)
 	b.screenshot("archive-search", false)
 
-	// At 375 px the page fits, and the memory panel sits under the chat.
+	// At 375 px the page fits and shows one thing at a time: the search
+	// that was on screen.
 	b.step("narrow the viewport", chromedp.EmulateViewport(375, 812))
-	b.waitFor("a one-column layout", `(() => {
-		const chat = document.querySelector('.chat').getBoundingClientRect();
-		const panel = document.getElementById('memory').getBoundingClientRect();
-		return document.documentElement.scrollWidth <= 375 && panel.top >= chat.bottom && chat.width <= 375;
+	showView(b, "tab-search")
+	b.waitFor("one view at a time", `(() => {
+		const shown = (id) => document.getElementById(id).getClientRects().length > 0;
+		const panel = document.getElementById('search-panel').getBoundingClientRect();
+		return document.documentElement.scrollWidth <= 375 && shown('search-panel') && !shown('chat-panel') && !shown('memory') &&
+			panel.width <= 375;
 	})()`)
 	b.screenshot("mobile-375", true)
 
@@ -135,10 +157,13 @@ func TestChatMemorySearchAndClear(t *testing.T) {
 	b.noConsoleProblems()
 }
 
-// TestSupabaseSignInTokensAndNoModel covers the other ways in and the
-// server without a model: Supabase's password grant (a wrong password
-// first), the refresh before expiry, sign-out, a pasted token, and the
-// 503 of the chat shown in the chat area.
+// TestSupabaseSignInTokensAndNoModel covers Supabase's ways in and the
+// server without a model: no developer's way in shows; the password grant
+// (a wrong password first, its error under the form and on a phone's
+// screen); "Forgot your password?" and "Create an account", which ask
+// Supabase to send their emails; the refresh before expiry; sign-out; the
+// link back from a password-reset email, which asks for a new password and
+// signs in; and the 503 of the chat shown in the chat area.
 func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 	chromiumPath(t)
 	pgtest.URL(t)
@@ -155,18 +180,58 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 	}).URL
 	b := startBrowser(t, "supabase")
 
+	b.step("become a phone", phone())
 	b.step("open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("signin-supabase")))
-	if hidden := b.text(`String(document.getElementById('signin-dev').hidden)`); hidden != "true" {
-		t.Fatalf("the demo sign-in shows without dev mode")
+	if shown := b.text(`['signin-dev', 'signin-token-box'].filter((id) => document.getElementById(id).getClientRects().length > 0).join()`); shown != "" {
+		t.Fatalf("the developer's ways in show without dev mode: %s", shown)
+	}
+	if text := b.text(`document.getElementById('signin').innerText`); strings.Contains(text, "scripts/dev.sh") || strings.Contains(text, "token") {
+		t.Fatalf("the sign-in page speaks of developer tools: %q", text)
 	}
 	b.step("sign in with a wrong password",
 		chromedp.SendKeys(chromedp.ID("signin-email"), email),
 		chromedp.SendKeys(chromedp.ID("signin-password"), "wrong"),
 		chromedp.Click(chromedp.CSS("#signin-supabase button[type=submit]")))
-	b.waitFor("the sign-in error", `!document.getElementById('signin-error').hidden &&
-		document.getElementById('signin-error').textContent === 'Invalid login credentials'`)
+	b.waitFor("the sign-in error, under the form, on screen", `(() => {
+		const error = document.getElementById('signin-error');
+		const r = error.getBoundingClientRect();
+		return !error.hidden && error.textContent === 'Invalid login credentials' &&
+			error.parentElement.id === 'signin-supabase' && r.top >= 0 && r.bottom <= innerHeight;
+	})()`)
 	b.screenshot("wrong-password", false)
-	b.step("sign in", setField("signin-password", ""),
+
+	// Forgot your password: an email address first, then Supabase sends
+	// the link back to this page.
+	b.step("forget the password without an email", setField("signin-email", ""), chromedp.Click(chromedp.ID("forgot-password")))
+	b.waitFor("the email asked for", `document.getElementById('signin-error').textContent.startsWith('Write your email address above first')`)
+	b.step("forget the password", setField("signin-email", email), chromedp.Click(chromedp.ID("forgot-password")))
+	b.waitFor("the confirmation", fmt.Sprintf(`(() => {
+		const note = document.getElementById('signin-note');
+		return !note.hidden && note.textContent === 'If %s has an account, an email is on its way with a link to choose a new password.' &&
+			document.getElementById('signin-error').hidden;
+	})()`, email))
+	if sent := supabase.Emails(); len(sent) != 1 || sent[0] != (apptest.Email{Kind: "recovery", To: email, RedirectTo: url + "/"}) {
+		t.Fatalf("emails sent: %+v, want one recovery email to %s leading back to %s/", sent, email, url)
+	}
+
+	// Create an account: Supabase sends a link to confirm the address.
+	const newcomer = "sam@example.com"
+	b.step("open the sign-up form", chromedp.Click(chromedp.ID("show-signup")), chromedp.WaitVisible(chromedp.ID("signup-form")))
+	b.step("create an account", setField("signup-email", newcomer), setField("signup-password", "a long enough password"),
+		chromedp.Click(chromedp.CSS("#signup-form button[type=submit]")))
+	b.waitFor("the confirmation", fmt.Sprintf(`(() => {
+		const note = document.getElementById('signin-note');
+		return !note.hidden && note.textContent.startsWith('Almost done: we sent an email to %s.') &&
+			!document.getElementById('signin-supabase').hidden && document.getElementById('signup-form').hidden &&
+			document.getElementById('signin-email').value === %q;
+	})()`, newcomer, newcomer))
+	b.screenshot("signed-up", false)
+	if sent := supabase.Emails(); len(sent) != 2 || sent[1] != (apptest.Email{Kind: "signup", To: newcomer, RedirectTo: url + "/"}) {
+		t.Fatalf("emails sent: %+v, want a confirmation email to %s", sent, newcomer)
+	}
+
+	b.step("become a desktop", chromedp.EmulateViewport(1280, 900))
+	b.step("sign in", setField("signin-email", email), setField("signin-password", ""),
 		chromedp.SendKeys(chromedp.ID("signin-password"), password),
 		chromedp.Click(chromedp.CSS("#signin-supabase button[type=submit]")),
 		chromedp.WaitVisible(chromedp.ID("workspace")))
@@ -213,14 +278,22 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 
-	// A pasted token: nonsense is refused on the page, a real one works.
-	b.step("paste nonsense", chromedp.Click(chromedp.CSS("#signin-token-box summary")),
-		chromedp.SendKeys(chromedp.ID("signin-token-input"), "not-a-token"),
-		chromedp.Click(chromedp.CSS("#signin-token button[type=submit]")))
-	b.waitFor("the token error", `document.getElementById('signin-error').textContent.startsWith('That is not an access token')`)
-	b.step("paste a token", setField("signin-token-input", demoToken(t)),
-		chromedp.Click(chromedp.CSS("#signin-token button[type=submit]")),
-		chromedp.WaitVisible(chromedp.ID("workspace")))
+	// Back from the password-reset email: the link's session asks for a
+	// new password, saves it with Supabase, and signs in.
+	recovery := supabase.Token(t, app.DemoFacilitatorID, email)
+	supabase.SignIn(recovery, app.DemoFacilitatorID)
+	// The email's link opens the page afresh, as from another app.
+	b.step("follow the email's link", chromedp.Navigate("about:blank"), chromedp.Navigate(url+"/#access_token="+recovery+"&expires_in=3600&refresh_token=r1&token_type=bearer&type=recovery"),
+		chromedp.WaitVisible(chromedp.ID("new-password")))
+	if shown := b.text(`document.getElementById('new-password-for').textContent + ' ' + location.hash`); shown != "For dana@example.com. " {
+		t.Fatalf("the new password's form says %q; want whose password it is, and the token gone from the address", shown)
+	}
+	const newPassword = "a brand new horse battery"
+	b.step("choose a new password", setField("new-password", newPassword),
+		chromedp.Click(chromedp.CSS("#new-password-form button[type=submit]")), chromedp.WaitVisible(chromedp.ID("workspace")))
+	if got := supabase.Password(email); got != newPassword {
+		t.Fatalf("the password is %q after the reset, want %q", got, newPassword)
+	}
 	b.waitFor("the learners", `document.querySelectorAll('#learner option').length === 3`)
 
 	// A new learner is added and selected.
@@ -234,4 +307,38 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 	b.screenshot("learner-added", false)
 
 	b.noConsoleProblems("/api/counselor", "/auth/v1/token?grant_type=password")
+}
+
+// TestATokenIsTheWayInWithoutSupabase: in dev mode the sign-in page offers
+// a pasted token with the commands that make one; a server with neither
+// dev mode nor Supabase has the token as its only way in, without those
+// commands. Nonsense is refused right under the field; a real token works.
+func TestATokenIsTheWayInWithoutSupabase(t *testing.T) {
+	chromiumPath(t)
+	pgtest.URL(t)
+	dev := serve(t, apptest.Options{Auth: config.Auth{DevMode: true, JWTSecret: secret}}).URL
+	plain := serve(t, apptest.Options{Auth: config.Auth{JWTSecret: secret}}).URL
+	b := startBrowser(t, "token")
+
+	b.step("open the dev server's page", chromedp.Navigate(dev), chromedp.WaitVisible(chromedp.ID("dev-signin")))
+	if shown := b.text(`['signin-token-box', 'signin-token-dev'].map((id) => document.getElementById(id).hidden).join()`); shown != "false,false" {
+		t.Fatalf("in dev mode the token box and its commands are hidden: %s", shown)
+	}
+
+	b.step("open the plain server's page", chromedp.Navigate(plain), chromedp.WaitVisible(chromedp.ID("signin-token-input")))
+	if text := b.text(`document.getElementById('signin').innerText`); strings.Contains(text, "scripts/dev.sh") ||
+		!strings.Contains(text, "Ask the person who runs this server for one.") {
+		t.Fatalf("the sign-in page without dev mode says %q", text)
+	}
+	b.step("paste nonsense", chromedp.SendKeys(chromedp.ID("signin-token-input"), "not-a-token"),
+		chromedp.Click(chromedp.CSS("#signin-token button[type=submit]")))
+	b.waitFor("the token error, under the field", `(() => {
+		const error = document.getElementById('signin-error');
+		return error.textContent.startsWith('That is not an access token') && error.parentElement.id === 'signin-token-box';
+	})()`)
+	b.step("paste a token", setField("signin-token-input", demoToken(t)),
+		chromedp.Click(chromedp.CSS("#signin-token button[type=submit]")),
+		chromedp.WaitVisible(chromedp.ID("workspace")))
+	b.waitFor("the learners", `document.querySelectorAll('#learner option').length === 3`)
+	b.noConsoleProblems()
 }

@@ -113,9 +113,10 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 		setField("edit-text-"+horsesID, corrected))
 	b.screenshot("correcting", true)
 	b.step("save the correction", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-id=%q] [data-action=save]`, horsesID))))
-	b.waitFor("the corrected text", fmt.Sprintf(`(() => {
+	b.waitFor("the corrected text, saying it was corrected", fmt.Sprintf(`(() => {
 		const item = knownItem(%q);
 		return item && !knownItem(%q) && document.getElementById('knowledge-status').textContent.startsWith('Corrected') &&
+			/^added by you, corrected on \S.* · mentioned 2 times$/.test(item.querySelector('.source').textContent) &&
 			document.activeElement === item.querySelector('[data-action=correct]');
 	})()`, corrected, horses))
 	if stored := storedMemories(t, pool, emmaID); len(stored) != 2 || stored[1].id != horsesID || stored[1].content != corrected {
@@ -166,6 +167,23 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 			document.getElementById('knowledge-status').textContent === 'Mr. Mentor learnt something new about Emma.';
 	})()`, learnt))
 
+	// Learnt in this session, as extraction records it, then corrected:
+	// the memory says who corrected it, and the session's end lists the
+	// corrected text under what was learnt.
+	d.svc.Exec(t, `with live as (select id from public.mentor_sessions where learner_id = $1::uuid and ended_at is null)
+		update public.learner_memories set session_id = (select id from live) where content = $2`, emmaID, learnt)
+	d.svc.Exec(t, `update public.mentor_sessions set closing = jsonb_set(closing, '{new_memories}', jsonb_build_array($2::text))
+		where learner_id = $1::uuid and ended_at is null`, emmaID, learnt)
+	const relearnt = "Emma gets frustrated when fractions have different denominators, less so with pizza."
+	learntID := storedMemories(t, pool, emmaID)[1].id
+	b.step("correct the learnt memory", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-id=%q] [data-action=correct]`, learntID))),
+		chromedp.WaitVisible(chromedp.CSS("#edit-text-"+learntID)), setField("edit-text-"+learntID, relearnt),
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-id=%q] [data-action=save]`, learntID))))
+	b.waitFor("the learnt memory, corrected by you", fmt.Sprintf(`(() => {
+		const item = knownItem(%q);
+		return item && /^corrected by you on \S/.test(item.querySelector('.source').textContent);
+	})()`, relearnt))
+
 	// End the session: the goodbye line and the hook for next time.
 	b.step("end the session", chromedp.Click(chromedp.ID("end-session")))
 	b.waitFor("the goodbye", `(() => {
@@ -175,6 +193,13 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 			[...closing.querySelectorAll('.hooks li')].map((li) => li.textContent).join('|') === "Next time we'll try fraction strips with her." &&
 			!document.getElementById('end-session').disabled;
 	})()`)
+	if listed := b.text(`(() => {
+		const part = [...document.querySelectorAll('#messages .notice.closing .closing-part')]
+			.find((p) => p.querySelector('.closing-heading').textContent === 'Learnt this session');
+		return part ? [...part.querySelectorAll('li')].map((li) => li.textContent).join('|') : 'no list';
+	})()`); listed != relearnt {
+		t.Fatalf("learnt this session: %q, want the corrected %q", listed, relearnt)
+	}
 	var ended int
 	var reason string
 	if err := pool.QueryRow(context.Background(), `select count(*), coalesce(max(end_reason), '') from public.mentor_sessions
@@ -188,6 +213,7 @@ func TestKnowledgeCorrectForgetAndEndSession(t *testing.T) {
 
 	// At 375 px everything fits, correction form included.
 	b.step("narrow the viewport", chromedp.EmulateViewport(375, 812))
+	showView(b, "tab-knows")
 	b.waitFor("no sideways scrolling", `document.documentElement.scrollWidth <= 375`)
 	b.screenshot("mobile-375", true)
 	pizzaID := storedMemories(t, pool, emmaID)[0].id

@@ -146,6 +146,7 @@ func TestProfileIsBuiltAndShownUnderItsHeadings(t *testing.T) {
 	b.waitFor("Emma's profile again", `document.querySelectorAll('#profile-body .profile-section').length === 6`)
 
 	b.step("narrow the viewport", chromedp.EmulateViewport(375, 812))
+	showView(b, "tab-knows")
 	b.waitFor("no sideways scrolling", `document.documentElement.scrollWidth <= 375`)
 	b.screenshot("profile-375", true)
 	b.noConsoleProblems()

@@ -5,6 +5,7 @@
 // All text goes in through textContent.
 
 import { timeElement } from './dom.js';
+import { plainError } from './errors.js';
 
 const TITLES = {
   forget_memory: 'Forget a memory',
@@ -107,7 +108,7 @@ export function createActions(api, onApplied) {
         settle(li, 'refused', err.message, 'error');
         return;
       }
-      status.textContent = `Could not ${verb} it: ${err.message}`;
+      status.textContent = `Could not ${verb} it: ${plainError(err)} Try again.`;
       status.classList.add('error');
       buttons.forEach((b) => { b.disabled = false; });
     }

@@ -31,7 +31,7 @@ async function send(method, path, { body, token, signal, accept }) {
     return await fetch(path, init);
   } catch (err) {
     if (err && err.name === 'AbortError') throw err;
-    throw new ApiError(0, 'The server could not be reached. Check that it is running and try again.');
+    throw new ApiError(0, 'Mr. Mentor could not be reached. Check your internet connection and try again.');
   }
 }
 
@@ -41,10 +41,11 @@ async function readAnswer(res) {
   try {
     data = await res.json();
   } catch {
-    // Not JSON: a proxy's error page, say. The status still tells.
+    // Not JSON (a proxy's error page): the status says the rest, in
+    // errors.js's plain words.
   }
   if (!res.ok || !data || data.success === false) {
-    const message = (data && typeof data.error === 'string' && data.error) || `Request failed (HTTP ${res.status})`;
+    const message = (data && typeof data.error === 'string' && data.error) || 'That did not work just now.';
     throw new ApiError(res.status, message);
   }
   return data;

@@ -1,21 +1,29 @@
 // Mr. Mentor's web client: sign-in, the learner selector, the end of a
-// session and the memory panel (the conversation itself is in chat.js, what
-// Mr. Mentor knows in knowledge.js). Plain ES modules; all text reaches the
-// page through textContent or text nodes, never innerHTML.
+// session and the memory panel (the conversation itself is in chat.js;
+// what Mr. Mentor knows in knowledge.js; adding and renaming learners in
+// learners.js; search results in results.js; the phone's
+// one-view-at-a-time layout in layout.js). Plain ES modules; all
+// text reaches the page through textContent or text nodes, never
+// innerHTML, and the mentor's Markdown is built as elements (markdown.js).
 
 import { createActions } from './actions.js';
 import { ApiError, createClient, request } from './api.js';
 import { createChat } from './chat.js';
-import { badge, textList, timeElement } from './dom.js';
+import { textList, timeElement } from './dom.js';
 import { createErasure } from './erase.js';
+import { failure, plainError } from './errors.js';
 import { setupExport } from './export.js';
 import { createKnowledge } from './knowledge.js';
+import { createLayout } from './layout.js';
+import { createLearners } from './learners.js';
+import { setMarkdown } from './markdown.js';
+import { createResults } from './results.js';
 import { savedLearner, saveLearner } from './resume.js';
 import {
   REFRESH_MARGIN_SECONDS, clearSession, devSignIn, expired, loadSession, nowSeconds, pastedSession,
   saveSession, supabaseRefresh, supabaseSignIn,
 } from './session.js';
-import { snippetFragment } from './snippet.js';
+import { createSupabaseAccount } from './signup.js';
 
 const $ = (id) => document.getElementById(id);
 const el = {
@@ -31,13 +39,12 @@ const el = {
   signinTokenBox: $('signin-token-box'),
   signinToken: $('signin-token'),
   signinTokenInput: $('signin-token-input'),
+  signinTokenDev: $('signin-token-dev'),
+  signinTokenAsk: $('signin-token-ask'),
   signinError: $('signin-error'),
+  signinLead: document.querySelector('#signin .lead'),
   workspace: $('workspace'),
   learner: $('learner'),
-  addLearnerBox: $('add-learner-box'),
-  addLearner: $('add-learner'),
-  addLearnerName: $('add-learner-name'),
-  addLearnerError: $('add-learner-error'),
   messages: $('messages'),
   chatForm: $('chat-form'),
   message: $('message'),
@@ -78,13 +85,15 @@ const state = {
 
 // Every answer of the server says it is back: exchanges that could not be
 // saved are tried again.
-const api = createClient(freshToken, (message) => {
-  signOut(`The server did not accept your sign-in (${message}). Please sign in again.`);
+const api = createClient(freshToken, () => {
+  signOut('Your sign-in has ended. Please sign in again.');
 }, () => chat.retrySaving());
+const layout = createLayout();
 
 const chat = createChat({
   api,
   el,
+  layout,
   actions: createActions(api, () => knowledge.load()), // a confirmed change shows in the memory panel at once
   user: () => state.session?.user_id || '',
   scopeName,
@@ -98,6 +107,31 @@ const chat = createChat({
 const knowledge = createKnowledge(api, (id) => (id ? learnerName(id) || 'this learner' : ''));
 const erasure = createErasure(api, () => ({ id: state.learnerId, name: learnerName(state.learnerId) }),
   afterQueuedSaves, afterErasure);
+
+const learnerForms = createLearners({
+  api,
+  learners: () => state.learners,
+  selected: () => state.learnerId,
+  onAdded: (learner) => {
+    state.learners.push(learner);
+    renderLearnerOptions();
+    selectLearner(learner.id);
+    el.learner.focus();
+  },
+  onRenamed: (learner) => {
+    state.learners = state.learners.map((l) => (l.id === learner.id ? learner : l));
+    renderLearnerOptions();
+    if (learner.id === state.learnerId) showLearnerName();
+    setMemoryStatus(`Renamed: this learner is ${learner.name} now.`, 'ok');
+  },
+});
+const results = createResults({ api, learnerName });
+const supabaseAccount = createSupabaseAccount({
+  config: () => state.config,
+  showSignin: (message) => showSignin(message),
+  showError: (anchor, message) => showSigninError(anchor, message),
+  signIn: (button, obtain) => signInWith(button, obtain),
+});
 
 const exporter = setupExport({
   getToken: freshToken,
@@ -139,7 +173,7 @@ function refreshSession() {
         if (err.status === 0 && !expired(current)) {
           scheduleRefresh(30); // offline for now: try again while the token still works
         } else if (state.session === current) {
-          signOut(`Your session could not be renewed (${err.message}). Please sign in again.`);
+          signOut('Your sign-in has ended. Please sign in again.');
         }
         throw err;
       })
@@ -203,7 +237,8 @@ function signOut(message = '') {
   el.message.value = '';
   el.searchQ.value = '';
   el.includeArchive.checked = false;
-  el.addLearnerName.value = '';
+  learnerForms.reset();
+  layout.show('chat');
   if (el.clearDialog.open) el.clearDialog.close();
   el.results.replaceChildren();
   el.searchStatus.textContent = '';
@@ -218,31 +253,53 @@ function signOut(message = '') {
 function showSignin(message) {
   el.workspace.hidden = true;
   el.signin.hidden = false;
-  el.signinError.hidden = !message;
+  showSigninError(null, message);
+}
+
+// showSigninError shows a sign-in error right under what failed (anchor,
+// an element of the form), or at the top with none; '' hides it.
+function showSigninError(anchor, message) {
+  const option = anchor?.closest('.signin-option');
+  if (option) option.append(el.signinError);
+  else el.signinLead.after(el.signinError);
   el.signinError.textContent = message || '';
+  el.signinError.hidden = !message;
+  if (message && option) el.signinError.scrollIntoView({ block: 'nearest' });
 }
 
+// The developer's ways in (the demo button, a pasted token and the
+// commands that make one) show only in dev mode; a server with neither
+// dev mode nor Supabase has the token as its only way in.
 function renderSigninOptions() {
-  el.signinDev.hidden = !state.config.dev_mode;
+  const dev = Boolean(state.config.dev_mode);
+  el.signinDev.hidden = !dev;
   el.signinSupabase.hidden = !supabaseConfigured();
+  el.signinTokenBox.hidden = !dev && supabaseConfigured();
+  el.signinTokenDev.hidden = !dev;
+  el.signinTokenAsk.hidden = dev;
   // With no other way in, the token field is the sign-in: show it open.
-  if (!state.config.dev_mode && !supabaseConfigured()) el.signinTokenBox.open = true;
+  if (!dev && !supabaseConfigured()) el.signinTokenBox.open = true;
+  supabaseAccount.render();
 }
 
+// signInWith signs in with the session obtainSession answers; button,
+// when given, is disabled meanwhile and shows where a failure is told.
 async function signInWith(button, obtainSession) {
-  el.signinError.hidden = true;
-  button.disabled = true;
+  showSigninError(null, '');
+  if (button) button.disabled = true;
   try {
     setSession(await obtainSession());
     await enterWorkspace();
   } catch (err) {
     // A 401 has already signed out with its own message.
     if (!(err instanceof ApiError && err.status === 401 && !state.session)) {
-      el.signinError.textContent = err.message;
-      el.signinError.hidden = false;
+      // The page's own checks (a pasted token) and sign-in refusals are
+      // already plain; a failing server is said plainly.
+      showSigninError(button, err instanceof ApiError && err.status !== 400 && err.status !== 401
+        ? `Could not sign in: ${plainError(err)} Try again.` : err.message);
     }
   } finally {
-    button.disabled = false;
+    if (button) button.disabled = false;
   }
 }
 
@@ -250,7 +307,8 @@ async function enterWorkspace() {
   await loadLearners(); // also proves the token is accepted
   el.signin.hidden = true;
   el.workspace.hidden = false;
-  el.signinError.hidden = true;
+  showSigninError(null, '');
+  supabaseAccount.reset();
   el.signinPassword.value = '';
   el.signinTokenInput.value = '';
   // Back to the learner of the last visit, so the next message is filed
@@ -293,6 +351,15 @@ function selectLearner(id) {
   chat.open(id, loadMemory()); // the conversation comes back from the memory's read
   knowledge.show(id);
   erasure.show(id);
+  learnerForms.show(id);
+}
+
+// showLearnerName follows a rename of the selected learner without
+// starting the chat over.
+function showLearnerName() {
+  el.memoryScope.textContent = `· ${learnerName(state.learnerId)}`;
+  knowledge.show(state.learnerId);
+  erasure.show(state.learnerId);
 }
 
 // afterErasure drops from the page what was erased: the learner, or every
@@ -305,31 +372,6 @@ function afterErasure(receipt) {
   el.searchStatus.textContent = '';
   state.lastSearch = null;
   selectLearner('');
-}
-
-async function addLearner(event) {
-  event.preventDefault();
-  const name = el.addLearnerName.value.trim();
-  if (!name) return;
-  const button = el.addLearner.querySelector('button');
-  button.disabled = true;
-  el.addLearnerError.hidden = true;
-  try {
-    const data = await api.post('/api/learners', { name });
-    state.learners.push(data.learner);
-    renderLearnerOptions();
-    el.addLearnerName.value = '';
-    el.addLearnerBox.open = false;
-    selectLearner(data.learner.id);
-    el.learner.focus();
-  } catch (err) {
-    if (err.status !== 401) {
-      el.addLearnerError.textContent = `Could not add ${name}: ${err.message}`;
-      el.addLearnerError.hidden = false;
-    }
-  } finally {
-    button.disabled = false;
-  }
 }
 
 // ------------------------------------------------------------------- chat
@@ -362,7 +404,7 @@ async function endSession() {
     if (err.status === 404) {
       chat.notice(`There is no session to end yet: one starts when you talk with Mr. Mentor${learnerId ? ` about ${scopeName(learnerId)}` : ''}.`);
     } else {
-      chat.notice('The session couldn’t be ended just now. Try again in a moment.', 'error');
+      chat.notice(`The session could not be ended: ${plainError(err)} Try again.`, 'error');
     }
   } finally {
     pending.remove();
@@ -473,7 +515,8 @@ async function loadMemory() {
   } catch (err) {
     if (n === state.memoryRequest && err.status !== 401) {
       el.memorySummary.textContent = '';
-      setMemoryStatus(`Could not load the memory: ${err.message}`, 'error');
+      setMemoryStatus('', 'error');
+      failure(el.memoryStatus, 'Could not load the memory', err, loadMemory);
     }
     return undefined;
   }
@@ -489,9 +532,14 @@ function renderMemory(conv) {
   }
   el.memoryTurns.textContent = String(conv.turn_count ?? 0);
   el.memoryUpdated.replaceChildren(timeElement(conv.updated_at));
-  let summary = conv.summary || 'No summary yet.';
-  if (conv.summary_stale) summary += '\n\n(The summary is catching up with the latest turns.)';
-  el.memorySummary.textContent = summary;
+  // The summary is the model's writing, Markdown and all.
+  if (conv.summary) setMarkdown(el.memorySummary, conv.summary);
+  else el.memorySummary.textContent = 'No summary yet.';
+  if (conv.summary_stale) {
+    const note = document.createElement('p');
+    note.textContent = '(The summary is catching up with the latest turns.)';
+    el.memorySummary.append(note);
+  }
   el.memorySummary.classList.toggle('empty', !conv.summary);
 }
 
@@ -531,7 +579,7 @@ async function clearMemory() {
     // Results on screen may show the conversation as current: ask again.
     if (state.lastSearch) search(state.lastSearch.q, state.lastSearch.archive);
   } catch (err) {
-    if (err.status !== 401) setMemoryStatus(`Could not clear the memory: ${err.message}`, 'error');
+    if (err.status !== 401) setMemoryStatus(`Could not clear the memory: ${plainError(err)} Nothing was cleared; try again.`, 'error');
   } finally {
     el.clearMemory.disabled = false;
   }
@@ -554,39 +602,20 @@ async function search(q, archive) {
   try {
     const data = await api.get(memoryPath('', params)); // every conversation, not only this learner's
     if (n !== state.searchRequest) return;
-    const results = Array.isArray(data.results) ? data.results : [];
-    el.results.replaceChildren(...results.map(resultItem));
-    if (results.length === 0) {
+    const found = Array.isArray(data.results) ? data.results : [];
+    el.results.replaceChildren(...found.map((r) => results.item(r, q)));
+    if (found.length === 0) {
       el.searchStatus.textContent = archive
         ? `Nothing matches “${q}”.`
         : `Nothing matches “${q}” in current conversations. Tick “Include archive” to search cleared ones too.`;
     } else {
-      el.searchStatus.textContent = `${results.length} ${results.length === 1 ? 'conversation matches' : 'conversations match'} “${q}”.`;
+      el.searchStatus.textContent = `${found.length} ${found.length === 1 ? 'conversation matches' : 'conversations match'} “${q}”.`;
     }
   } catch (err) {
-    if (n === state.searchRequest && err.status !== 401) el.searchStatus.textContent = `Search failed: ${err.message}`;
+    if (n === state.searchRequest && err.status !== 401) {
+      failure(el.searchStatus, 'The search did not work', err, () => search(q, archive));
+    }
   }
-}
-
-function resultItem(r) {
-  const li = document.createElement('li');
-  li.className = 'result';
-  const meta = document.createElement('div');
-  meta.className = 'meta';
-  meta.append(timeElement(r.date));
-  if (r.learner_context === 'General' || !r.learner_id) {
-    meta.append(badge('General'));
-  } else {
-    const name = learnerName(r.learner_id);
-    meta.append(badge(name ? `Learner-specific · ${name}` : 'Learner-specific'));
-  }
-  if (r.archived) meta.append(badge('Archived', 'archived'));
-  if (r.turn_count) meta.append(document.createTextNode(`${r.turn_count} turns`));
-  const snippet = document.createElement('p');
-  snippet.className = 'snippet';
-  snippet.append(snippetFragment(r.snippet || r.summary || ''));
-  li.append(meta, snippet);
-  return li;
 }
 
 // ------------------------------------------------------------------ start
@@ -595,7 +624,7 @@ function wire() {
   el.devSignin.addEventListener('click', () => signInWith(el.devSignin, devSignIn));
   el.signinSupabase.addEventListener('submit', (event) => {
     event.preventDefault();
-    const button = el.signinSupabase.querySelector('button');
+    const button = el.signinSupabase.querySelector('button[type="submit"]');
     signInWith(button, () => supabaseSignIn(state.config, el.signinEmail.value.trim(), el.signinPassword.value));
   });
   el.signinToken.addEventListener('submit', (event) => {
@@ -605,7 +634,6 @@ function wire() {
   });
   el.signout.addEventListener('click', () => signOut());
   el.learner.addEventListener('change', () => selectLearner(el.learner.value));
-  el.addLearner.addEventListener('submit', addLearner);
   el.clearMemory.addEventListener('click', openClearDialog);
   el.clearDialog.addEventListener('close', () => {
     el.clearMemory.focus();
@@ -620,9 +648,12 @@ async function start() {
   try {
     state.config = { ...state.config, ...(await request('GET', '/api/config')) };
   } catch (err) {
-    el.status.textContent = `Could not load the server's settings: ${err.message}`;
+    el.status.textContent = `Mr. Mentor could not start: ${plainError(err)} Reload the page to try again.`;
   }
   renderSigninOptions();
+  // Back from a link in a Supabase email (a new password, a confirmed
+  // address): the link carries the session, or why it failed.
+  if (await supabaseAccount.takeRedirect()) return;
   const saved = loadSession();
   const usable = saved && (!expired(saved) || (saved.source === 'supabase' && saved.refresh_token && supabaseConfigured()));
   if (!usable) {
@@ -634,7 +665,7 @@ async function start() {
   try {
     await enterWorkspace(); // an expired Supabase token is renewed on the way
   } catch (err) {
-    if (state.session) showSignin(`Could not open your workspace: ${err.message}`);
+    if (state.session) showSignin(`Could not open your workspace: ${plainError(err)} Try signing in again.`);
   }
 }
 

@@ -97,14 +97,15 @@ function chatProblem(err, modelConfigured) {
 }
 
 // createChat runs the chat in el (messages, chatForm, message, send,
-// stop). It needs: api (api.js's client), actions (actions.js), user() the
+// stop). It needs: api (api.js's client), layout (layout.js, which scrolls
+// the chat as the page is laid out), actions (actions.js), user() the
 // signed-in facilitator's id, scopeName(learnerId) for "Emma" or "the
 // general conversation", modelConfigured(), canSend() false while
 // something else holds the chat (a session ending), setBusy(busy) to hold
 // the controls that must wait for a reply, inOrder(fn) to run saves in
 // order with the memory's other work, and onSaved(learnerId, answer) for
 // each exchange the memory stored.
-export function createChat({ api, el, actions, user, scopeName, modelConfigured, canSend, setBusy, inOrder, onSaved }) {
+export function createChat({ api, el, layout, actions, user, scopeName, modelConfigured, canSend, setBusy, inOrder, onSaved }) {
   let learnerId = '';
   // Bumped when the conversation on screen changes (another learner, a
   // sign-out): what arrives for an earlier one is dropped.
@@ -116,7 +117,7 @@ export function createChat({ api, el, actions, user, scopeName, modelConfigured,
   // Each queued exchange's reply on screen, by the exchange's id, to say
   // whether it was saved.
   const saveMarks = new Map();
-  // Keep the newest message in view unless the facilitator scrolled up.
+  // Keep the newest message in view unless the facilitator scrolled away.
   let following = true;
   let textIds = 0;
 
@@ -125,17 +126,15 @@ export function createChat({ api, el, actions, user, scopeName, modelConfigured,
   // ------------------------------------------------------------ the view
 
   function scrollToEnd() {
-    el.messages.scrollTop = el.messages.scrollHeight;
+    layout.scrollToEnd();
     following = true;
   }
 
   // followReply keeps a growing reply in view, but never scrolls its start
-  // out of sight: a long reply is read from its top.
+  // out of sight (a long reply is read from its top), and leaves the page
+  // alone once the facilitator scrolls it.
   function followReply(item) {
-    if (!following) return;
-    const m = el.messages;
-    const itemTop = item.getBoundingClientRect().top - m.getBoundingClientRect().top + m.scrollTop;
-    m.scrollTop = Math.min(m.scrollHeight - m.clientHeight, itemTop - 8);
+    if (following) layout.reveal(item);
   }
 
   function add(item, before = null) {
@@ -159,7 +158,9 @@ export function createChat({ api, el, actions, user, scopeName, modelConfigured,
     const who = document.createElement('span');
     who.className = 'who';
     who.textContent = role === 'user' ? 'You' : 'Mr. Mentor';
-    const body = document.createElement('p');
+    // The mentor writes Markdown (blocks: a div); the facilitator's words
+    // show as written.
+    const body = document.createElement(role === 'assistant' ? 'div' : 'p');
     body.className = 'text';
     li.append(who, body);
     if (role === 'assistant') {
@@ -511,11 +512,18 @@ export function createChat({ api, el, actions, user, scopeName, modelConfigured,
   });
   el.stop.addEventListener('click', stop);
   // A narrower window rewraps the messages and would leave the newest one
-  // out of view; follow the end again unless the user had scrolled up.
+  // out of view; follow the end again unless the user had scrolled up. On
+  // a phone the page scrolls, not the messages: a hand on the wheel or the
+  // screen says the facilitator is reading elsewhere.
   el.messages.addEventListener('scroll', () => {
     const m = el.messages;
     following = m.scrollHeight - m.scrollTop - m.clientHeight < 24;
   });
+  for (const hand of ['wheel', 'touchmove']) {
+    window.addEventListener(hand, () => {
+      if (active) following = false;
+    }, { passive: true });
+  }
   new ResizeObserver(() => {
     if (following) el.messages.scrollTop = el.messages.scrollHeight;
   }).observe(el.messages);

@@ -7,6 +7,7 @@
 // sourcesPanel. Everything is drawn with text nodes.
 
 import { placeholder, timeElement } from './dom.js';
+import { failure, plainError } from './errors.js';
 
 function element(tag, className = '', text = '') {
   const node = document.createElement(tag);
@@ -91,7 +92,7 @@ export function createControl(api, nameOf, types, box, afterForget) {
         : `Don't learn about ${scope()} (learning is off for your whole account)`;
     } catch (err) {
       if (n !== s.request || err.status === 401) return;
-      status.textContent = `Could not tell whether Mr. Mentor is learning: ${err.message}`;
+      failure(status, 'Could not tell whether Mr. Mentor is learning', err, refresh);
     }
   }
 
@@ -109,7 +110,7 @@ export function createControl(api, nameOf, types, box, afterForget) {
       await refresh();
     } catch (err) {
       toggle.checked = !toggle.checked;
-      if (err.status !== 401) status.textContent = `Could not change it: ${err.message}`;
+      if (err.status !== 401) status.textContent = `Could not change it: ${plainError(err)} Try again.`;
     } finally {
       toggle.disabled = false;
     }
@@ -131,7 +132,7 @@ export function createControl(api, nameOf, types, box, afterForget) {
       afterForget(data.removed);
       forgetButton.focus();
     } catch (err) {
-      if (err.status !== 401) confirmText.textContent = `Could not forget them: ${err.message}`;
+      if (err.status !== 401) confirmText.textContent = `Could not forget them: ${plainError(err)} Nothing was forgotten; try again.`;
     } finally {
       confirmButton.disabled = false;
     }

@@ -33,6 +33,16 @@ export function timeElement(iso) {
   return t;
 }
 
+// shortDate is a day as people say it ("3 May"), with the year when it is
+// not this one; '' for a time the server did not send.
+export function shortDate(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const options = { day: 'numeric', month: 'long' };
+  if (d.getFullYear() !== new Date().getFullYear()) options.year = 'numeric';
+  return d.toLocaleDateString([], options);
+}
+
 // percent shows a confidence (0–1) as a whole percentage.
 export function percent(fraction) {
   return `${Math.round(fraction * 100)}%`;

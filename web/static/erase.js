@@ -5,6 +5,7 @@
 // many records went, and nothing of what they said.
 
 import { timeElement } from './dom.js';
+import { plainError } from './errors.js';
 
 // The receipt's tables, in the words of the page, in the order shown.
 const RECORDS = [
@@ -127,7 +128,7 @@ export function createErasure(api, current, afterSaves, onErased) {
       onErased(data.erasure);
     } catch (err) {
       if (!dialog.open || err.status === 401) return;
-      error.textContent = `Nothing was erased: ${err.message}`;
+      error.textContent = `Nothing was erased: ${plainError(err)} Try again.`;
       error.hidden = false;
       confirm.disabled = !matches();
     } finally {

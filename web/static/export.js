@@ -1,6 +1,8 @@
 // Export: downloads the facilitator's archive (GET /api/export), of the
 // whole account or of the selected learner, as a JSON Lines file.
 
+import { plainError } from './errors.js';
+
 // MAX_RETRY_WAIT_SECONDS bounds the wait before asking again after a 503.
 const MAX_RETRY_WAIT_SECONDS = 5;
 
@@ -34,7 +36,7 @@ export function setupExport({ getToken, learnerId, accountButton, learnerButton,
       }
       if (!res.ok) {
         const data = await res.json().catch(() => null);
-        throw new Error((data && data.error) || `Export failed (HTTP ${res.status})`);
+        throw Object.assign(new Error((data && data.error) || ''), { status: res.status });
       }
       const file = await res.blob();
       const name = learner ? `mentormemory-export-${learner}.jsonl` : 'mentormemory-export.jsonl';
@@ -46,7 +48,8 @@ export function setupExport({ getToken, learnerId, accountButton, learnerButton,
       setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
       say(`Exported ${name}.`);
     } catch (err) {
-      say(err.message || 'Export failed; please try again.');
+      // fetch throws a TypeError when the server cannot be reached.
+      say(`The export did not work: ${plainError(err instanceof TypeError ? { status: 0 } : err)} Try again.`);
     } finally {
       accountButton.disabled = false;
       update();

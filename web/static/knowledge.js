@@ -8,7 +8,8 @@
 // the facilitator can add one (POST, which reinforces a memory already
 // known instead of repeating it).
 
-import { badge, percent, placeholder } from './dom.js';
+import { badge, percent, placeholder, shortDate } from './dom.js';
+import { failure, plainError } from './errors.js';
 import { historyList } from './history.js';
 import { createProfile } from './profile.js';
 import { createControl, sourcesPanel } from './control.js';
@@ -29,6 +30,9 @@ const LEARNT_LATER_MS = 20000;
 // How much of a memory a status line quotes; the quote ends the line, as
 // memories end with their own full stop.
 const QUOTE_CHARS = 80;
+// How much of a memory a button's accessible name quotes ("Correct: Emma
+// loves dinosaurs…").
+const NAME_CHARS = 40;
 // Confidence decays to this floor for a memory long unconfirmed, which
 // then leaves recall until a person confirms it.
 const CONFIDENCE_FLOOR = 0.3;
@@ -47,10 +51,26 @@ function typeLabel(type) {
   return MEMORY_TYPES.find((t) => t.type === type)?.label || type;
 }
 
+// sourceText says where a memory comes from; a correction is the
+// facilitator's, so a corrected memory says so rather than "learnt in
+// conversation".
 function sourceText(m) {
-  const parts = [m.source === 'added' ? 'added by you' : 'learnt in conversation'];
+  let origin = m.source === 'added' ? 'added by you' : 'learnt in conversation';
+  const corrected = m.corrected_at ? shortDate(m.corrected_at) : '';
+  if (corrected) origin = m.source === 'added' ? `added by you, corrected on ${corrected}` : `corrected by you on ${corrected}`;
+  const parts = [origin];
   if (m.mentions > 1) parts.push(`mentioned ${m.mentions} times`);
   return parts.join(' · ');
+}
+
+// shortName is the start of a memory, to tell its buttons apart.
+function shortName(text) {
+  const s = String(text).replace(/\s+/g, ' ').trim();
+  if (s.length <= NAME_CHARS) return s;
+  const cut = s.slice(0, NAME_CHARS - 1);
+  // At a word's end when there is one in the second half.
+  const space = cut.lastIndexOf(' ');
+  return `${(space > NAME_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, '')}…`;
 }
 
 function metaText(m, key) {
@@ -183,7 +203,8 @@ export function createKnowledge(api, nameOf) {
     } catch (err) {
       if (n !== s.request || err.status === 401) return;
       if (!s.loaded) el.list.replaceChildren();
-      setStatus(`Could not load what Mr. Mentor knows: ${err.message}`, 'error');
+      setStatus('', 'error');
+      failure(el.status, 'Could not load what Mr. Mentor knows', err, () => load({ announce }));
     } finally {
       if (n === s.request) {
         el.refresh.disabled = false;
@@ -290,13 +311,17 @@ export function createKnowledge(api, nameOf) {
     return box;
   }
 
-  function actionButton(text, action, describedBy, kind = '') {
+  // actionButton is one of a memory's buttons. Its accessible name names
+  // the memory too ("Forget: Emma loves dinosaurs"), so that a list of them
+  // read out is not twenty times the same word.
+  function actionButton(text, action, m, kind = '', describedBy = '') {
     const b = document.createElement('button');
     b.type = 'button';
     b.className = `quiet ${kind}`.trim();
     b.textContent = text;
     b.dataset.action = action;
-    b.setAttribute('aria-describedby', describedBy);
+    b.setAttribute('aria-label', `${text}: ${shortName(m.content)}`);
+    if (describedBy) b.setAttribute('aria-describedby', describedBy);
     return b;
   }
 
@@ -329,15 +354,15 @@ export function createKnowledge(api, nameOf) {
     if (reviewable(m)) {
       const review = reviewNote(m);
       li.append(review);
-      actions.append(actionButton('Confirm', 'confirm', `${text.id} ${review.id}`, 'primary'));
+      actions.append(actionButton('Confirm', 'confirm', m, 'primary', review.id));
     }
-    const history = actionButton('History', 'history', text.id);
+    const history = actionButton('History', 'history', m);
     history.setAttribute('aria-expanded', String(Boolean(s.history[m.id])));
     history.setAttribute('aria-controls', `history-${m.id}`);
-    const sources = actionButton('Sources', 'sources', text.id);
+    const sources = actionButton('Sources', 'sources', m);
     sources.setAttribute('aria-expanded', String(Boolean(s.sources[m.id])));
     sources.setAttribute('aria-controls', `sources-${m.id}`);
-    actions.append(actionButton('Correct', 'correct', text.id), history, sources, actionButton('Forget', 'forget', text.id, 'danger'));
+    actions.append(actionButton('Correct', 'correct', m), history, sources, actionButton('Forget', 'forget', m, 'danger'));
     li.append(actions, historyPanel(m), sourcesPanel(m.id, s.sources[m.id]));
     return li;
   }
@@ -569,7 +594,7 @@ export function createKnowledge(api, nameOf) {
         load();
         return;
       }
-      error.textContent = `Could not save the correction: ${err.message}`;
+      error.textContent = `Could not save the correction: ${plainError(err)} Try again.`;
       error.hidden = false;
     } finally {
       buttons.forEach((b) => { b.disabled = false; });
@@ -604,7 +629,7 @@ export function createKnowledge(api, nameOf) {
         load();
         return;
       }
-      setStatus(`Could not confirm it: ${err.message}`, 'error');
+      setStatus(`Could not confirm it: ${plainError(err)} Try again.`, 'error');
     }
   }
 
@@ -626,7 +651,7 @@ export function createKnowledge(api, nameOf) {
       s.sources[id] = { state: 'ready', data: { turns: Array.isArray(data.turns) ? data.turns : [], note: data.note || '' } };
     } catch (err) {
       if (s.sources[id] !== entry || err.status === 401) return;
-      s.sources[id] = { state: 'error', error: `Could not load where it was learnt: ${err.message}` };
+      s.sources[id] = { state: 'error', error: `Could not load where it was learnt: ${plainError(err)} Close and open Sources to try again.` };
     }
     render();
   }
@@ -656,7 +681,7 @@ export function createKnowledge(api, nameOf) {
       // A 404 is a memory older than its history: nothing recorded yet.
       s.history[id] = err.status === 404
         ? { state: 'ready', changes: [] }
-        : { state: 'error', error: `Could not load its history: ${err.message}` };
+        : { state: 'error', error: `Could not load its history: ${plainError(err)} Close and open History to try again.` };
     }
     render();
   }
@@ -706,7 +731,7 @@ export function createKnowledge(api, nameOf) {
         return;
       }
       if (button) button.disabled = false;
-      setStatus(`Could not forget it: ${err.message}`, 'error');
+      setStatus(`Could not forget it: ${plainError(err)} It is still remembered; try again.`, 'error');
       focusControl(m.id, 'forget');
     }
   }
@@ -750,7 +775,7 @@ export function createKnowledge(api, nameOf) {
       await load();
     } catch (err) {
       if (err.status === 401 || learnerId !== s.learnerId) return;
-      el.rememberError.textContent = `Could not remember that: ${err.message}`;
+      el.rememberError.textContent = `Could not remember that: ${plainError(err)} Try again.`;
       el.rememberError.hidden = false;
     } finally {
       button.disabled = false;

@@ -4,6 +4,7 @@
 // now and shows the profile it writes.
 
 import { badge, placeholder, timeElement } from './dom.js';
+import { failure, plainError } from './errors.js';
 
 // The categories in reading order, with the headings the server's
 // Markdown page uses.
@@ -93,7 +94,8 @@ export function createProfile(api, nameOf, onRebuilt) {
     } catch (err) {
       if (n !== s.request || err.status === 401) return;
       if (!s.profile) el.body.replaceChildren();
-      setStatus(`Could not load the profile: ${err.message}`, 'error');
+      setStatus('', 'error');
+      failure(el.status, 'Could not load the profile', err, load);
     } finally {
       if (n === s.request) el.body.removeAttribute('aria-busy');
     }
@@ -116,7 +118,8 @@ export function createProfile(api, nameOf, onRebuilt) {
         return;
       }
       if (run.status === 'failed') {
-        setStatus(`The profile could not be refreshed${run.error ? `: ${run.error}` : '.'}`, 'error');
+        // The run's error is for whoever runs the server; it is in its log.
+        setStatus('The profile could not be refreshed this time. Try again later.', 'error');
         return;
       }
       await load();
@@ -125,7 +128,7 @@ export function createProfile(api, nameOf, onRebuilt) {
       setStatus(`Profile refreshed: ${changesText(run.changes)}.`, 'ok');
     } catch (err) {
       if (attempt !== s.rebuild || err.status === 401) return;
-      setStatus(`Could not refresh the profile: ${err.message}`, 'error');
+      setStatus(`Could not refresh the profile: ${plainError(err)} Try again.`, 'error');
     } finally {
       if (attempt === s.rebuild) el.rebuild.disabled = false;
     }

@@ -3,10 +3,13 @@
 // through showReplyDetails alone, so that how replies look is changed in
 // one place each.
 
+import { setMarkdown } from './markdown.js';
+
 // renderReplyText shows a reply's text in element, replacing what it
-// showed: as the reply grows, when it is whole, when it is restored.
+// showed: as the reply grows, when it is whole, when it is restored. The
+// mentor writes Markdown; it is built as elements, never parsed as HTML.
 export function renderReplyText(element, text) {
-  element.textContent = text;
+  setMarkdown(element, text);
 }
 
 // showReplyDetails adds under a reply (its list item) what its metadata

@@ -86,19 +86,20 @@ export function pastedSession(text) {
   return session;
 }
 
-// supabaseToken calls Supabase Auth's token endpoint with one grant.
-async function supabaseToken(config, grantType, body) {
-  const url = `${config.supabase_url}/auth/v1/token?grant_type=${encodeURIComponent(grantType)}`;
+// supabaseAuth sends one request to Supabase Auth and answers its JSON
+// (null when there is none). A refusal throws an ApiError with Auth's own
+// message, which is written for the person signing in.
+async function supabaseAuth(config, method, path, { body, token } = {}) {
+  const headers = { apikey: config.supabase_anon_key, Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (token) headers.Authorization = `Bearer ${token}`;
   let res;
   try {
-    res = await fetch(url, {
-      method: 'POST',
-      headers: { apikey: config.supabase_anon_key, 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify(body),
-      credentials: 'omit',
+    res = await fetch(`${config.supabase_url}/auth/v1${path}`, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit',
     });
   } catch {
-    throw new ApiError(0, 'Supabase could not be reached. Check your connection and try again.');
+    throw new ApiError(0, 'The sign-in service could not be reached. Check your internet connection and try again.');
   }
   let data = null;
   try {
@@ -106,21 +107,36 @@ async function supabaseToken(config, grantType, body) {
   } catch {
     // handled below
   }
-  if (!res.ok || !data || !data.access_token) {
+  if (!res.ok) {
     // Supabase Auth has answered errors as {msg}, {error_description} and
     // {message} over its versions.
     const message = (data && (data.msg || data.error_description || data.message || data.error)) ||
-      `Sign-in failed (HTTP ${res.status})`;
+      (res.status >= 500 ? 'The sign-in service is not answering. Try again in a moment.' : 'That did not work. Try again.');
     throw new ApiError(res.status, message);
   }
+  return data;
+}
+
+// sessionFrom reads the session of a Supabase token answer (or of the
+// parameters of a link back from a Supabase email).
+function sessionFrom(data) {
+  const expiresIn = Number(data.expires_in) || 0;
+  const expiresAt = Number(data.expires_at) || 0;
   return {
     access_token: data.access_token,
     refresh_token: data.refresh_token || '',
-    expires_at: data.expires_at ?? (data.expires_in ? nowSeconds() + data.expires_in : tokenClaims(data.access_token)?.exp ?? null),
+    expires_at: expiresAt || (expiresIn ? nowSeconds() + expiresIn : tokenClaims(data.access_token)?.exp ?? null),
     source: 'supabase',
     email: data.user?.email || tokenClaims(data.access_token)?.email || '',
     user_id: data.user?.id || tokenClaims(data.access_token)?.sub || '',
   };
+}
+
+// supabaseToken calls Supabase Auth's token endpoint with one grant.
+async function supabaseToken(config, grantType, body) {
+  const data = await supabaseAuth(config, 'POST', `/token?grant_type=${encodeURIComponent(grantType)}`, { body });
+  if (!data || !data.access_token) throw new ApiError(502, 'Sign-in failed. Try again.');
+  return sessionFrom(data);
 }
 
 export function supabaseSignIn(config, email, password) {
@@ -129,4 +145,50 @@ export function supabaseSignIn(config, email, password) {
 
 export function supabaseRefresh(config, refreshToken) {
   return supabaseToken(config, 'refresh_token', { refresh_token: refreshToken });
+}
+
+// backHere is where Supabase's emails link back to: this page. A project
+// that does not allow it sends its Site URL instead.
+function backHere() {
+  return `${window.location.origin}${window.location.pathname}`;
+}
+
+// supabaseRecover asks Supabase to email a link to choose a new password.
+// It answers the same whether or not the address has an account.
+export async function supabaseRecover(config, email) {
+  await supabaseAuth(config, 'POST', `/recover?redirect_to=${encodeURIComponent(backHere())}`, { body: { email } });
+}
+
+// supabaseSignUp creates an account. It answers a session when the project
+// needs no confirmation of the address, else null: a link was emailed.
+export async function supabaseSignUp(config, email, password) {
+  const data = await supabaseAuth(config, 'POST', `/signup?redirect_to=${encodeURIComponent(backHere())}`,
+    { body: { email, password } });
+  return data && data.access_token ? sessionFrom(data) : null;
+}
+
+// supabaseSetPassword gives the signed-in user a new password.
+export async function supabaseSetPassword(config, session, password) {
+  await supabaseAuth(config, 'PUT', '/user', { body: { password }, token: session.access_token });
+}
+
+// redirectResult reads the fragment a link from a Supabase email brings
+// back: {session, type} ('recovery', 'signup', …), {error}, or null when
+// the address carries neither.
+export function redirectResult(hash) {
+  const params = new URLSearchParams(String(hash || '').replace(/^#/, ''));
+  if (params.get('error') || params.get('error_description')) {
+    return { error: params.get('error_description') || params.get('error') };
+  }
+  const token = params.get('access_token');
+  if (!token || !tokenClaims(token)) return null;
+  return {
+    type: params.get('type') || '',
+    session: sessionFrom({
+      access_token: token,
+      refresh_token: params.get('refresh_token'),
+      expires_in: params.get('expires_in'),
+      expires_at: params.get('expires_at'),
+    }),
+  };
 }

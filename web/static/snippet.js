@@ -1,6 +1,9 @@
 // Search snippets arrive as HTML-escaped text with the matched words in
 // <mark> tags. They are turned into text nodes and <mark> elements, never
-// parsed as HTML, so nothing in a stored conversation can become markup.
+// parsed as HTML, so nothing in a stored conversation can become markup;
+// the mentor's Markdown in them is rendered as in the chat (markdown.js).
+
+import { markedText, renderMarkdown } from './markdown.js';
 
 const ENTITY = /&(#[0-9]+|#x[0-9a-f]+|amp|lt|gt|quot|apos);/gi;
 const NAMED = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -17,23 +20,23 @@ export function unescapeHTML(text) {
   });
 }
 
-// snippetFragment builds the DOM for a snippet. The split keeps the tags as
-// separate pieces; an unbalanced tag simply ends or starts highlighting.
-export function snippetFragment(snippet, doc = document) {
-  const fragment = doc.createDocumentFragment();
-  let inMark = false;
+// snippetText is the snippet's text, unescaped, with each match between
+// \uE000 and \uE001, the marks markdown.js's markedText turns into <mark>.
+// The split keeps the tags as separate pieces; an unbalanced tag simply
+// ends or starts highlighting.
+export function snippetText(snippet) {
+  let text = '';
   for (const piece of String(snippet).split(/(<\/?mark>)/)) {
-    if (piece === '<mark>') { inMark = true; continue; }
-    if (piece === '</mark>') { inMark = false; continue; }
-    if (piece === '') continue;
-    const text = doc.createTextNode(unescapeHTML(piece));
-    if (inMark) {
-      const mark = doc.createElement('mark');
-      mark.append(text);
-      fragment.append(mark);
-    } else {
-      fragment.append(text);
-    }
+    if (piece === '<mark>') text += '\uE000';
+    else if (piece === '</mark>') text += '\uE001';
+    // The server takes these characters out of what it marks.
+    else text += unescapeHTML(piece).replace(/[\uE000\uE001]/g, '');
   }
-  return fragment;
+  return text;
+}
+
+// snippetFragment builds the DOM for a snippet: its Markdown rendered, its
+// matches in <mark> elements.
+export function snippetFragment(snippet, doc = document) {
+  return renderMarkdown(snippetText(snippet), { doc, text: markedText(doc) });
 }

@@ -1,10 +1,8 @@
 // A thin, typed client of the mentormemory API. Every type comes from the
 // OpenAPI document (src/schema.ts, generated); this file only builds URLs,
 // adds the Supabase access token and turns error answers into MentorError.
-//
-// The counselor answers in one JSON body; it does not stream, so there is
-// no event-stream helper yet.
-import { errorOf } from "./error.js";
+import { errorOf, MentorError } from "./error.js";
+import { readEvents } from "./events.js";
 import type {
   Answer,
   Method,
@@ -41,6 +39,14 @@ interface RawRequest {
   query?: Query;
   body?: unknown;
   contentType?: string;
+  accept?: string;
+  signal?: AbortSignal;
+}
+
+/** What `counselorStream` tells of a reply while it is written. */
+export interface ChatListener {
+  onText?: (piece: string) => void;
+  onTool?: (name: string) => void;
   signal?: AbortSignal;
 }
 
@@ -52,6 +58,7 @@ export function createMentorClient(options: MentorClientOptions) {
   // caller reads the body, so an export can stream.
   async function send(method: Method, path: string, request: RawRequest = {}): Promise<Response> {
     const headers: Record<string, string> = {};
+    if (request.accept) headers["Accept"] = request.accept;
     const token = await options.getToken();
     if (token) headers["Authorization"] = `Bearer ${token}`;
     let body: BodyInit | undefined;
@@ -95,6 +102,7 @@ export function createMentorClient(options: MentorClientOptions) {
     learners: {
       list: () => request("get", "/api/learners"),
       add: (name: string) => request("post", "/api/learners", { body: { name } }),
+      rename: (id: string, name: string) => request("patch", "/api/learners/{id}", { path: { id }, body: { name } }),
       erase: (id: string) => request("delete", "/api/learners/{id}", { path: { id } }),
       profile: (id: string) => request("get", "/api/learners/{id}/profile", { path: { id } }),
       profileMarkdown: async (id: string) =>
@@ -158,6 +166,35 @@ export function createMentorClient(options: MentorClientOptions) {
     },
 
     counselor: (chat: Options<"post", "/api/counselor">["body"]) => request("post", "/api/counselor", { body: chat }),
+
+    /**
+     * Mr. Mentor's reply as he writes it: `onText` hears each piece of the
+     * text, `onTool` the name of each tool he runs, and the promise holds
+     * the whole reply with its metadata, as `counselor` answers it. Aborting
+     * `signal` stops the reply and the model's call. A failure, before or
+     * during the reply, rejects with a MentorError.
+     */
+    counselorStream: async (chat: Options<"post", "/api/counselor">["body"], listen: ChatListener = {}) => {
+      const response = await send("post", "/api/counselor", { body: chat, accept: "text/event-stream", signal: listen.signal });
+      if (!response.body) throw new MentorError(response.status, "The reply came without a body");
+      for await (const event of readEvents(response.body)) {
+        switch (event.name) {
+          case "text":
+            listen.onText?.((event.data as Schemas["ChatTextEvent"]).text);
+            break;
+          case "tool":
+            listen.onTool?.((event.data as Schemas["ChatToolEvent"]).name);
+            break;
+          case "reply":
+            return event.data as Answer<Operation<"/api/counselor", "post">>;
+          case "error": {
+            const failed = event.data as Schemas["ChatErrorEvent"];
+            throw new MentorError(failed.status, failed.error);
+          }
+        }
+      }
+      throw new MentorError(502, "The reply ended before it was complete");
+    },
 
     actions: {
       list: (query?: Options<"get", "/api/actions">["query"]) => request("get", "/api/actions", { query }),

@@ -155,7 +155,8 @@ export interface paths {
         delete: operations["eraseLearner"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a learner; the name is checked as a new learner's */
+        patch: operations["renameLearner"];
         trace?: never;
     };
     "/api/learners/{id}/consolidate": {
@@ -675,6 +676,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
             last_seen_at: components["schemas"]["Timestamp"];
+            /** @description When a person last corrected it (in the page or API, or confirmed in the chat); absent when never. Only the list of memories and a correction's answer carry it. */
+            corrected_at?: components["schemas"]["Timestamp"];
         };
         LearnerMemory: components["schemas"]["MemoryFields"];
         RecalledMemories: ({
@@ -685,6 +688,46 @@ export interface components {
             mode: "light" | "deep" | "none";
             reasons: string[];
             semantic: boolean;
+        };
+        /** @description One thing of memory in (or left out of) a reply's context */
+        ContextSource: {
+            /**
+             * @description Which id this is: a learner memory's, a conversation's or an ended session's
+             * @enum {string}
+             */
+            kind: "memory" | "conversation" | "session";
+            id: string;
+            /**
+             * @description The block of the context it went in by
+             * @enum {string}
+             */
+            block: "summary" | "profile" | "opening" | "memories" | "emotional_patterns";
+        };
+        /** @description A reply's context as counted with the cl100k_base tokenizer, block by block; the blocks add up to the total, which stays within the budget unless the message alone is over it */
+        ContextTokens: {
+            /** @description COUNSELOR_CONTEXT_TOKENS */
+            budget: number;
+            total: number;
+            /** @description Tokens per block, in the order they are sent, zero for a block not sent: the persona; the tools' definitions; the pinned facts (who the session is about, the facilitator's own profile lines); on a session's first message the rolling summary (only where there is no profile), the learner's profile with the session digest, and the opening; the memories recalled for the message and the emotional patterns; the note on the exchanges evicted and the turns brought back; the session's exchanges kept; the message */
+            blocks: {
+                instructions: number;
+                tools: number;
+                pinned: number;
+                summary: number;
+                profile: number;
+                opening: number;
+                memories: number;
+                emotional_patterns: number;
+                earlier: number;
+                conversation: number;
+                message: number;
+            };
+            /** @description The session's oldest exchanges (a facilitator's turn and the replies after it) left out for the budget, whole */
+            evicted_exchanges: number;
+            /** @description Evicted turns brought back because the message refers back to them (at most three, above a relevance floor) */
+            brought_back: number;
+            /** @description What of memory did not fit when memory alone was over the budget: recalled memories first (lowest scored first), then emotional patterns, the opening, and the profile or summary */
+            left_out: components["schemas"]["ContextSource"][];
         };
         MemoryChange: {
             id: number;
@@ -1456,6 +1499,46 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    renameLearner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The learner's id */
+                id: components["parameters"]["LearnerPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Renamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        learner: components["schemas"]["Learner"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -2408,7 +2491,7 @@ export interface operations {
                 "application/json": {
                     message: string;
                     learner_id?: components["schemas"]["NullableUuid"];
-                    /** @description The session so far; empty on its first message */
+                    /** @description The session so far, oldest first; empty on its first message. Send it whole (within the 2 MiB body): the model is sent only what fits the context's token budget, the oldest exchanges leaving first */
                     history?: {
                         role: components["schemas"]["Role"];
                         content: string;
@@ -2440,6 +2523,21 @@ export interface operations {
                         pending_actions: components["schemas"]["PendingAction"][] | null;
                         /** @description Only when the memory could not be read: the reply was given without it (retrieval mode none) */
                         without_memory?: string;
+                        /** @description What of memory went into the reply's context, each once, told apart by kind: a learner memory (recalled, or standing behind a line of the profile), a conversation (its rolling summary) or an ended session (the opening prepared from it, or the digest of the last sessions) */
+                        memories_used: components["schemas"]["ContextSource"][];
+                        /**
+                         * @description How much of what the mentor knows went in: none when nothing of memory did (no memory block, none of the facilitator's own profile lines); deep when retrieval went deep or the learner's profile or the session's opening went in; light otherwise
+                         * @enum {string}
+                         */
+                        personalization: "none" | "light" | "deep";
+                        context_tokens: components["schemas"]["ContextTokens"];
+                        /** @description The model that wrote the reply */
+                        model: string;
+                        /** @description Milliseconds spent reading memory (recall, profile, opening) and in the model (every call of the tool loop) */
+                        timings: {
+                            recall_ms: number;
+                            model_ms: number;
+                        };
                     };
                     "text/event-stream": string;
                 };

@@ -6,7 +6,8 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { createServer } from "node:http";
+import { test, type TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
@@ -123,9 +124,22 @@ test("an unknown learner is a MentorError with status 404 and the API's message"
   assert.equal(error.retryAfter, undefined);
 });
 
+test("a learner is renamed; a blank name is refused", async () => {
+  const { learner } = await client.learners.add("Theo");
+  const { learner: renamed } = await client.learners.rename(learner.id, "Theodore");
+  assert.equal(renamed.id, learner.id);
+  assert.equal(renamed.name, "Theodore");
+  await assert.rejects(client.learners.rename(learner.id, " "), (e: unknown) => {
+    return e instanceof MentorError && e.status === 400 && e.message === "Learner name required";
+  });
+});
+
 test("another facilitator's learner is not found, as if it did not exist", async () => {
   const { learner } = await client.learners.add("Max");
   await assert.rejects(otherClient.conversation.get(learner.id), (e: unknown) => {
+    return e instanceof MentorError && e.status === 404;
+  });
+  await assert.rejects(otherClient.learners.rename(learner.id, "Mine now"), (e: unknown) => {
     return e instanceof MentorError && e.status === 404;
   });
   const { learners } = await otherClient.learners.list();
@@ -148,4 +162,71 @@ test("a used-up quota is a MentorError with status 429 and Retry-After", async (
   assert.ok(error instanceof MentorError, `expected a MentorError, got ${String(error)}`);
   assert.equal(error.status, 429);
   assert.ok(error.retryAfter !== undefined && error.retryAfter > 0, `Retry-After: ${error.retryAfter}`);
+});
+
+// The counselor's tests talk to the second server scripts/test-ts.sh
+// starts, whose model is the fake OpenAI-compatible server below, on the
+// port that server was told.
+const chatClient = createMentorClient({ baseUrl: setting("MENTOR_CHAT_URL"), getToken: () => setting("MENTOR_TOKEN") });
+
+// fakeModel answers chat completions as a model's server streams them:
+// the pieces one chunk each, or, failing, a 500. It closes after the test.
+async function fakeModel(t: TestContext, answer: { pieces: string[] } | { status: number }) {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      if ("status" in answer) {
+        res.writeHead(answer.status, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ error: { message: "overloaded", type: "server_error" } }));
+        return;
+      }
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      const chunk = (delta: object, finish: string | null) =>
+        `data: ${JSON.stringify({
+          id: "chatcmpl-ts",
+          object: "chat.completion.chunk",
+          created: 1700000000,
+          model: "fake-model",
+          choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+        })}\n\n`;
+      for (const piece of answer.pieces) res.write(chunk({ role: "assistant", content: piece }, null));
+      res.end(chunk({}, "stop") + "data: [DONE]\n\n");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(Number(setting("MENTOR_MODEL_PORT")), "127.0.0.1", resolve));
+  t.after(() => {
+    // The service keeps its connection to the model open; the next test
+    // listens on the same port.
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+}
+
+test("the counselor's reply streams piece by piece, then comes whole with its metadata", async (t) => {
+  const pieces = ["Cut ", "a ", "pizza ", "into ", "quarters ", "and ", "let ", "her ", "name ", "them."];
+  await fakeModel(t, { pieces });
+  const heard: string[] = [];
+  const answer = await chatClient.counselorStream(
+    { message: "How do I explain fractions to Emma?" },
+    { onText: (piece) => heard.push(piece) },
+  );
+  assert.deepEqual(heard, pieces);
+  assert.equal(answer.reply, pieces.join("").trim());
+  assert.equal(answer.success, true);
+  assert.ok(Array.isArray(answer.tool_calls) && answer.retrieval.mode, "the reply carries its metadata");
+});
+
+test("a model that fails ends the stream with a MentorError 502", async (t) => {
+  await fakeModel(t, { status: 500 });
+  await assert.rejects(
+    chatClient.counselorStream({ message: "Any ideas for times tables?" }),
+    (e: unknown) => e instanceof MentorError && e.status === 502 && e.message === "The mentor model failed; please try again",
+  );
+});
+
+test("a request refused before the stream starts is the API's MentorError", async () => {
+  await assert.rejects(
+    chatClient.counselorStream({ message: "   " }),
+    (e: unknown) => e instanceof MentorError && e.status === 400 && e.message === "Message required",
+  );
 });
