@@ -25,6 +25,21 @@ func (e *env) remember(t mentor.MemoryType, content string, metadata mentor.Meta
 	return saved.Memory.ID
 }
 
+// startRun claims the queued consolidation and starts it as the worker
+// would, for a test to finish it by hand.
+func (e *env) startRun() (mentor.ConsolidationJob, mentor.ConsolidationInput) {
+	e.t.Helper()
+	job, err := e.store.ClaimConsolidation(context.Background())
+	if err != nil || job == nil {
+		e.t.Fatalf("claim: %+v %v", job, err)
+	}
+	in, err := e.store.StartConsolidation(e.ctx, *job, "offline")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return *job, in
+}
+
 func (e *env) statusOf(id string) string {
 	e.t.Helper()
 	var status string
@@ -189,20 +204,13 @@ func TestConsolidationThatLostItsLeaseAppliesNothing(t *testing.T) {
 	if _, err := e.svc.Consolidate(e.ctx, *e.alex); err != nil {
 		t.Fatal(err)
 	}
-	job, err := e.store.ClaimConsolidation(context.Background())
-	if err != nil || job == nil {
-		t.Fatalf("claim: %+v %v", job, err)
-	}
-	in, err := e.store.StartConsolidation(e.ctx, *job, "offline")
-	if err != nil {
-		t.Fatal(err)
-	}
+	job, in := e.startRun()
 	plan := mentor.ConsolidateOffline(in.Memories, time.Now())
 	if len(plan.Expiries) != 1 {
 		t.Fatalf("plan %+v", plan)
 	}
 	e.exec(`update memory_jobs set lease_token = gen_random_uuid() where id = $1`, job.ID)
-	if err := e.store.CompleteConsolidation(e.ctx, *job, plan, len(in.Memories), in.Profile); !errors.Is(err, mentor.ErrLeaseLost) {
+	if err := e.store.CompleteConsolidation(e.ctx, job, plan, len(in.Memories), in.Profile); !errors.Is(err, mentor.ErrLeaseLost) {
 		t.Fatalf("completing without the lease: %v, want it lost", err)
 	}
 	if e.statusOf(test) != mentor.StatusCurrent || e.count(`select count(*) from memory_history where actor = 'consolidation'`) != 0 {
@@ -334,14 +342,7 @@ func TestConsolidationKeepsLinesTheFacilitatorWroteWhileItRan(t *testing.T) {
 	if _, err := e.svc.WriteProfileLines(e.ctx, *e.alex, []mentor.ProfileLine{{Category: "who", Text: "Alex is in year 10"}}); err != nil {
 		t.Fatal(err)
 	}
-	job, err := e.store.ClaimConsolidation(context.Background())
-	if err != nil || job == nil {
-		t.Fatalf("claim: %+v %v", job, err)
-	}
-	in, err := e.store.StartConsolidation(e.ctx, *job, "offline")
-	if err != nil {
-		t.Fatal(err)
-	}
+	job, in := e.startRun()
 	// While the run plans, the facilitator rewrites their lines.
 	written := []mentor.ProfileLine{{Category: "who", Text: "Alex is in year 11"}, {Category: "goals", Text: "Pass the quadratics test"}}
 	if _, err := e.svc.WriteProfileLines(e.ctx, *e.alex, written); err != nil {
@@ -351,7 +352,7 @@ func TestConsolidationKeepsLinesTheFacilitatorWroteWhileItRan(t *testing.T) {
 	plan := mentor.ConsolidateOffline(in.Memories, now)
 	profile := mentor.BuildProfile(*job.LearnerID, in.LearnerName, plan.Remaining(in.Memories), in.Profile.OwnLines(),
 		mentor.ProfileTokenBudget, tokens.Count, now)
-	if err := e.store.CompleteConsolidation(e.ctx, *job, plan, len(in.Memories), profile); err != nil {
+	if err := e.store.CompleteConsolidation(e.ctx, job, plan, len(in.Memories), profile); err != nil {
 		t.Fatal(err)
 	}
 
