@@ -429,7 +429,7 @@ export function createChat({ api, el, layout, actions, user, scopeName, modelCon
     } catch (err) {
       if (mine !== epoch) return;
       if (err.name === 'AbortError') {
-        stopped(asked, reply, text, about);
+        if (current.stopped) stopped(asked, reply, text, about);
         return;
       }
       reply.item.remove();
