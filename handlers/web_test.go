@@ -82,7 +82,7 @@ func TestWebClientFiles(t *testing.T) {
 			t.Errorf("GET /%s with its ETag: %d, want 304", name, again.Status)
 		}
 	}
-	for _, name := range []string{"app.js", "api.js", "session.js", "snippet.js", "style.css", "favicon.svg"} {
+	for _, name := range []string{"app.js", "api.js", "chat.js", "outbox.js", "stream.js", "session.js", "snippet.js", "style.css", "chat.css", "favicon.svg"} {
 		if !seen[name] {
 			t.Errorf("%s is not reachable from index.html", name)
 		}

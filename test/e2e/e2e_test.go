@@ -240,12 +240,14 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 	}
 	first := b.text(`JSON.parse(sessionStorage.getItem('mentor.session')).access_token`)
 
-	// No model: the page says so, and a message gets the server's 503 text.
+	// No model: the page says so, and a message gets plain words, not
+	// the server's advice to its operator.
 	b.waitFor("the no-model notice", `[...document.querySelectorAll('#messages .notice.warning')].some((n) => n.textContent.startsWith('No mentor model is configured on this server'))`)
 	b.step("send a message", chromedp.SendKeys(chromedp.ID("message"), "Is anyone there?"), pressEnter())
-	b.waitFor("the server's 503 message", `(() => {
+	b.waitFor("the plain no-model answer", `(() => {
 		const notices = [...document.querySelectorAll('#messages .notice.warning')];
-		return notices.some((n) => n.textContent.startsWith('No mentor model is configured: set OPENAI_API_KEY')) &&
+		return notices.some((n) => n.textContent.startsWith('Mr. Mentor can’t answer on this server yet')) &&
+			!document.getElementById('messages').textContent.includes('OPENAI_API_KEY') &&
 			document.querySelector('#messages .msg.user').classList.contains('failed') &&
 			document.getElementById('message').value === 'Is anyone there?';
 	})()`)

@@ -1,6 +1,8 @@
 // The memory service's API: JSON in and out, every failure an ApiError that
 // carries the server's own message ({"success": false, "error": "…"}).
 
+import { readEvents } from './stream.js';
+
 export class ApiError extends Error {
   constructor(status, message) {
     super(message);
@@ -12,42 +14,90 @@ export class ApiError extends Error {
 
 // request sends one call. token, when given, goes as the bearer token.
 export async function request(method, path, { body, token, signal } = {}) {
-  const headers = { Accept: 'application/json' };
+  const res = await send(method, path, { body, token, signal, accept: 'application/json' });
+  return readAnswer(res);
+}
+
+// send makes the request; only a request that got no answer fails here.
+async function send(method, path, { body, token, signal, accept }) {
+  const headers = { Accept: accept };
   if (token) headers.Authorization = `Bearer ${token}`;
   const init = { method, headers, signal, credentials: 'same-origin' };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  let res;
   try {
-    res = await fetch(path, init);
+    return await fetch(path, init);
   } catch (err) {
     if (err && err.name === 'AbortError') throw err;
     throw new ApiError(0, 'Mr. Mentor could not be reached. Check your internet connection and try again.');
   }
+}
+
+// readAnswer reads a JSON answer, or throws the ApiError it says.
+async function readAnswer(res) {
   let data = null;
   try {
     data = await res.json();
   } catch {
-    // Not JSON: a proxy's error page, say. The status still tells.
-  }
-  if (!res.ok || !data || data.success === false) {
     // Not JSON (a proxy's error page): the status says the rest, in
     // errors.js's plain words.
+  }
+  if (!res.ok || !data || data.success === false) {
     const message = (data && typeof data.error === 'string' && data.error) || 'That did not work just now.';
     throw new ApiError(res.status, message);
   }
   return data;
 }
 
+// requestEvents sends a call answered as Server-Sent Events (each event's
+// data one JSON object), calling onEvent(name, data) as each arrives. It
+// resolves with the data of the last event, "reply", and throws the
+// ApiError of an "error" event, or of a request refused before the stream
+// began (a JSON answer), or status 0 when the stream broke off before its
+// end. An abort through signal throws an AbortError.
+export async function requestEvents(method, path, { body, token, signal, onEvent }) {
+  const res = await send(method, path, { body, token, signal, accept: 'text/event-stream' });
+  if (!res.ok || !(res.headers.get('Content-Type') || '').startsWith('text/event-stream')) {
+    return readAnswer(res);
+  }
+  let last = null;
+  try {
+    await readEvents(res.body, (name, text) => {
+      let data;
+      try {
+        data = JSON.parse(text);
+      } catch {
+        return; // not ours: every event of the API carries a JSON object
+      }
+      if (name === 'reply' || name === 'error') last = { name, data };
+      else onEvent(name, data);
+    });
+  } catch (err) {
+    if (err && err.name === 'AbortError') throw err;
+    throw new ApiError(0, 'The answer broke off before its end.');
+  }
+  if (!last) throw new ApiError(0, 'The answer broke off before its end.');
+  if (last.name === 'error') {
+    throw new ApiError(Number(last.data.status) || 502, String(last.data.error || 'The reply failed'));
+  }
+  return last.data;
+}
+
 // createClient binds the API to the signed-in session. getToken may refresh
-// the token first, hence async; onUnauthorized runs when the server refuses it.
-export function createClient(getToken, onUnauthorized) {
-  async function call(method, path, body) {
+// the token first, hence async; onUnauthorized runs when the server refuses
+// it; onAnswered runs after every call that succeeded, so what waits for the
+// server to be back (the chat's unsaved exchanges) learns that it is.
+export function createClient(getToken, onUnauthorized, onAnswered = () => {}) {
+  async function call(method, path, body, events) {
     const token = await getToken();
     try {
-      return await request(method, path, { body, token });
+      const data = events
+        ? await requestEvents(method, path, { body, token, ...events })
+        : await request(method, path, { body, token });
+      onAnswered();
+      return data;
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) onUnauthorized(err.message);
       throw err;
@@ -59,5 +109,8 @@ export function createClient(getToken, onUnauthorized) {
     patch: (path, body) => call('PATCH', path, body),
     put: (path, body) => call('PUT', path, body),
     del: (path) => call('DELETE', path),
+    // stream posts body and hears the answer as it is written: events is
+    // { signal, onEvent } as requestEvents takes them.
+    stream: (path, body, events) => call('POST', path, body, events),
   };
 }

@@ -1,13 +1,15 @@
-// Mr. Mentor's web client: sign-in, the learner selector, the chat and the
-// memory panel (what Mr. Mentor knows is in knowledge.js; adding and
-// renaming learners in learners.js; search results in results.js; the
-// phone's one-view-at-a-time layout in layout.js). Plain ES modules; all
+// Mr. Mentor's web client: sign-in, the learner selector, the end of a
+// session and the memory panel (the conversation itself is in chat.js;
+// what Mr. Mentor knows in knowledge.js; adding and renaming learners in
+// learners.js; search results in results.js; the phone's
+// one-view-at-a-time layout in layout.js). Plain ES modules; all
 // text reaches the page through textContent or text nodes, never
 // innerHTML, and the mentor's Markdown is built as elements (markdown.js).
 
 import { createActions } from './actions.js';
 import { ApiError, createClient, request } from './api.js';
-import { timeElement } from './dom.js';
+import { createChat } from './chat.js';
+import { textList, timeElement } from './dom.js';
 import { createErasure } from './erase.js';
 import { failure, plainError } from './errors.js';
 import { setupExport } from './export.js';
@@ -16,17 +18,12 @@ import { createLayout } from './layout.js';
 import { createLearners } from './learners.js';
 import { setMarkdown } from './markdown.js';
 import { createResults } from './results.js';
+import { savedLearner, saveLearner } from './resume.js';
 import {
   REFRESH_MARGIN_SECONDS, clearSession, devSignIn, expired, loadSession, nowSeconds, pastedSession,
   saveSession, supabaseRefresh, supabaseSignIn,
 } from './session.js';
 import { createSupabaseAccount } from './signup.js';
-
-// The server refuses a chat request whose history holds more turns.
-const MAX_HISTORY = 100;
-// How often a failed background save is retried (the turns carry ids, so a
-// resend is never stored twice).
-const MEMORY_RETRIES = 1;
 
 const $ = (id) => document.getElementById(id);
 const el = {
@@ -52,6 +49,7 @@ const el = {
   chatForm: $('chat-form'),
   message: $('message'),
   send: $('send'),
+  stop: $('stop'),
   endSession: $('end-session'),
   memoryScope: $('memory-scope'),
   memoryTurns: $('memory-turns'),
@@ -73,10 +71,7 @@ const state = {
   session: null,
   learners: [],
   learnerId: '', // '' is the general conversation
-  history: [], // this chat session's turns, sent with each message
-  epoch: 0, // bumped when a chat session ends; late answers of an older one are dropped
-  account: 0, // bumped at sign-out: queued saves of the previous user are dropped
-  sending: false,
+  account: 0, // bumped at sign-out: queued work of the previous user is dropped
   ending: false,
   // Background saves run one after another, so turns reach the log in the
   // order they were said, and a clear runs after the saves queued before it.
@@ -84,31 +79,34 @@ const state = {
   memoryRequest: 0, // the newest memory read; older answers are ignored
   searchRequest: 0,
   lastSearch: null, // { q, archive } of the results on screen
-  followMessages: true, // keep the newest message in view unless the user scrolled up
   refreshTimer: 0,
   refreshing: null,
 };
 
-// browserTimeZone is the facilitator's IANA time zone, so that the mentor's
-// "it's Friday" is their Friday; '' (UTC) when the browser does not say.
-function browserTimeZone() {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || '';
-  } catch {
-    return '';
-  }
-}
-
+// Every answer of the server says it is back: exchanges that could not be
+// saved are tried again.
 const api = createClient(freshToken, () => {
   signOut('Your sign-in has ended. Please sign in again.');
-});
+}, () => chat.retrySaving());
 const layout = createLayout();
+
+const chat = createChat({
+  api,
+  el,
+  layout,
+  actions: createActions(api, () => knowledge.load()), // a confirmed change shows in the memory panel at once
+  user: () => state.session?.user_id || '',
+  scopeName,
+  modelConfigured: () => state.config.model_configured,
+  canSend: () => !state.ending,
+  setBusy: setChatBusy,
+  inOrder,
+  onSaved: afterSave,
+});
 
 const knowledge = createKnowledge(api, (id) => (id ? learnerName(id) || 'this learner' : ''));
 const erasure = createErasure(api, () => ({ id: state.learnerId, name: learnerName(state.learnerId) }),
   afterQueuedSaves, afterErasure);
-// A confirmed change shows in the memory panel at once.
-const actions = createActions(api, () => knowledge.load());
 
 const learnerForms = createLearners({
   api,
@@ -229,14 +227,12 @@ function signOut(message = '') {
     }).catch(() => {});
   }
   // Answers still on their way belong to the signed-out user: drop them.
-  state.epoch++;
   state.account++;
   state.memoryRequest++;
   state.searchRequest++;
-  state.history = [];
   state.learners = [];
   state.learnerId = '';
-  el.messages.replaceChildren();
+  chat.reset();
   // Nothing of the signed-out user stays on screen for the next one.
   el.message.value = '';
   el.searchQ.value = '';
@@ -315,7 +311,10 @@ async function enterWorkspace() {
   supabaseAccount.reset();
   el.signinPassword.value = '';
   el.signinTokenInput.value = '';
-  selectLearner('');
+  // Back to the learner of the last visit, so the next message is filed
+  // where it belongs.
+  selectLearner(savedLearner(state.session.user_id, state.learners));
+  chat.startSaving(); // what an earlier visit could not save
   el.message.focus();
 }
 
@@ -344,12 +343,12 @@ function scopeName(id = state.learnerId) {
 
 function selectLearner(id) {
   state.learnerId = id;
+  if (state.session) saveLearner(state.session.user_id, id);
   exporter.update();
   el.learner.value = id;
   el.memoryScope.textContent = `· ${id ? learnerName(id) : 'General'}`;
   el.memoryStatus.textContent = '';
-  startChatSession();
-  loadMemory();
+  chat.open(id, loadMemory()); // the conversation comes back from the memory's read
   knowledge.show(id);
   erasure.show(id);
   learnerForms.show(id);
@@ -366,6 +365,7 @@ function showLearnerName() {
 // afterErasure drops from the page what was erased: the learner, or every
 // learner, and search results that may show them.
 function afterErasure(receipt) {
+  chat.dropUnsaved(receipt.scope === 'account' ? undefined : receipt.learner_id);
   state.learners = receipt.scope === 'account' ? [] : state.learners.filter((l) => l.id !== receipt.learner_id);
   renderLearnerOptions();
   el.results.replaceChildren();
@@ -375,110 +375,6 @@ function afterErasure(receipt) {
 }
 
 // ------------------------------------------------------------------- chat
-
-// startChatSession begins an empty history: the mentor gets the learner's
-// memory on the first message, not another learner's turns.
-function startChatSession() {
-  state.epoch++;
-  state.history = [];
-  el.messages.replaceChildren();
-  appendNotice(
-    state.learnerId
-      ? `A new conversation about ${scopeName()}. Mr. Mentor remembers your earlier ones.`
-      : 'A new general conversation. Mr. Mentor remembers your earlier ones.',
-  );
-  if (!state.config.model_configured) {
-    appendNotice('No mentor model is configured on this server, so Mr. Mentor cannot answer yet. Memory and search still work.', 'warning');
-  }
-}
-
-function scrollToEnd() {
-  layout.scrollToEnd();
-  state.followMessages = true;
-}
-
-// A narrower window rewraps the messages and would leave the newest one
-// out of view; follow the end again unless the user had scrolled up.
-function watchMessageScroll() {
-  el.messages.addEventListener('scroll', () => {
-    const m = el.messages;
-    state.followMessages = m.scrollHeight - m.scrollTop - m.clientHeight < 24;
-  });
-  new ResizeObserver(() => {
-    if (state.followMessages) el.messages.scrollTop = el.messages.scrollHeight;
-  }).observe(el.messages);
-}
-
-function appendMessage(role, text) {
-  const li = document.createElement('li');
-  li.className = `msg ${role}`;
-  const who = document.createElement('span');
-  who.className = 'who';
-  who.textContent = role === 'user' ? 'You' : 'Mr. Mentor';
-  // The mentor writes Markdown; the facilitator's words show as written.
-  const body = document.createElement(role === 'user' ? 'p' : 'div');
-  body.className = 'text';
-  if (role === 'user') body.textContent = text;
-  else setMarkdown(body, text);
-  li.append(who, body);
-  el.messages.append(li);
-  if (role === 'user') scrollToEnd();
-  else layout.reveal(li); // a long reply from its first line
-  return li;
-}
-
-function appendNotice(text, kind = '') {
-  const li = document.createElement('li');
-  li.className = `notice ${kind}`.trim();
-  li.textContent = text;
-  el.messages.append(li);
-  scrollToEnd();
-  return li;
-}
-
-async function send() {
-  const text = el.message.value.trim();
-  if (!text || state.sending || state.ending) return;
-  const epoch = state.epoch;
-  const learnerId = state.learnerId;
-  const history = state.history.slice(-MAX_HISTORY);
-  state.sending = true;
-  setChatBusy(true); // a reply belongs to the learner it was asked about
-  const asked = appendMessage('user', text);
-  el.message.value = '';
-  const pending = appendNotice('Mr. Mentor is thinking…');
-  pending.classList.add('pending');
-  try {
-    const data = await api.post('/api/counselor', {
-      message: text, learner_id: learnerId || null, history, time_zone: browserTimeZone(),
-    });
-    if (epoch !== state.epoch) return;
-    const reply = typeof data.reply === 'string' ? data.reply.trim() : '';
-    if (!reply) {
-      appendNotice('Mr. Mentor gave an empty answer. Try asking again.', 'error');
-      return;
-    }
-    actions.show(appendMessage('assistant', reply), data.pending_actions);
-    state.history.push({ role: 'user', content: text }, { role: 'assistant', content: reply });
-    remember(learnerId, [
-      { id: newTurnId(), role: 'user', content: text },
-      { id: newTurnId(), role: 'assistant', content: reply },
-    ]);
-  } catch (err) {
-    if (epoch !== state.epoch || err.status === 401) return;
-    asked.classList.add('failed');
-    if (err.status === 503) {
-      appendNotice(err.message, 'warning'); // the server says how to configure a model
-    } else {
-      appendNotice(`Mr. Mentor could not answer: ${err.message}`, 'error');
-    }
-    if (!el.message.value) el.message.value = text; // keep the words for another try
-  } finally {
-    pending.remove();
-    state.sending = false;
-    setChatBusy(false);
-  }
-}
 
 // setChatBusy holds the learner, sending and ending while a message or the
 // end of the session is on its way.
@@ -491,40 +387,30 @@ function setChatBusy(busy) {
 // endSession ends the live session with this learner. It runs after the
 // saves still queued, so the last exchange belongs to the session it ends.
 async function endSession() {
-  if (state.sending || state.ending) return;
+  if (chat.busy() || state.ending) return;
   const learnerId = state.learnerId;
   const account = state.account;
   state.ending = true;
   setChatBusy(true);
-  const pending = appendNotice('Ending the session…');
-  pending.classList.add('pending');
-  const run = state.memoryQueue.then(() => {
-    if (account !== state.account) throw new ApiError(401, 'Signed out');
-    return api.post('/api/sessions/end', { learner_id: learnerId || null });
-  });
-  state.memoryQueue = run.catch(() => {});
+  const pending = chat.notice('Ending the session…', 'pending');
   try {
-    const data = await run;
+    const data = await afterQueuedSaves(() => api.post('/api/sessions/end', { learner_id: learnerId || null }));
     if (account !== state.account) return;
     appendClosing(data.session?.closing || {});
     // The next message starts a new session, which opens from this one.
-    state.history = [];
+    chat.forget();
   } catch (err) {
     if (account !== state.account || err.status === 401) return;
     if (err.status === 404) {
-      appendNotice(`There is no session to end yet: one starts when you talk with Mr. Mentor${learnerId ? ` about ${scopeName(learnerId)}` : ''}.`);
+      chat.notice(`There is no session to end yet: one starts when you talk with Mr. Mentor${learnerId ? ` about ${scopeName(learnerId)}` : ''}.`);
     } else {
-      appendNotice(`The session could not be ended: ${plainError(err)} Try again.`, 'error');
+      chat.notice(`The session could not be ended: ${plainError(err)} Try again.`, 'error');
     }
   } finally {
     pending.remove();
     state.ending = false;
     setChatBusy(false);
   }
-}
-
-function textList(items) {
-  return Array.isArray(items) ? items.filter((x) => typeof x === 'string' && x.trim()) : [];
 }
 
 // appendClosing shows how the session closed: the goodbye line, how it
@@ -555,8 +441,7 @@ function appendClosing(closing) {
   const next = document.createElement('p');
   next.textContent = 'Your next message starts a new session; Mr. Mentor picks up from here.';
   li.append(next);
-  el.messages.append(li);
-  scrollToEnd();
+  chat.append(li);
 }
 
 function closingPart(heading, items, kind = '') {
@@ -575,47 +460,24 @@ function closingPart(heading, items, kind = '') {
   return box;
 }
 
-// newTurnId names a turn so a resent save is recognised. randomUUID needs a
-// secure context (https or localhost); a LAN address over http has only
-// getRandomValues.
-function newTurnId() {
-  if (crypto.randomUUID) return crypto.randomUUID();
-  const b = crypto.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+// inOrder runs fn after the memory's work queued before it (saves, a
+// clear, a session's end), so that turns reach the log in the order they
+// were said and a clear runs after the saves queued before it.
+function inOrder(fn) {
+  const run = state.memoryQueue.then(fn);
+  state.memoryQueue = run.catch(() => {});
+  return run;
 }
 
-// remember saves an exchange in the background. The chat never waits for
-// it, and a failure is only logged: the reply was already shown, and the
-// next save or a reload loses nothing the user sees.
-function remember(learnerId, turns) {
-  const body = { learner_id: learnerId || null, conversation_turns: turns };
-  const account = state.account;
-  state.memoryQueue = state.memoryQueue.then(() => saveTurns(account, learnerId, body, MEMORY_RETRIES));
-}
-
-async function saveTurns(account, learnerId, body, retries) {
-  // Signed out since: these turns must not go out with someone else's token.
-  if (account !== state.account) return;
-  try {
-    const data = await api.post('/api/conversation-memory', body);
-    if (account === state.account && learnerId === state.learnerId) {
-      // The answer holds the updated memory: no need to read it again.
-      state.memoryRequest++;
-      renderMemory(data.conversation_update);
-      knowledge.afterExchange();
-      if (data.archived) {
-        setMemoryStatus('The earlier part of this conversation was archived; it stays searchable.', 'ok');
-      }
-    }
-  } catch (err) {
-    if (retries > 0 && (err.status === 0 || err.status >= 500)) {
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      return saveTurns(account, learnerId, body, retries - 1);
-    }
-    console.warn('Mr. Mentor: the exchange could not be saved to memory:', err.message);
+// afterSave shows what the memory answered to a stored exchange.
+function afterSave(learnerId, data) {
+  if (learnerId !== state.learnerId) return;
+  // The answer holds the updated memory: no need to read it again.
+  state.memoryRequest++;
+  renderMemory(data.conversation_update);
+  knowledge.afterExchange();
+  if (data.archived) {
+    setMemoryStatus('The earlier part of this conversation was archived; it stays searchable.', 'ok');
   }
 }
 
@@ -623,12 +485,10 @@ async function saveTurns(account, learnerId, body, retries) {
 // the signed-in user only.
 function afterQueuedSaves(fn) {
   const account = state.account;
-  const run = state.memoryQueue.then(() => {
+  return inOrder(() => {
     if (account !== state.account) throw new ApiError(401, 'Signed out');
     return fn();
   });
-  state.memoryQueue = run.catch(() => {});
-  return run;
 }
 
 // ----------------------------------------------------------------- memory
@@ -640,6 +500,9 @@ function memoryPath(learnerId, params = {}) {
   return `/api/conversation-memory${qs ? `?${qs}` : ''}`;
 }
 
+// loadMemory reads the conversation's memory into the panel, and resolves
+// with it for the chat: the record, null when there is none, undefined
+// when it could not be read.
 async function loadMemory() {
   const learnerId = state.learnerId;
   const n = ++state.memoryRequest;
@@ -648,12 +511,14 @@ async function loadMemory() {
   try {
     const data = await api.get(memoryPath(learnerId));
     if (n === state.memoryRequest && learnerId === state.learnerId) renderMemory(data.conversation_update);
+    return data.conversation_update;
   } catch (err) {
     if (n === state.memoryRequest && err.status !== 401) {
       el.memorySummary.textContent = '';
       setMemoryStatus('', 'error');
       failure(el.memoryStatus, 'Could not load the memory', err, loadMemory);
     }
+    return undefined;
   }
 }
 
@@ -697,13 +562,8 @@ async function clearMemory() {
   // Queued behind the saves already waiting, so none of them lands after
   // the clear and brings the memory back.
   const account = state.account;
-  const run = state.memoryQueue.then(() => {
-    if (account !== state.account) throw new ApiError(401, 'Signed out');
-    return api.del(memoryPath(learnerId));
-  });
-  state.memoryQueue = run.catch(() => {});
   try {
-    const data = await run;
+    const data = await afterQueuedSaves(() => api.del(memoryPath(learnerId)));
     if (account !== state.account || learnerId !== state.learnerId) return;
     state.memoryRequest++;
     renderMemory(null);
@@ -714,8 +574,8 @@ async function clearMemory() {
       'ok',
     );
     // The mentor has forgotten; so does this session's history.
-    state.history = [];
-    appendNotice('Memory cleared. Mr. Mentor starts afresh from here.');
+    chat.forget();
+    chat.notice('Memory cleared. Mr. Mentor starts afresh from here.');
     // Results on screen may show the conversation as current: ask again.
     if (state.lastSearch) search(state.lastSearch.q, state.lastSearch.archive);
   } catch (err) {
@@ -761,7 +621,6 @@ async function search(q, archive) {
 // ------------------------------------------------------------------ start
 
 function wire() {
-  watchMessageScroll();
   el.devSignin.addEventListener('click', () => signInWith(el.devSignin, devSignIn));
   el.signinSupabase.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -775,17 +634,6 @@ function wire() {
   });
   el.signout.addEventListener('click', () => signOut());
   el.learner.addEventListener('change', () => selectLearner(el.learner.value));
-  el.chatForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    send();
-  });
-  el.message.addEventListener('keydown', (event) => {
-    // Enter sends, Shift+Enter is a new line; an IME composing text keeps its Enter.
-    if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey && !event.isComposing) {
-      event.preventDefault();
-      el.chatForm.requestSubmit();
-    }
-  });
   el.clearMemory.addEventListener('click', openClearDialog);
   el.clearDialog.addEventListener('close', () => {
     el.clearMemory.focus();

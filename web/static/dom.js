@@ -8,6 +8,12 @@ export function badge(text, kind = '') {
   return b;
 }
 
+// textList keeps the strings of a list that say something; anything but a
+// list is an empty one.
+export function textList(items) {
+  return Array.isArray(items) ? items.filter((x) => typeof x === 'string' && x.trim()) : [];
+}
+
 // placeholder is a muted line standing where content will be, or is not.
 export function placeholder(text) {
   const p = document.createElement('p');
