@@ -108,6 +108,12 @@ func TestAReplyGrowsAsItIsWrittenAndStopKeepsWhatWasShown(t *testing.T) {
 		return llmtest.ReplyToolCall("search_conversation_history", `{"search":"counting"}`)
 	})
 	svc := serve(t, apptest.Options{ModelURL: model.URL, Auth: config.Auth{DevMode: true, JWTSecret: secret}})
+	// What Mr. Mentor knows of Emma's counting, which the first question
+	// recalls: the reply says it used them, and lists them on a click.
+	known := []string{"Emma enjoys counting with wooden blocks", "Emma loses focus counting past twenty"}
+	for _, content := range known {
+		addMemory(t, svc, map[string]any{"type": "academic", "content": content})
+	}
 	b := startBrowser(t, "stream")
 	signInAsDemo(b, svc.URL)
 	pickLearner(b, "Emma")
@@ -140,11 +146,18 @@ func TestAReplyGrowsAsItIsWrittenAndStopKeepsWhatWasShown(t *testing.T) {
 		const item = [...document.querySelectorAll('#messages .msg.assistant')].pop();
 		return !item.classList.contains('streaming') && item.querySelector('.text').textContent === %q &&
 			!item.querySelector('.activity') &&
-			item.querySelector('.reply-details').textContent === 'Looked back at earlier conversations' &&
+			item.querySelector('.reply-detail.looked-back').textContent === 'Looked back at earlier conversations' &&
+			item.querySelector('.reply-detail.used summary').textContent === 'Used 2 memories' &&
 			!document.getElementById('send').hidden && !document.getElementById('send').disabled &&
 			document.getElementById('stop').hidden;
 	})()`, reply))
 	b.screenshot("whole", false)
+	b.text(`[...document.querySelectorAll('#messages .msg.assistant')].pop().querySelector('.reply-detail.used summary').click() || 'opened'`)
+	b.waitFor("the memories the reply used", fmt.Sprintf(`(() => {
+		const items = [...[...document.querySelectorAll('#messages .msg.assistant')].pop().querySelectorAll('.used-memories li')];
+		return JSON.stringify(items.map((li) => li.textContent).sort()) === %q;
+	})()`, mustJSON(t, known)))
+	b.screenshot("used-memories", false)
 	var renders []string
 	if err := json.Unmarshal([]byte(b.text(`JSON.stringify(window.renders)`)), &renders); err != nil {
 		t.Fatal(err)
@@ -482,4 +495,14 @@ func lastChat(t *testing.T, model *llmtest.Server[llmtest.ChatRequest]) llmtest.
 	}
 	t.Fatal("the chat never called the model")
 	return llmtest.ChatRequest{}
+}
+
+// mustJSON is v as JSON, for a check in the page.
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	encoded, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(encoded)
 }

@@ -8,8 +8,14 @@ import { textList } from './dom.js';
 import { createOutbox } from './outbox.js';
 import { renderReplyText, showReplyDetails, toolActivity } from './reply.js';
 
-// The server refuses a chat request whose history holds more turns.
-const MAX_HISTORY = 100;
+// The server refuses a chat request whose history holds more turns; within
+// it, the server keeps what fits the model's token budget, the newest
+// exchanges first.
+const MAX_HISTORY = 1000;
+
+// How many of a learner's memories are read to show the ones a reply used:
+// the most GET /api/memories lists at once.
+const MEMORIES_READ = 200;
 // The longest turn the memory stores.
 const MAX_TURN_CHARS = 20000;
 // Ends the text of a reply the facilitator stopped, on screen and in the
@@ -378,20 +384,29 @@ export function createChat({ api, el, layout, actions, user, scopeName, modelCon
       },
       shown: () => text,
       // finish shows the whole reply (the server's text, or what was shown
-      // with CUT_OFF) and what its metadata tells.
-      finish(whole, reply) {
+      // with CUT_OFF) and what its metadata tells; lookUp(ids) reads the
+      // memories it used.
+      finish(whole, reply, lookUp) {
         cancelAnimationFrame(frame);
         frame = 0;
         activity.remove();
         item.classList.remove('streaming');
         renderReplyText(body, whole);
         if (reply) {
-          showReplyDetails(item, reply);
+          showReplyDetails(item, reply, lookUp);
           actions.show(item, reply.pending_actions);
         }
         followReply(item);
       },
     };
+  }
+
+  // memoriesOf reads, of the memories about the learner (or of the
+  // general conversation), those with ids, in the order of ids.
+  async function memoriesOf(learner, ids) {
+    const answer = await api.get(`/api/memories?learner_id=${encodeURIComponent(learner)}&limit=${MEMORIES_READ}`);
+    const byId = new Map((answer.memories || []).map((m) => [m.id, m]));
+    return ids.map((id) => byId.get(id)).filter(Boolean);
   }
 
   async function send(text = el.message.value.trim()) {
@@ -424,7 +439,7 @@ export function createChat({ api, el, layout, actions, user, scopeName, modelCon
         add(noticeItem('Mr. Mentor gave an empty answer. Try asking again.', 'error'));
         return;
       }
-      reply.finish(whole, answer);
+      reply.finish(whole, answer, (ids) => memoriesOf(about, ids));
       keep(about, text, whole, reply.item);
     } catch (err) {
       if (mine !== epoch) return;

@@ -13,12 +13,16 @@ export function renderReplyText(element, text) {
 }
 
 // showReplyDetails adds under a reply (its list item) what its metadata
-// (the counselor's answer: tool_calls, without_memory, …) tells the
-// facilitator: that Mr. Mentor looked back at earlier conversations, or
-// answered without his memory. It is the one place for more of it.
-export function showReplyDetails(item, reply) {
+// (the counselor's answer: memories_used, context_tokens, tool_calls,
+// without_memory, …) tells the facilitator: what of his memory Mr. Mentor
+// used, with the memories on a click (lookUp(ids) reads them), that he
+// looked back at earlier conversations, or that he answered without his
+// memory. It is the one place for more of it.
+export function showReplyDetails(item, reply, lookUp) {
   const details = document.createElement('div');
   details.className = 'reply-details';
+  const used = usedMemories(reply);
+  if (used.label) details.append(usedList(used, lookUp));
   const calls = Array.isArray(reply.tool_calls) ? reply.tool_calls : [];
   // The answer names the searches, not what they found: how many
   // conversations came back is not known here.
@@ -30,6 +34,63 @@ export function showReplyDetails(item, reply) {
       'Nothing is lost: it will be there next time.', 'without-memory'));
   }
   if (details.childElementCount > 0) item.append(details);
+}
+
+// The blocks of the context whose memories were recalled for the message,
+// as against those standing behind the profile's lines.
+const RECALLED_BLOCKS = new Set(['memories', 'emotional_patterns']);
+
+// usedMemories says what of memory went into a reply: the ids of the
+// memories recalled for it, and a label such as "Used 3 memories and the
+// profile" (empty when nothing of memory went in).
+export function usedMemories(reply) {
+  const sources = Array.isArray(reply.memories_used) ? reply.memories_used : [];
+  const ids = [...new Set(sources.filter((s) => s.kind === 'memory' && RECALLED_BLOCKS.has(s.block)).map((s) => s.id))];
+  const blocks = (reply.context_tokens && reply.context_tokens.blocks) || {};
+  const parts = [];
+  if (ids.length > 0) parts.push(ids.length === 1 ? '1 memory' : `${ids.length} memories`);
+  if (blocks.profile > 0) parts.push('the profile');
+  if (blocks.opening > 0) parts.push('the last session');
+  if (blocks.summary > 0 && parts.length === 0) parts.push('your conversation’s summary');
+  const label = parts.length === 0 ? ''
+    : 'Used ' + (parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`);
+  return { ids, label };
+}
+
+// usedList is the label, opening on a click onto the memories it counts.
+function usedList({ ids, label }, lookUp) {
+  if (ids.length === 0 || !lookUp) return detail(label, 'used');
+  const box = document.createElement('details');
+  box.className = 'reply-detail used';
+  const summary = document.createElement('summary');
+  summary.textContent = label;
+  const list = document.createElement('ul');
+  list.className = 'used-memories';
+  box.append(summary, list);
+  let read = false;
+  box.addEventListener('toggle', async () => {
+    if (!box.open || read) return;
+    read = true;
+    list.replaceChildren(listItem('Reading…'));
+    try {
+      const memories = await lookUp(ids);
+      const shown = memories.map((m) => listItem(m.content));
+      // Forgotten or changed since the reply, or beyond the memories read.
+      const missing = ids.length - memories.length;
+      if (missing > 0) shown.push(listItem(missing === 1 ? '1 more, not shown here' : `${missing} more, not shown here`));
+      list.replaceChildren(...shown);
+    } catch {
+      read = false;
+      list.replaceChildren(listItem('They could not be read just now; close and open this to try again.'));
+    }
+  });
+  return box;
+}
+
+function listItem(text) {
+  const li = document.createElement('li');
+  li.textContent = text;
+  return li;
 }
 
 function detail(text, kind) {
