@@ -231,33 +231,43 @@ func (c *Counselor) converse(ctx context.Context, messages []openai.ChatCompleti
 		// refuses a request that leaves one of them unanswered.
 		for i, call := range msg.ToolCalls {
 			listener.ToolRuns(call.Function.Name)
-			result, capped := c.runTool(ctx, i, call.Function.Name, call.Function.Arguments, &budget, &reply.PendingActions)
-			reply.ToolCalls = append(reply.ToolCalls, mentor.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments, Capped: capped})
+			made := mentor.ToolCall{Name: call.Function.Name, Arguments: call.Function.Arguments}
+			result := c.runTool(ctx, i, &made, &budget, &reply.PendingActions)
+			reply.ToolCalls = append(reply.ToolCalls, made)
 			messages = append(messages, openai.ToolMessage(result, call.ID))
 		}
 	}
 }
 
-// runTool runs the index-th tool call of a round, within the chat's bounds,
-// and returns its result as JSON for the model and what the bounds capped,
-// if anything. A failed call becomes an error result the model can read
-// and correct. A call that proposed a change adds its pending action to
+// runTool runs call, the index-th tool call of a round, within the chat's
+// bounds, and returns its result as JSON for the model. It notes on call
+// what the bounds capped, if anything, and how many results a search
+// found. A failed call becomes an error result the model can read and
+// correct. A call that proposed a change adds its pending action to
 // proposed, for the facilitator to decide.
-func (c *Counselor) runTool(ctx context.Context, index int, name, arguments string, budget *toolBudget, proposed *[]mentor.PendingAction) (string, string) {
+func (c *Counselor) runTool(ctx context.Context, index int, call *mentor.ToolCall, budget *toolBudget, proposed *[]mentor.PendingAction) string {
 	switch {
 	case index >= MaxToolCallsPerRound:
-		return toolErrorResult(fmt.Sprintf("Not run: at most %d tool calls are run at once; call fewer tools at a time", MaxToolCallsPerRound)), cappedTooMany
+		call.Capped = cappedTooMany
+		return toolErrorResult(fmt.Sprintf("Not run: at most %d tool calls are run at once; call fewer tools at a time", MaxToolCallsPerRound))
 	case *budget < minToolResultBytes:
-		return toolErrorResult("Not run: this message has used up its space for tool results; answer from what you have found"), cappedBudget
+		call.Capped = cappedBudget
+		return toolErrorResult("Not run: this message has used up its space for tool results; answer from what you have found")
 	}
-	result, err := c.tools.Call(ctx, name, arguments)
+	result, err := c.tools.Call(ctx, call.Name, call.Arguments)
 	if err != nil {
-		return toolErrorResult(mentor.ErrorMessage(err)), ""
+		return toolErrorResult(mentor.ErrorMessage(err))
 	}
-	if p, ok := result.(tools.Proposed); ok {
-		*proposed = append(*proposed, p.PendingAction)
+	switch r := result.(type) {
+	case tools.Proposed:
+		*proposed = append(*proposed, r.PendingAction)
+	case tools.Found:
+		found := r.Found()
+		call.Found = &found
 	}
-	return budget.fit(result)
+	encoded, capped := budget.fit(result)
+	call.Capped = capped
+	return encoded
 }
 
 func modelFailed(cause error) error {

@@ -19,7 +19,7 @@ func TestTheCounselorStreamsItsReplyAsTheModelWritesIt(t *testing.T) {
 	heldBack := make(chan bool, 1)
 	model := llmtest.NewScriptedChat(t, func(n int, _ llmtest.ChatRequest) http.HandlerFunc {
 		if n == 1 {
-			return llmtest.ReplyToolCall("search_conversation_history", `{"search":"counting"}`)
+			return llmtest.ReplyToolCall("search_conversation_history", `{"search":"counting","include_archive":true}`)
 		}
 		return func(w http.ResponseWriter, r *http.Request) {
 			stream := llmtest.StartStream(w)
@@ -42,6 +42,9 @@ func TestTheCounselorStreamsItsReplyAsTheModelWritesIt(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL, Logs: logs})
 	u := svc.NewUser(t)
 	learner := svc.NewLearner(t, u, "Emma")
+	// The one conversation the model's search finds.
+	svc.PostTurns(t, u, learner, apptest.Exchange("Emma is counting to ten with her fingers.", "Try counting steps on the stairs.")...).
+		WantStatus(http.StatusOK)
 
 	stream := svc.Stream(t, u.Token, "/api/counselor", map[string]any{"message": "How can Emma practise counting?", "learner_id": learner})
 	if stream.Status != http.StatusOK {
@@ -96,8 +99,8 @@ func TestTheCounselorStreamsItsReplyAsTheModelWritesIt(t *testing.T) {
 		t.Errorf("reply %q, pieces shown %q; want both the model's whole text", final["reply"], shown.String())
 	}
 	calls, _ := final["tool_calls"].([]any)
-	if len(calls) != 1 || calls[0].(map[string]any)["name"] != "search_conversation_history" {
-		t.Errorf("the reply's tool_calls %v, want the one search", final["tool_calls"])
+	if len(calls) != 1 || calls[0].(map[string]any)["name"] != "search_conversation_history" || calls[0].(map[string]any)["found"] != float64(1) {
+		t.Errorf("the reply's tool_calls %v, want the one search, saying it found the one conversation", final["tool_calls"])
 	}
 	if final["retrieval"] == nil {
 		t.Errorf("the reply event carries no retrieval metadata: %v", final)

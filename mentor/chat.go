@@ -117,6 +117,8 @@ type ToolCall struct {
 	// run (too many at once, or the chat's tool results spent), or its
 	// result shortened or too large to show.
 	Capped string `json:"capped,omitempty"`
+	// Found, on a search that ran, is how many conversations it found.
+	Found *int `json:"found,omitempty"`
 }
 
 // ParseTimeZone reads the facilitator's IANA time zone ("Europe/Paris");

@@ -212,6 +212,14 @@ type searchResult struct {
 	Results []foundItem `json:"results"`
 }
 
+// Found is a result that found things: a search, which says how many
+// conversations it found.
+type Found interface {
+	Found() int
+}
+
+func (r searchResult) Found() int { return r.Count }
+
 type foundItem struct {
 	Summary        string        `json:"summary"`
 	Date           time.Time     `json:"date"`

@@ -105,7 +105,7 @@ func TestAReplyGrowsAsItIsWrittenAndStopKeepsWhatWasShown(t *testing.T) {
 		case req.Last("user") == breaksOnce:
 			return llmtest.ReplyContent("Build a blanket fort and read inside it.", "stop")
 		}
-		return llmtest.ReplyToolCall("search_conversation_history", `{"search":"counting"}`)
+		return llmtest.ReplyToolCall("search_conversation_history", `{"search":"counting","include_archive":true}`)
 	})
 	svc := serve(t, apptest.Options{ModelURL: model.URL, Auth: config.Auth{DevMode: true, JWTSecret: secret}})
 	// What Mr. Mentor knows of Emma's counting, which the first question
@@ -146,7 +146,7 @@ func TestAReplyGrowsAsItIsWrittenAndStopKeepsWhatWasShown(t *testing.T) {
 		const item = [...document.querySelectorAll('#messages .msg.assistant')].pop();
 		return !item.classList.contains('streaming') && item.querySelector('.text').textContent === %q &&
 			!item.querySelector('.activity') &&
-			item.querySelector('.reply-detail.looked-back').textContent === 'Looked back at earlier conversations' &&
+			item.querySelector('.reply-detail.looked-back').textContent === 'Looked back at earlier conversations; nothing matched' &&
 			item.querySelector('.reply-detail.used summary').textContent === 'Used 2 memories' &&
 			!document.getElementById('send').hidden && !document.getElementById('send').disabled &&
 			document.getElementById('stop').hidden;

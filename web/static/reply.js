@@ -23,17 +23,28 @@ export function showReplyDetails(item, reply, lookUp) {
   details.className = 'reply-details';
   const used = usedMemories(reply);
   if (used.label) details.append(usedList(used, lookUp));
-  const calls = Array.isArray(reply.tool_calls) ? reply.tool_calls : [];
-  // The answer names the searches, not what they found: how many
-  // conversations came back is not known here.
-  if (calls.some((call) => call && call.name === 'search_conversation_history')) {
-    details.append(detail('Looked back at earlier conversations', 'looked-back'));
-  }
+  const looked = lookedBack(reply);
+  if (looked) details.append(detail(looked, 'looked-back'));
   if (reply.without_memory) {
     details.append(detail('Mr. Mentor couldn’t reach his memory just now, so this answer doesn’t draw on what he remembers. ' +
       'Nothing is lost: it will be there next time.', 'without-memory'));
   }
   if (details.childElementCount > 0) item.append(details);
+}
+
+// lookedBack says how many earlier conversations Mr. Mentor's searches
+// found for a reply ("Looked back at 2 conversations"), or "" when he did
+// not search.
+export function lookedBack(reply) {
+  const searches = (Array.isArray(reply.tool_calls) ? reply.tool_calls : [])
+    .filter((call) => call && call.name === 'search_conversation_history');
+  if (searches.length === 0) return '';
+  // A search that failed or was not run says nothing of what it found.
+  const ran = searches.filter((call) => typeof call.found === 'number');
+  if (ran.length === 0) return 'Looked back at earlier conversations';
+  const found = ran.reduce((n, call) => n + call.found, 0);
+  if (found === 0) return 'Looked back at earlier conversations; nothing matched';
+  return found === 1 ? 'Looked back at 1 conversation' : `Looked back at ${found} conversations`;
 }
 
 // The blocks of the context whose memories were recalled for the message,

@@ -2524,6 +2524,8 @@ export interface operations {
                             arguments: string;
                             /** @description Only on a call the chat's bounds changed */
                             capped?: string;
+                            /** @description Only on a search_conversation_history call that ran: how many conversations it found */
+                            found?: number;
                         }[] | null;
                         retrieval: components["schemas"]["Retrieval"];
                         pending_actions: components["schemas"]["PendingAction"][] | null;
