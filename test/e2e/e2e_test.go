@@ -243,7 +243,7 @@ func TestSupabaseSignInTokensAndNoModel(t *testing.T) {
 	// No model: the page says so, and a message gets plain words, not
 	// the server's advice to its operator.
 	b.waitFor("the no-model notice", `[...document.querySelectorAll('#messages .notice.warning')].some((n) => n.textContent.startsWith('No mentor model is configured on this server'))`)
-	b.step("send a message", chromedp.SendKeys(chromedp.ID("message"), "Is anyone there?"), pressEnter())
+	b.step("send a message", chromedp.SendKeys(chromedp.ID("message"), "Is anyone there?"), chromedp.Click(chromedp.ID("send")))
 	b.waitFor("the plain no-model answer", `(() => {
 		const notices = [...document.querySelectorAll('#messages .notice.warning')];
 		return notices.some((n) => n.textContent.startsWith('Mr. Mentor can’t answer on this server yet')) &&

@@ -129,6 +129,13 @@ func TestPhoneShowsOneThingAtATime(t *testing.T) {
 		document.getElementById('message-help').getClientRects().length === 0 &&
 		!document.getElementById('message').hasAttribute('aria-describedby')`)
 
+	// On a touch screen Enter is a new line, and only Send sends.
+	b.step("press Enter on the phone's keyboard", setField("message", "First line"), chromedp.Focus(chromedp.ID("message")), pressEnter())
+	if sent := b.text(`String(document.querySelectorAll('#messages .msg.user').length)`); sent != "0" {
+		t.Fatalf("Enter on a touch screen sent the message (%s messages of the facilitator's shown)", sent)
+	}
+	b.step("clear the message box", setField("message", ""))
+
 	// Markdown renders; markup in it stays text.
 	b.step("watch for alerts", chromedp.Evaluate[chromedp.Void](`window.alerted = 0; window.alert = () => { window.alerted++; };`))
 	b.step("ask for markdown", setField("message", "markdown please"), chromedp.Click(chromedp.ID("send")))

@@ -518,8 +518,12 @@ export function createChat({ api, el, layout, actions, user, scopeName, modelCon
     event.preventDefault();
     send();
   });
+  // On a touch screen Enter is a new line, as a phone's keyboard shows it;
+  // Send sends.
+  const touchScreen = matchMedia('(pointer: coarse)');
   el.message.addEventListener('keydown', (event) => {
     // Enter sends, Shift+Enter is a new line; an IME composing text keeps its Enter.
+    if (touchScreen.matches) return;
     if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey && !event.isComposing) {
       event.preventDefault();
       el.chatForm.requestSubmit();
