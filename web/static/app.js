@@ -136,6 +136,7 @@ const supabaseAccount = createSupabaseAccount({
 const exporter = setupExport({
   getToken: freshToken,
   learnerId: () => state.learnerId,
+  onUnauthorized: (message) => signOut(message || 'Your sign-in has ended. Please sign in again.'),
   accountButton: $('export-account'),
   learnerButton: $('export-learner'),
   status: $('export-status'),

@@ -8,8 +8,9 @@ const MAX_RETRY_WAIT_SECONDS = 5;
 
 // setupExport wires the two buttons. getToken returns the current bearer
 // token (refreshed if needed); learnerId returns the selected learner, ''
-// for the general conversation.
-export function setupExport({ getToken, learnerId, accountButton, learnerButton, status }) {
+// for the general conversation; onUnauthorized(message) signs the page out,
+// as every other request's 401 does.
+export function setupExport({ getToken, learnerId, onUnauthorized, accountButton, learnerButton, status }) {
   const say = (text) => {
     status.textContent = text;
   };
@@ -36,10 +37,15 @@ export function setupExport({ getToken, learnerId, accountButton, learnerButton,
       }
       if (!res.ok) {
         const data = await res.json().catch(() => null);
-        throw Object.assign(new Error((data && data.error) || ''), { status: res.status });
+        const message = (data && data.error) || '';
+        if (res.status === 401) {
+          onUnauthorized(message);
+          return;
+        }
+        throw Object.assign(new Error(message), { status: res.status });
       }
       const file = await res.blob();
-      const name = learner ? `mentormemory-export-${learner}.jsonl` : 'mentormemory-export.jsonl';
+      const name = attachmentName(res.headers.get('Content-Disposition'));
       const link = Object.assign(document.createElement('a'), { href: URL.createObjectURL(file), download: name });
       document.body.append(link);
       link.click();
@@ -59,4 +65,11 @@ export function setupExport({ getToken, learnerId, accountButton, learnerButton,
   learnerButton.addEventListener('click', () => download(learnerId()));
   update();
   return { update };
+}
+
+// attachmentName is the file name the server gave the export
+// (Content-Disposition: attachment; filename="…"), or a plain one.
+function attachmentName(disposition) {
+  const match = /filename="((?:[^"\\]|\\.)*)"/.exec(disposition || '');
+  return match ? match[1].replace(/\\(.)/g, '$1') : 'mentormemory-export.jsonl';
 }
