@@ -6,15 +6,8 @@
 // Also each memory's sources (GET /api/memories/{id}/sources), drawn by
 // sourcesPanel. Everything is drawn with text nodes.
 
-import { placeholder, timeElement } from './dom.js';
+import { element, placeholder, timeElement } from './dom.js';
 import { failure, plainError } from './errors.js';
-
-function element(tag, className = '', text = '') {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text) node.textContent = text;
-  return node;
-}
 
 // createControl builds the controls into box; afterForget is called with
 // how many memories a category's forgetting removed.

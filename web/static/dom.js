@@ -1,6 +1,14 @@
 // Small DOM builders and formats shared by the chat and the memory panel.
 // Text goes in through textContent, so data never becomes markup.
 
+// element is a new tag with its class and text, if given.
+export function element(tag, className = '', text = '') {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text) node.textContent = text;
+  return node;
+}
+
 export function badge(text, kind = '') {
   const b = document.createElement('span');
   b.className = `badge ${kind}`.trim();
