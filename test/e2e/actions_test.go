@@ -84,9 +84,21 @@ func TestChatProposalWaitsForTheFacilitatorsClick(t *testing.T) {
 	ask("Yes, really: forget it.")
 	b.waitFor("the second proposal", `proposals().length === 2 && proposals()[1].dataset.status === 'pending'`)
 	remembered("after the second proposal")
+
+	// A reload takes the reply's buttons with the page; the proposal still
+	// waits, and is shown again with them.
+	b.step("reload", chromedp.Reload())
+	b.waitFor("the page back", `document.getElementById('workspace') && !document.getElementById('workspace').hidden`)
+	addHelpers(b)
+	b.waitFor("the proposal waiting again after the reload", fmt.Sprintf(`(() => {
+		window.proposals = () => [...document.querySelectorAll('#messages .proposal')];
+		const waiting = proposals().filter((p) => p.dataset.status === 'pending');
+		return waiting.length === 1 && waiting[0].closest('.notice.proposed') &&
+			waiting[0].querySelector('.before').textContent === %q && knownItem(%q);
+	})()`, storms, storms))
 	b.step("confirm", chromedp.Click(chromedp.CSS(`#messages .proposal[data-status=pending] button[data-verb=confirm]`)))
 	b.waitFor("the memory forgotten, in the panel too", fmt.Sprintf(`(() => {
-		const p = proposals()[1];
+		const p = proposals().find((p) => p.closest('.notice.proposed'));
 		return p.dataset.status === 'confirmed' && !p.querySelector('button') &&
 			p.querySelector('.proposal-status').textContent === 'Done.' && !knownItem(%q) && knownItem(%q);
 	})()`, storms, horses))

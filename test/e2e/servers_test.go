@@ -91,7 +91,13 @@ func signInAsDemo(b *browser, url string) {
 	b.screenshot("signin", false)
 	b.step("sign in as the demo facilitator", chromedp.Click(chromedp.ID("dev-signin")), chromedp.WaitVisible(chromedp.ID("workspace")))
 	b.waitFor("the learners", `document.querySelectorAll('#learner option').length === 3`)
-	// Finding the memories on screen by their text, for the checks.
+	addHelpers(b)
+}
+
+// addHelpers defines, in the page, the test's ways of finding the memories
+// on screen by their text; a reload takes them away.
+func addHelpers(b *browser) {
+	b.t.Helper()
 	b.step("add the test's helpers", chromedp.Evaluate[chromedp.Void](`
 		window.knownItems = () => [...document.querySelectorAll('#knowledge-list li.known')];
 		window.knownItem = (text) => knownItems().find((li) => li.querySelector('.known-text')?.textContent === text);`))

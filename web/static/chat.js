@@ -286,12 +286,16 @@ export function createChat({ api, el, layout, actions, user, scopeName, modelCon
     const query = new URLSearchParams({ date: localDate() });
     if (id) query.set('learner_id', id);
     const openingRead = api.get(`/api/opening-context?${query}`).then((data) => data.opening || null, () => null);
-    Promise.all([Promise.resolve(conversationRead).catch(() => undefined), openingRead]).then(([record, opening]) => {
-      if (mine === epoch) restore(loading, record, opening, unsaved);
+    // Changes proposed from the chat that still wait for a decision: their
+    // replies' buttons went with the page.
+    const waitingRead = api.get('/api/actions?status=pending').then(
+      (data) => (data.actions || []).filter((a) => (a.learner_id || '') === id), () => []);
+    Promise.all([Promise.resolve(conversationRead).catch(() => undefined), openingRead, waitingRead]).then(([record, opening, proposed]) => {
+      if (mine === epoch) restore(loading, record, opening, unsaved, proposed);
     });
   }
 
-  function restore(loading, record, opening, unsaved) {
+  function restore(loading, record, opening, unsaved, proposed) {
     const turns = (record && Array.isArray(record.recent_turns) ? record.recent_turns : [])
       .filter((t) => t && (t.role === 'user' || t.role === 'assistant') && typeof t.content === 'string');
     const stored = new Set(turns.map((t) => t.id).filter(Boolean));
@@ -319,6 +323,11 @@ export function createChat({ api, el, layout, actions, user, scopeName, modelCon
     if (record === undefined) items.push(noticeItem('The earlier conversation could not be shown just now; Mr. Mentor still has it.'));
     if (!modelConfigured()) {
       items.push(noticeItem('No mentor model is configured on this server, so Mr. Mentor cannot answer yet. Memory and search still work.', 'warning'));
+    }
+    if (proposed.length > 0) {
+      const waitingItem = noticeItem('Waiting for your decision', 'proposed');
+      actions.show(waitingItem, proposed);
+      items.push(waitingItem);
     }
     for (const item of items) add(item, loading);
     loading.remove();
