@@ -108,6 +108,32 @@ func (h *handler) searchConversationMemory(c echo.Context, learnerID *string) er
 	})
 }
 
+// getArchive reads one of the caller's archived conversations, its turns
+// a page at a time (limit, offset): a search result that was archived
+// opens here, as a current one opens with getConversationMemory.
+func (h *handler) getArchive(c echo.Context) error {
+	id, err := mentor.ParseArchiveID(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	limit, err := limitParam(c, mentor.MaxArchivePage)
+	if err != nil {
+		return err
+	}
+	offset, err := intParam(c, "offset")
+	if err != nil {
+		return err
+	}
+	archive, err := h.svc.Archive(c.Request().Context(), mentor.ArchiveQuery{ID: id, Limit: limit, Offset: offset})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, struct {
+		Success bool `json:"success"`
+		mentor.ArchivedConversation
+	}{true, archive})
+}
+
 func (h *handler) deleteConversationMemory(c echo.Context) error {
 	learnerID, err := learnerParam(c)
 	if err != nil {

@@ -10,10 +10,10 @@ import (
 )
 
 // TestEveryRouteIsolatesFacilitators has facilitator B, holding facilitator
-// A's ids (learner, memory), call every route and tool that takes them, the
-// tools through the API and over MCP. Each answers as if the id did not
-// exist and leaves A's data as it was, and B's searches find nothing of
-// A's.
+// A's ids (learner, memory, archive), call every route and tool that takes
+// them, the tools through the API and over MCP. Each answers as if the id
+// did not exist and leaves A's data as it was, and B's searches find
+// nothing of A's.
 func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Hello.", "stop"))
 	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
@@ -21,6 +21,9 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 	emma := svc.NewLearner(t, a, "Emma")
 	svc.PostTurns(t, a, emma, apptest.Exchange("Emma's secret: she is scared of thunderstorms.", "Next time we'll plan a calm-down corner.")...).WantStatus(http.StatusOK)
 	svc.PostTurns(t, a, "", apptest.Exchange("Our family's secret plan for the summer holidays.", "Sounds lovely.")...).WantStatus(http.StatusOK)
+	// Cleared, the general conversation is an archive of A's.
+	svc.Call(t, a.Token, http.MethodDelete, "/api/conversation-memory", nil).WantStatus(http.StatusOK)
+	archiveID := apptest.Scalar[string](t, svc.Pool, `select id::text from public.conversation_history_archive where facilitator_id = $1::uuid`, a.ID)
 	memoryID := addMemory(t, svc, a, emma, map[string]any{"type": "personal", "content": "Emma is scared of thunderstorms",
 		"metadata": map[string]any{"emotion": "anxious"}})
 	svc.Call(t, a.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
@@ -54,6 +57,7 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		{Method: http.MethodPost, Path: "/api/conversation-memory", Body: apptest.ConversationBody(emma, apptest.Exchange("hi", "hello")), WantError: "Learner not found"},
 		{Method: http.MethodDelete, Path: "/api/conversation-memory?learner_id=" + emma, WantError: "Learner not found"},
 		{Method: http.MethodGet, Path: "/api/conversation-memory?search=thunderstorms&include_archive=true&learner_id=" + emma, WantError: "Learner not found"},
+		{Method: http.MethodGet, Path: "/api/archives/" + archiveID, WantError: "Archived conversation not found"},
 		{Method: http.MethodGet, Path: "/api/memories?learner_id=" + emma, WantError: "Learner not found"},
 		{Method: http.MethodPost, Path: "/api/memories", Body: map[string]any{"learner_id": emma, "type": "personal", "content": "Planted by B"}, WantError: "Learner not found"},
 		{Method: http.MethodPatch, Path: "/api/memories/" + memoryID, Body: map[string]any{"content": "Changed by B"}, WantError: "Memory not found"},
@@ -112,7 +116,7 @@ func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 		"/api/account/settings",
 	} {
 		res := svc.Call(t, b.Token, http.MethodGet, path, nil).WantStatus(http.StatusOK)
-		for _, leak := range []string{"secret", "thunderstorm", "Emma", emma, memoryID, actionID} {
+		for _, leak := range []string{"secret", "thunderstorm", "Emma", emma, memoryID, actionID, archiveID} {
 			if strings.Contains(strings.ToLower(string(res.Raw)), strings.ToLower(leak)) {
 				t.Errorf("B's %s shows A's %q: %s", path, leak, res.Raw)
 			}

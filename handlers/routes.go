@@ -102,6 +102,7 @@ func NewServer(d Deps) *echo.Echo {
 	e.GET("/api/conversation-memory", h.getConversationMemory, authed, admitted, limit.by(readOrSearch))
 	e.POST("/api/conversation-memory", h.postConversationMemory, authed, admitted, write)
 	e.DELETE("/api/conversation-memory", h.deleteConversationMemory, authed, admitted, write)
+	e.GET("/api/archives/:id", h.getArchive, authed, admitted, read)
 	e.GET("/api/learners", h.listLearners, authed, admitted, read)
 	e.POST("/api/learners", h.createLearner, authed, admitted, write)
 	e.POST("/api/learners/:id/consolidate", h.consolidate, authed, admitted, write)

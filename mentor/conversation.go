@@ -37,6 +37,30 @@ type ConversationRecord struct {
 	SummarizedTurnID int64 `json:"-"`
 }
 
+// ArchivedConversation is one archived segment of a conversation, with a
+// page of its turns in the order they were said. A segment is archived
+// every MEMORY_ARCHIVE_TURNS turns, and a clear archives what was left, so
+// one holds 50 turns as a rule; an imported one may hold many more, hence
+// the pages.
+type ArchivedConversation struct {
+	ID        string  `json:"id"`
+	LearnerID *string `json:"learner_id"`
+	Summary   string  `json:"summary"`
+	// TurnCount counts every turn of the segment, not only this page's.
+	TurnCount  int       `json:"turn_count"`
+	ArchivedAt time.Time `json:"archived_at"`
+	Turns      TurnsJSON `json:"turns"`
+	// NextOffset is the offset of the next page; nil after the last.
+	NextOffset *int `json:"next_offset"`
+}
+
+// ArchiveQuery asks for a page of one archived conversation's turns.
+type ArchiveQuery struct {
+	ID     string
+	Limit  int
+	Offset int
+}
+
 // TurnsJSON is a JSON array of turns (a conversation's last turns, a search
 // result's best matches) kept as the database hands it over: a read passes
 // it on to the client as it is, instead of decoding every turn and encoding

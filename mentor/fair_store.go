@@ -179,6 +179,10 @@ func (f *fairStore) Search(ctx context.Context, q SearchQuery) ([]SearchResult, 
 	return call(f, ctx, func() ([]SearchResult, error) { return f.store.Search(ctx, q) })
 }
 
+func (f *fairStore) Archive(ctx context.Context, q ArchiveQuery) (ArchivedConversation, error) {
+	return call(f, ctx, func() (ArchivedConversation, error) { return f.store.Archive(ctx, q) })
+}
+
 func (f *fairStore) SaveMemory(ctx context.Context, m NewMemory) (Saved, error) {
 	return call(f, ctx, func() (Saved, error) { return f.store.SaveMemory(ctx, m) })
 }

@@ -19,6 +19,12 @@ const (
 	MaxSearchChars     = 500
 	DefaultSearchLimit = 20
 	MaxSearchLimit     = 100
+	// An archived conversation's turns come a page at a time: the default
+	// page holds a whole ordinary segment (50 turns), the largest as many
+	// turns as one post may carry.
+	DefaultArchivePage = 100
+	MaxArchivePage     = 500
+	MaxArchiveOffset   = 100_000
 )
 
 // ValidateTurns checks posted turns and returns them with content trimmed.
@@ -76,6 +82,28 @@ func ValidateSearch(q SearchQuery) (SearchQuery, error) {
 	}
 	q.Limit, err = pageLimit(q.Limit, DefaultSearchLimit, MaxSearchLimit)
 	return q, err
+}
+
+// ValidateArchiveQuery checks the page asked for and applies the default
+// limit.
+func ValidateArchiveQuery(q ArchiveQuery) (ArchiveQuery, error) {
+	var err error
+	if q.Limit, err = pageLimit(q.Limit, DefaultArchivePage, MaxArchivePage); err != nil {
+		return q, err
+	}
+	if q.Offset < 0 || q.Offset > MaxArchiveOffset {
+		return q, Errorf(CodeInvalid, "offset must be between 0 and %d", MaxArchiveOffset)
+	}
+	return q, nil
+}
+
+// ParseArchiveID reads an archived conversation's id from a client.
+func ParseArchiveID(raw string) (string, error) {
+	id, err := ParseLearnerID(raw)
+	if err != nil || id == nil {
+		return "", Errorf(CodeInvalid, "archive id must be a uuid")
+	}
+	return *id, nil
 }
 
 // pageLimit is how many results a page holds: def when limit is 0 (not

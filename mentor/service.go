@@ -118,6 +118,16 @@ func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchResult, er
 	return s.store.Search(ctx, q)
 }
 
+// Archive reads one of the caller's archived conversations, a page of its
+// turns at a time.
+func (s *Service) Archive(ctx context.Context, q ArchiveQuery) (ArchivedConversation, error) {
+	q, err := ValidateArchiveQuery(q)
+	if err != nil {
+		return ArchivedConversation{}, err
+	}
+	return s.store.Archive(ctx, q)
+}
+
 func (s *Service) Learners(ctx context.Context) ([]Learner, error) {
 	return s.store.ListLearners(ctx)
 }

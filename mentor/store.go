@@ -35,6 +35,9 @@ type Store interface {
 	ClearConversation(ctx context.Context, learnerID *string) (archived bool, err error)
 
 	Search(ctx context.Context, q SearchQuery) ([]SearchResult, error)
+	// Archive reads one archived conversation with a page of its turns;
+	// CodeNotFound when it is not the caller's.
+	Archive(ctx context.Context, q ArchiveQuery) (ArchivedConversation, error)
 
 	// SaveMemory stores a memory, or reinforces the current memory of the
 	// same learner and type that it repeats, or supersedes the one it

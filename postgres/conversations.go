@@ -40,6 +40,58 @@ func (s *Store) GetConversation(ctx context.Context, learnerID *string) (*mentor
 	return conv, err
 }
 
+// archiveSQL reads one of the caller's ($1) archived conversations ($2);
+// RLS hides everyone else's.
+const archiveSQL = `select id::text, learner_id::text, coalesce(summary, ''), turn_count, archived_at
+	from public.conversation_history_archive where facilitator_id = $1::uuid and id = $2::uuid`
+
+// archiveTurnsSQL reads a page of an archived conversation's ($2) turns,
+// the ones archiving linked to it, in the order they were said: $3 of them
+// from offset $4, as a JSON array, and whether another page follows. The
+// page is read with one turn more than it holds, and that turn only says
+// whether there is more.
+const archiveTurnsSQL = `select coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('id', p.client_turn_id,
+		'role', p.role, 'content', p.content, 'created_at', p.created_at)) order by p.id)
+		filter (where p.n <= $3::int), '[]'::jsonb),
+	count(*) > $3::int
+from (
+	select t.*, row_number() over (order by t.id) as n
+	from (
+		select id, client_turn_id, role, content, created_at from public.conversation_turns
+		where facilitator_id = $1::uuid and archive_id = $2::uuid
+		order by id limit $3::int + 1 offset $4::int
+	) t
+) p`
+
+// Archive reads the archived conversation and a page of its turns in one
+// round trip.
+func (s *Store) Archive(ctx context.Context, q mentor.ArchiveQuery) (mentor.ArchivedConversation, error) {
+	var a mentor.ArchivedConversation
+	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
+		b.Queue(archiveSQL, me, q.ID)
+		b.Queue(archiveTurnsSQL, me, q.ID, q.Limit, q.Offset)
+	}, func(br pgx.BatchResults) error {
+		err := br.QueryRow().Scan(&a.ID, &a.LearnerID, &a.Summary, &a.TurnCount, &a.ArchivedAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return mentor.Errorf(mentor.CodeNotFound, "Archived conversation not found")
+		}
+		if err != nil {
+			return err
+		}
+		var turns []byte
+		var more bool
+		if err := br.QueryRow().Scan(&turns, &more); err != nil {
+			return err
+		}
+		a.Turns = mentor.TurnsJSON(turns)
+		if more {
+			a.NextOffset = new(q.Offset + q.Limit)
+		}
+		return nil
+	})
+	return a, err
+}
+
 // A post runs in three round trips once the caller is set up: the first
 // reads and locks what the post works on, the second stores the new turns
 // and the session and reads what the summarizer needs, the third saves the

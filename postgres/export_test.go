@@ -52,3 +52,7 @@ func (h *Health) ConnPID() uint32 {
 	}
 	return h.conn.PgConn().PID()
 }
+
+// ArchiveTurnsSQL is the read of a page of an archived conversation's
+// turns.
+const ArchiveTurnsSQL = archiveTurnsSQL

@@ -126,13 +126,58 @@ func TestChatMemorySearchAndClear(t *testing.T) {
 		return result && result.querySelector('.match mark') &&
 			/^About Emma · 6 messages · archived /.test(result.querySelector('.meta').textContent);
 	})()`)
+	// Read the archived conversation: its summary and every message, each
+	// with who said it, the matches marked.
 	b.step("read the archived conversation", chromedp.Click(chromedp.CSS("#results .result .open-conversation")))
-	b.waitFor("its summary and where the rest is", `(() => {
+	b.waitFor("its summary and its six messages", `(() => {
 		const panel = document.querySelector('#results .result .conversation');
-		return panel && !panel.hidden && panel.querySelector('.conversation-summary')?.textContent.includes('fractions') &&
-			panel.textContent.includes('Every message of it is in your export');
+		const turns = panel ? [...panel.querySelectorAll('.conversation-turns > li')] : [];
+		return !panel.hidden && panel.querySelector('.conversation-summary')?.textContent.includes('fractions') &&
+			turns.length === 6 && [...panel.querySelectorAll('h4')].pop().textContent === 'The messages' &&
+			!panel.querySelector('.show-more');
 	})()`)
+	said := b.text(`[...document.querySelectorAll('#results .result .conversation-turns > li')].map((li) =>
+		li.querySelector('.said-who strong').textContent + ': ' + li.querySelector('.said-text').textContent).join(' | ')`)
+	for i, ex := range exchanges {
+		if !strings.Contains(said, "You: "+ex.message+" | Mr. Mentor: ") {
+			t.Fatalf("the archived conversation reads %q; want message %d, unescaped, then Mr. Mentor's reply", said, i+1)
+		}
+	}
+	if matched := b.text(`[...document.querySelectorAll('#results .result .conversation-turns > li')].map((li) =>
+		li.classList.contains('matched') ? 'm' : '-').join('')`); matched != "--mm--" {
+		t.Fatalf("the matched messages of the archive are %q, want the second exchange's (--mm--)", matched)
+	}
+	b.step("scroll to the messages", chromedp.ScrollIntoView(chromedp.CSS("#results .result .conversation-turns")))
 	b.screenshot("archive-search", false)
+
+	// A longer archive (an import's, or a server archiving every 120
+	// turns) shows its first 100 messages, and the rest on "Show more".
+	archiveID := apptest.Scalar[string](t, d.svc.Pool, `insert into public.conversation_history_archive
+		(facilitator_id, summary, turn_count) values ($1::uuid, 'The lighthouse trip, planned at length.', 120) returning id::text`,
+		app.DemoFacilitatorID)
+	d.svc.Exec(t, `insert into public.conversation_turns (facilitator_id, archive_id, role, content)
+		select $1::uuid, $2::uuid, case when n % 2 = 1 then 'user' else 'assistant' end, 'Lighthouse message ' || n
+		from generate_series(1, 120) n`, app.DemoFacilitatorID, archiveID)
+	b.step("search for the lighthouse", setField("search-q", "lighthouse"), chromedp.Click(chromedp.CSS("#search-form button[type=submit]")))
+	b.step("read the long archive", chromedp.WaitVisible(chromedp.CSS(`#results .result[data-id="`+archiveID+`"] .open-conversation`)),
+		chromedp.Click(chromedp.CSS(`#results .result[data-id="`+archiveID+`"] .open-conversation`)))
+	longArchive := `document.querySelector('#results .result[data-id="` + archiveID + `"] .conversation')`
+	b.waitFor("its first 100 messages", `(() => {
+		const panel = `+longArchive+`;
+		const turns = panel.querySelectorAll('.conversation-turns > li');
+		return turns.length === 100 && turns[99].querySelector('.said-text').textContent === 'Lighthouse message 100' &&
+			[...panel.querySelectorAll('h4')].pop().textContent === 'The first 100 of 120 messages' && panel.querySelector('.show-more');
+	})()`)
+	b.step("show more", chromedp.Click(chromedp.CSS(`#results .result[data-id="`+archiveID+`"] .show-more`)))
+	b.waitFor("all 120, the first new one focused", `(() => {
+		const panel = `+longArchive+`;
+		const turns = panel.querySelectorAll('.conversation-turns > li');
+		return turns.length === 120 && turns[119].querySelector('.said-text').textContent === 'Lighthouse message 120' &&
+			turns[119].querySelector('.said-who strong').textContent === 'Mr. Mentor' &&
+			[...panel.querySelectorAll('h4')].pop().textContent === 'The messages' && !panel.querySelector('.show-more') &&
+			document.activeElement === turns[100];
+	})()`)
+	b.screenshot("long-archive", false)
 
 	// At 375 px the page fits and shows one thing at a time: the search
 	// that was on screen.

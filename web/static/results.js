@@ -2,10 +2,9 @@
 // Emma", "General"), how long it is ("8 messages"), when it was last
 // written or archived, and its best-matching messages, each saying who said
 // it ("You", "Mr. Mentor"), with the searched words highlighted. "Read the
-// conversation" opens its summary and, for a current conversation, its
-// latest messages (GET /api/conversation-memory); an archived one has no
-// API of its own to read it back, so it shows its summary and matches and
-// points to the export, which holds every message.
+// conversation" opens its summary and its messages: a current
+// conversation's latest ones (GET /api/conversation-memory), an archived
+// one's every message, a page at a time (GET /api/archives/{id}).
 
 import { shortDate } from './dom.js';
 import { plainError } from './errors.js';
@@ -16,6 +15,10 @@ import { snippetFragment, snippetText } from './snippet.js';
 // highlighted word; a line longer than that is cut around the word.
 const EXCERPT_CHARS = 400;
 const BEFORE_MATCH = 120;
+
+// Messages of an archived conversation shown at once, and by each "Show
+// more": an ordinary archive (50 messages) shows whole.
+const ARCHIVE_PAGE = 100;
 
 const MARK_START = '\uE000';
 const MARK_STOP = '\uE001';
@@ -174,9 +177,7 @@ export function createResults({ api, learnerName }) {
       panel.append(summary);
     }
     if (r.archived) {
-      panel.append(element('p', 'hint',
-        'This conversation is archived: its summary and best-matching messages are above. '
-        + 'Every message of it is in your export (“Export everything” under What he knows).'));
+      await showArchive(r, words, panel);
       return;
     }
     const status = element('p', 'hint', 'Loading the latest messages…');
@@ -196,22 +197,89 @@ export function createResults({ api, learnerName }) {
         status.textContent = 'No message is kept yet.';
         return;
       }
-      const matched = (t) => (Array.isArray(r.matches) ? r.matches : [])
-        .some((m) => m.content === t.content && m.role === t.role);
       const heading = element('h4', '', turns.length < conv.turn_count
         ? `The latest ${turns.length} of ${conv.turn_count} messages` : 'The messages');
       const list = element('ol', 'conversation-turns');
-      list.append(...turns.map((t) => {
-        const li = message(t, words);
-        if (matched(t)) li.classList.add('matched');
-        return li;
-      }));
+      list.append(...messages(r, turns, words));
       status.replaceWith(heading, list);
     } catch (err) {
       if (err.status === 401) return;
       status.textContent = `Could not load the conversation: ${plainError(err)}`;
       status.className = 'error';
     }
+  }
+
+  // showArchive shows an archived conversation's messages, the first page
+  // and then each next one on "Show more".
+  async function showArchive(r, words, panel) {
+    const status = element('p', 'hint', 'Loading the messages…');
+    panel.append(status);
+    const heading = element('h4');
+    const list = element('ol', 'conversation-turns');
+    const more = element('button', 'quiet show-more', 'Show more messages');
+    more.type = 'button';
+    let shown = 0;
+    let next = 0;
+    // This view is on screen while its status line, or the list that took
+    // its place, is: closing the panel, or opening it again, takes both.
+    const onScreen = () => status.isConnected || list.isConnected;
+    const path = (offset) => `/api/archives/${encodeURIComponent(r.id)}?limit=${ARCHIVE_PAGE}&offset=${offset}`;
+    const loadPage = async () => {
+      const page = await api.get(path(next));
+      if (!onScreen()) return null;
+      const turns = Array.isArray(page.turns) ? page.turns : [];
+      const added = messages(r, turns, words);
+      list.append(...added);
+      shown += turns.length;
+      next = page.next_offset;
+      heading.textContent = next == null ? 'The messages' : `The first ${shown} of ${page.turn_count} messages`;
+      if (next == null) more.remove();
+      return added[0] || null;
+    };
+    try {
+      await loadPage();
+      if (!onScreen()) return;
+      if (shown === 0) {
+        status.textContent = 'No message of it is kept.';
+        return;
+      }
+      status.replaceWith(heading, list);
+      if (next != null) list.after(more);
+    } catch (err) {
+      if (err.status === 401 || !onScreen()) return;
+      status.textContent = `Could not load the conversation: ${plainError(err)}`;
+      status.className = 'error';
+      return;
+    }
+    more.addEventListener('click', async () => {
+      more.disabled = true;
+      more.textContent = 'Loading more messages…';
+      try {
+        const first = await loadPage();
+        // The first new message takes the focus, where reading goes on.
+        if (first && first.isConnected) {
+          first.tabIndex = -1;
+          first.focus();
+        }
+      } catch (err) {
+        if (err.status === 401) return;
+        more.textContent = `Could not load more: ${plainError(err)} Try again`;
+        more.disabled = false;
+        return;
+      }
+      more.textContent = 'Show more messages';
+      more.disabled = false;
+    });
+  }
+
+  // messages are the turns as list items, those the search matched marked.
+  function messages(r, turns, words) {
+    const matches = Array.isArray(r.matches) ? r.matches : [];
+    return turns.map((t) => {
+      const li = message(t, words);
+      if (matches.some((m) => m.content === t.content && m.role === t.role)) li.classList.add('matched');
+      return li;
+    });
   }
 
   return { item };

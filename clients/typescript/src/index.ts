@@ -135,6 +135,14 @@ export function createMentorClient(options: MentorClientOptions) {
         if (!("results" in answer)) throw new TypeError("the API answered a search without results");
         return answer;
       },
+      /**
+       * An archived conversation, as a search result with `archived: true`
+       * names it, with a page of its turns in the order said (100 unless
+       * `limit` says otherwise); `next_offset`, passed as `offset`, asks
+       * for the next page, and is null after the last.
+       */
+      archive: (id: string, query?: Options<"get", "/api/archives/{id}">["query"]) =>
+        request("get", "/api/archives/{id}", { path: { id }, query }),
     },
 
     memories: {

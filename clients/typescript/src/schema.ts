@@ -125,6 +125,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/archives/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One archived conversation (a search result's id where archived is true), its turns in the order said, a page at a time */
+        get: operations["getArchive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/learners": {
         parameters: {
             query?: never;
@@ -639,6 +656,7 @@ export interface components {
             date: components["schemas"]["Timestamp"];
             learner_id: components["schemas"]["NullableUuid"];
             learner_context: string;
+            /** @description An archived conversation, which GET /api/archives/{id} reads whole; otherwise the current one, GET /api/conversation-memory */
             archived: boolean;
             rank: number;
             /** @description HTML-escaped, the matched words in <mark> */
@@ -1412,6 +1430,52 @@ export interface operations {
                         /** @constant */
                         success: true;
                         archived: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getArchive: {
+        parameters: {
+            query?: {
+                /** @description Turns in the page: 100 when left out, at most 500 */
+                limit?: number;
+                /** @description Turns to skip: next_offset of the page before */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The archived conversation's id */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived conversation and a page of its turns */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        id: components["schemas"]["Uuid"];
+                        learner_id: components["schemas"]["NullableUuid"];
+                        summary: string;
+                        /** @description Every turn of the conversation, not only this page's */
+                        turn_count: number;
+                        archived_at: components["schemas"]["Timestamp"];
+                        turns: components["schemas"]["StoredTurn"][];
+                        /** @description The offset of the next page; null after the last */
+                        next_offset: number | null;
                     };
                 };
             };

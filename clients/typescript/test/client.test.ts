@@ -108,6 +108,25 @@ test("a learner's conversation: post turns, read, search, recall, tools, clear",
   // The archive stays searchable.
   const archived = await client.conversation.search("fractions", { learner_id: learner.id, include_archive: true });
   assert.equal(archived.results[0]?.archived, true);
+  // It opens whole, or a page at a time, its turns as posted.
+  const archive = await client.conversation.archive(archived.results[0]!.id);
+  assert.equal(archive.turn_count, 2);
+  assert.equal(archive.learner_id, learner.id);
+  assert.deepEqual(
+    archive.turns.map((t) => [t.id, t.role, t.content]),
+    exchange.map((t) => [t.id, t.role, t.content]),
+  );
+  assert.equal(archive.next_offset, null);
+  const firstPage = await client.conversation.archive(archive.id, { limit: 1 });
+  assert.deepEqual(firstPage.turns.map((t) => t.content), [exchange[0]!.content]);
+  assert.equal(firstPage.next_offset, 1);
+  const secondPage = await client.conversation.archive(archive.id, { limit: 1, offset: firstPage.next_offset });
+  assert.deepEqual(secondPage.turns.map((t) => t.content), [exchange[1]!.content]);
+  assert.equal(secondPage.next_offset, null);
+  // Another facilitator's archive is not found.
+  await assert.rejects(otherClient.conversation.archive(archive.id), (e: unknown) => {
+    return e instanceof MentorError && e.status === 404 && e.message === "Archived conversation not found";
+  });
 
   await client.memories.forget(memoryId);
   assert.deepEqual((await client.memories.list({ learner_id: learner.id })).memories, []);
