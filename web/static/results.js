@@ -6,7 +6,7 @@
 // conversation's latest ones (GET /api/conversation-memory), an archived
 // one's every message, a page at a time (GET /api/archives/{id}).
 
-import { shortDate } from './dom.js';
+import { element, shortDate } from './dom.js';
 import { plainError } from './errors.js';
 import { markedText, renderMarkdown } from './markdown.js';
 import { snippetFragment, snippetText } from './snippet.js';
@@ -22,13 +22,6 @@ const ARCHIVE_PAGE = 100;
 
 const MARK_START = '\uE000';
 const MARK_STOP = '\uE001';
-
-function element(tag, className = '', text = '') {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text) node.textContent = text;
-  return node;
-}
 
 function dateElement(iso, prefix = '') {
   const t = document.createElement('time');
