@@ -56,7 +56,7 @@ type UpdateResult struct {
 // are committed, so a failing or slow model never loses them: the summary
 // is then marked stale and the next update catches up.
 func (s *Service) Update(ctx context.Context, learnerID *string, turns []Turn, regenerate bool) (UpdateResult, error) {
-	turns, err := ValidateTurns(turns)
+	turns, err := ValidateTurns(turns, time.Now())
 	if err != nil {
 		return UpdateResult{}, err
 	}

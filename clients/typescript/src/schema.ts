@@ -615,6 +615,11 @@ export interface components {
             role: components["schemas"]["Role"];
             content: string;
             id?: components["schemas"]["ClientTurnID"];
+            /**
+             * Format: date-time
+             * @description When the turn was said, for a client importing history: an RFC 3339 time from 1970 to 5 minutes past the server's clock. Absent or null: the server's clock. A resent turn keeps the time it was first stored with
+             */
+            created_at?: string | null;
         };
         StoredTurn: {
             id?: string;
