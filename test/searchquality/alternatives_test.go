@@ -373,7 +373,7 @@ func (r *ranker) rank(ctx context.Context, v variant, text string) ([]string, er
 		}
 		return cmp.Compare(a, b)
 	})
-	return ids[:min(cutoff, len(ids))], nil
+	return ids[:min(depth, len(ids))], nil
 }
 
 // measureAlternatives scores every variant, adds its outcomes to results
