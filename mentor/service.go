@@ -110,11 +110,16 @@ func (s *Service) Clear(ctx context.Context, learnerID *string) (bool, error) {
 	return s.store.ClearConversation(ctx, learnerID)
 }
 
+// Search finds the conversations that best match the question's words,
+// preferring those held in the time it names (ReadTimeReference), which
+// then leaves the words to search by.
 func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
 	q, err := ValidateSearch(q)
 	if err != nil {
 		return nil, err
 	}
+	when := ReadTimeReference(q.Text, time.Now())
+	q.Text, q.Window = when.Text, when.Window
 	return s.store.Search(ctx, q)
 }
 

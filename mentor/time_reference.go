@@ -43,9 +43,11 @@ type TimeReference struct {
 // to what the same words mean in any time zone (from UTC-12 to UTC+14), so
 // the evening of 4 December in Denver, already the 5th in UTC, is still
 // the 4th. A weekday alone ("on Friday") names no time: it is as often a
-// routine or a plan as a day gone by. All the words naming the time leave
-// the text, the prepositions with them: a date's numbers would only match
-// other numbers, and "week" or "ago" every conversation.
+// routine or a plan as a day gone by. The words naming the time leave the
+// text, the prepositions with them, but for the names of months and
+// seasons, which a conversation about the December recital or the summer
+// camp says too: a date's numbers would only match other numbers, and
+// "week" or "ago" every conversation.
 func ReadTimeReference(question string, now time.Time) TimeReference {
 	now = now.UTC()
 	var best struct {
@@ -74,13 +76,20 @@ func ReadTimeReference(question string, now time.Time) TimeReference {
 	if !best.found {
 		return TimeReference{Text: question}
 	}
-	text := strings.Join(strings.Fields(question[:best.start]+" "+question[best.end:]), " ")
+	kept := strings.Join(keptTimeWords.FindAllString(question[best.start:best.end], -1), " ")
+	text := strings.Join(strings.Fields(question[:best.start]+" "+kept+" "+question[best.end:]), " ")
 	if best.window != nil {
 		widened := TimeWindow{Start: best.window.Start.Add(-14 * time.Hour), End: best.window.End.Add(12 * time.Hour)}
 		best.window = &widened
 	}
 	return TimeReference{Window: best.window, Text: text}
 }
+
+// keptTimeWords are the words of a time named that stay words to search
+// by: a conversation about the summer camp or the December recital says
+// them too.
+var keptTimeWords = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|` +
+	`october|november|december|spring|summer|autumn|fall|winter)\b`)
 
 // A timePattern finds one way of naming a time; resolve gives the window
 // its submatches (lower case, the whole match first) name at now, nil for

@@ -31,34 +31,35 @@ func TestQuestionsNameTheirTime(t *testing.T) {
 		want     *TimeWindow
 		text     string
 	}{
-		// Days, written every way people write them.
-		{"What was Sam doing on December 4, 2023?", days(2023, time.December, 4, 1), "What was Sam doing ?"},
-		{"What was Sam doing on 4 December 2023?", days(2023, time.December, 4, 1), "What was Sam doing ?"},
-		{"what was sam doing on the 4th of december, 2023", days(2023, time.December, 4, 1), "what was sam doing"},
+		// Days, written every way people write them. A month's or a
+		// season's name stays a word to search by.
+		{"What was Sam doing on December 4, 2023?", days(2023, time.December, 4, 1), "What was Sam doing December ?"},
+		{"What was Sam doing on 4 December 2023?", days(2023, time.December, 4, 1), "What was Sam doing December ?"},
+		{"what was sam doing on the 4th of december, 2023", days(2023, time.December, 4, 1), "what was sam doing december"},
 		{"Sam on Dec. 4th 2023", days(2023, time.December, 4, 1), "Sam"},
 		{"Sam on 2023-12-04", days(2023, time.December, 4, 1), "Sam"},
 		{"Sam on 12/25/2023", days(2023, time.December, 25, 1), "Sam"},
 		{"Sam on 25.12.2023", days(2023, time.December, 25, 1), "Sam"},
 		{"Sam on 5/5/2023", days(2023, time.May, 5, 1), "Sam"},
 		// Without a year: the latest such day that has begun.
-		{"the recital on March 3rd", days(2026, time.March, 3, 1), "the recital"},
-		{"the party on the 24th of December", days(2025, time.December, 24, 1), "the party"},
+		{"the recital on March 3rd", days(2026, time.March, 3, 1), "the recital March"},
+		{"the party on the 24th of December", days(2025, time.December, 24, 1), "the party December"},
 		// Months.
-		{"Which city was Calvin visiting in August 2023?", month(2023, time.August), "Which city was Calvin visiting ?"},
+		{"Which city was Calvin visiting in August 2023?", month(2023, time.August), "Which city was Calvin visiting August ?"},
 		{"back in Sept 2022 Emma said", month(2022, time.September), "Emma said"},
-		{"what came up in August", month(2026, time.August), "what came up"},
-		{"what came up in December", month(2025, time.December), "what came up"},
-		{"what came up in November", month(2026, time.November), "what came up"},
-		{"what came up last November", month(2025, time.November), "what came up"},
-		{"what came up in early May", month(2026, time.May), "what came up in"},
-		{"what came up in mid-March", month(2026, time.March), "what came up in"},
+		{"what came up in August", month(2026, time.August), "what came up August"},
+		{"what came up in December", month(2025, time.December), "what came up December"},
+		{"what came up in November", month(2026, time.November), "what came up November"},
+		{"what came up last November", month(2025, time.November), "what came up November"},
+		{"what came up in early May", month(2026, time.May), "what came up in May"},
+		{"what came up in mid-March", month(2026, time.March), "what came up in March"},
 		// Seasons, the northern hemisphere's.
-		{"What did we try last spring?", span(date(2026, time.March, 1), date(2026, time.June, 1)), "What did we try ?"},
-		{"What did we try last winter?", span(date(2025, time.December, 1), date(2026, time.March, 1)), "What did we try ?"},
-		{"plans this winter", span(date(2026, time.December, 1), date(2027, time.March, 1)), "plans"},
-		{"in the summer of 2023", span(date(2023, time.June, 1), date(2023, time.September, 1)), ""},
-		{"Zoe in fall 2022", span(date(2022, time.September, 1), date(2022, time.December, 1)), "Zoe"},
-		{"the garden in the summer", span(date(2026, time.June, 1), date(2026, time.September, 1)), "the garden"},
+		{"What did we try last spring?", span(date(2026, time.March, 1), date(2026, time.June, 1)), "What did we try spring ?"},
+		{"What did we try last winter?", span(date(2025, time.December, 1), date(2026, time.March, 1)), "What did we try winter ?"},
+		{"plans this winter", span(date(2026, time.December, 1), date(2027, time.March, 1)), "plans winter"},
+		{"in the summer of 2023", span(date(2023, time.June, 1), date(2023, time.September, 1)), "summer"},
+		{"Zoe in fall 2022", span(date(2022, time.September, 1), date(2022, time.December, 1)), "Zoe fall"},
+		{"the garden in the summer", span(date(2026, time.June, 1), date(2026, time.September, 1)), "the garden summer"},
 		// Years.
 		{"What did Max do in 2022?", span(date(2022, time.January, 1), date(2023, time.January, 1)), "What did Max do ?"},
 		// Relative to now.
