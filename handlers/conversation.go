@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -12,6 +13,24 @@ type postedTurn struct {
 	ID      clientTurnID `json:"id"`
 	Role    string       `json:"role"`
 	Content string       `json:"content"`
+	// CreatedAt is when the turn was said, for a client importing history
+	// (RFC 3339); nil: now. A chat's history ignores it.
+	CreatedAt *string `json:"created_at"`
+}
+
+// turn is the posted turn, the i-th of its request, as the service takes it.
+func (t postedTurn) turn(i int) (mentor.Turn, error) {
+	turn := mentor.Turn{ID: string(t.ID), Role: t.Role, Content: t.Content}
+	if t.CreatedAt == nil {
+		return turn, nil
+	}
+	at, err := time.Parse(time.RFC3339, *t.CreatedAt)
+	if err != nil {
+		return turn, mentor.Errorf(mentor.CodeInvalid,
+			"Turn %d: created_at must be an RFC 3339 time, such as 2023-12-04T18:30:00Z", i+1)
+	}
+	turn.CreatedAt = at
+	return turn, nil
 }
 
 type postConversationRequest struct {
@@ -36,7 +55,10 @@ func (h *handler) postConversationMemory(c echo.Context) error {
 	}
 	turns := make([]mentor.Turn, len(req.ConversationTurns))
 	for i, t := range req.ConversationTurns {
-		turns[i] = mentor.Turn{ID: string(t.ID), Role: t.Role, Content: t.Content}
+		var err error
+		if turns[i], err = t.turn(i); err != nil {
+			return err
+		}
 	}
 	result, err := h.svc.Update(c.Request().Context(), req.LearnerID.id, turns, req.ForceRegenerate)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"mentormemory/app/apptest"
 	"mentormemory/mentor"
@@ -150,5 +151,66 @@ func TestTurnsComeBackAsPosted(t *testing.T) {
 	}
 	if !bytes.Contains(got.Raw, []byte(`\u003cb\u003e`)) {
 		t.Errorf("markup in a turn should come escaped, as in every other answer: %s", got.Raw)
+	}
+}
+
+// TestTurnsMayCarryTheTimeTheyWereSaid checks that a client importing
+// history can post each turn's time: it is stored as the turn's time,
+// comes back in the post's answer and in a read, and the archived
+// conversation covers the span of its turns; a turn without a time is
+// stored at the server's, and a time further ahead than the server's clock
+// allows is refused, storing nothing of the post.
+func TestTurnsMayCarryTheTimeTheyWereSaid(t *testing.T) {
+	svc := apptest.Start(t, apptest.Options{})
+	dana := svc.NewUser(t)
+	sam := svc.NewLearner(t, dana, "Sam")
+	said := time.Date(2023, time.December, 4, 18, 30, 0, 0, time.FixedZone("", -5*3600))
+	posted := []mentor.Turn{
+		{ID: "h1", Role: mentor.RoleUser, Content: "Sam spent the afternoon at the aquarium.", CreatedAt: said},
+		{ID: "h2", Role: mentor.RoleAssistant, Content: "Ask him which fish he liked best.", CreatedAt: said.Add(time.Minute)},
+		{ID: "n1", Role: mentor.RoleUser, Content: "He still talks about the octopus."},
+	}
+	before := time.Now()
+	res := svc.PostTurns(t, dana, sam, posted...).WantStatus(http.StatusOK)
+	got := svc.Call(t, dana.Token, http.MethodGet, "/api/conversation-memory?learner_id="+sam, nil).WantStatus(http.StatusOK)
+	for name, answer := range map[string]apptest.Response{"post": res, "read": got} {
+		recent := answer.Object("conversation_update")["recent_turns"].([]any)
+		if len(recent) != 3 {
+			t.Fatalf("%s: %d recent turns, want 3: %s", name, len(recent), answer.Raw)
+		}
+		for i, want := range []time.Time{said, said.Add(time.Minute)} {
+			at, err := time.Parse(time.RFC3339, recent[i].(map[string]any)["created_at"].(string))
+			if err != nil || !at.Equal(want) {
+				t.Errorf("%s: turn %d said at %v (%v), want %s", name, i+1, at, err, want)
+			}
+		}
+		at, err := time.Parse(time.RFC3339, recent[2].(map[string]any)["created_at"].(string))
+		if err != nil || at.Before(before.Add(-time.Minute)) || at.After(time.Now().Add(time.Minute)) {
+			t.Errorf("%s: a turn without a time was stored at %v (%v), want the server's time", name, at, err)
+		}
+	}
+
+	svc.Call(t, dana.Token, http.MethodDelete, "/api/conversation-memory?learner_id="+sam, nil).WantStatus(http.StatusOK)
+	var first, last time.Time
+	if err := svc.Pool.QueryRow(t.Context(), `select first_turn_at, last_turn_at from conversation_history_archive
+		where learner_id = $1::uuid`, sam).Scan(&first, &last); err != nil {
+		t.Fatal(err)
+	}
+	if !first.Equal(said) || last.Before(before.Add(-time.Minute)) {
+		t.Errorf("the archive covers %s – %s, want %s – the post's time", first, last, said)
+	}
+
+	ahead := time.Now().Add(10 * time.Minute).UTC().Truncate(time.Second)
+	refused := svc.Call(t, dana.Token, http.MethodPost, "/api/conversation-memory", map[string]any{
+		"learner_id": sam, "conversation_turns": []map[string]any{
+			{"role": "user", "content": "From the future"},
+			{"role": "assistant", "content": "Not yet said", "created_at": ahead.Format(time.RFC3339)}}}).
+		WantStatus(http.StatusBadRequest)
+	want := "Turn 2: created_at " + ahead.Format(time.RFC3339) + " is in the future (the server's clock reads "
+	if msg, _ := refused.Body["error"].(string); !strings.HasPrefix(msg, want) || !strings.HasSuffix(msg, "at most 5m0s ahead is accepted)") {
+		t.Errorf("refused with %s, want %q…", refused.Raw, want)
+	}
+	if n := svc.Count(t, `select count(*) from conversation_turns where learner_id = $1::uuid`, sam); n != 3 {
+		t.Errorf("%d turns stored after the refused post, want the 3 before it", n)
 	}
 }

@@ -274,11 +274,24 @@ func TestImportRefusesBadArchivesWhole(t *testing.T) {
 	a, _, _ := accountWithHistory(t, svc)
 	archive, _ := exportArchive(t, svc, a, "")
 	lines := strings.Split(strings.TrimSpace(string(archive)), "\n")
-	turn := 0
+	turn, archived := 0, 0
 	for i, l := range lines {
 		if strings.HasPrefix(l, `{"type":"turn"`) && turn == 0 {
 			turn = i
 		}
+		if strings.HasPrefix(l, `{"type":"archived_conversation"`) && archived == 0 {
+			archived = i
+		}
+	}
+	// The archived conversation, with its first turn said in the future.
+	var record map[string]any
+	if err := json.Unmarshal([]byte(lines[archived]), &record); err != nil {
+		t.Fatal(err)
+	}
+	record["conversation_turns"].([]any)[0].(map[string]any)["created_at"] = "2999-01-01T00:00:00Z"
+	futureArchive, err := json.Marshal(record)
+	if err != nil {
+		t.Fatal(err)
 	}
 	with := func(i int, line string) string {
 		changed := append([]string{}, lines...)
@@ -286,19 +299,27 @@ func TestImportRefusesBadArchivesWhole(t *testing.T) {
 		return strings.Join(changed, "\n")
 	}
 	c := svc.NewUser(t)
+	future := "A turn's created_at 2999-01-01T00:00:00Z is in the future (the server's clock reads "
 	for _, bad := range []struct{ name, body, want string }{
 		{"malformed", with(turn, `{"type":"turn",`), fmt.Sprintf("Not a JSON object (line %d)", turn+1)},
 		{"unknown type", with(turn, `{"type":"spaceship","id":"x"}`), fmt.Sprintf(`Unknown record type "spaceship" (line %d)`, turn+1)},
 		{"dangling reference", with(turn, `{"type":"turn","id":1,"role":"user","content":"hi","learner_id":"`+a.ID+`"}`),
 			fmt.Sprintf("learner_id %s refers to a learner that is not in the archive above (line %d)", a.ID, turn+1)},
 		{"bad value", with(turn, `{"type":"turn","id":1,"role":"robot","content":"hi"}`), ""},
+		{"turn from the future", with(turn, `{"type":"turn","id":1,"role":"user","content":"hi","created_at":"2999-01-01T00:00:00Z"}`), future},
+		{"archived turn from the future", with(archived, string(futureArchive)), future},
 		{"cut short", strings.Join(lines[:len(lines)-1], "\n"), fmt.Sprintf("The archive is cut short: no end line (line %d)", len(lines))},
 		{"not an archive", `{"type":"learner","id":"x"}`, "The first line must name the format mentormemory-archive (line 1)"},
 		{"empty", ``, "The archive is empty (line 1)"},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
 			res := importArchive(t, svc, c, []byte(bad.body))
-			if bad.want != "" {
+			if bad.want == future {
+				msg, _ := res.WantStatus(http.StatusBadRequest).Body["error"].(string)
+				if !strings.HasPrefix(msg, future) || !strings.Contains(msg, "at most 5m0s ahead is accepted) (line ") {
+					t.Errorf("refused with %s, want %q… naming its line", res.Raw, future)
+				}
+			} else if bad.want != "" {
 				res.WantError(http.StatusBadRequest, bad.want)
 			} else if res.WantStatus(http.StatusBadRequest); !strings.HasSuffix(res.Body["error"].(string), fmt.Sprintf("(line %d)", turn+1)) {
 				t.Errorf("the error should name line %d: %s", turn+1, res.Raw)

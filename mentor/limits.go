@@ -2,6 +2,7 @@ package mentor
 
 import (
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -27,20 +28,52 @@ const (
 	MaxArchiveOffset   = 100_000
 )
 
+// A posted turn may say when it was said (a client importing history does).
+// A clock a little fast is forgiven; a turn from further in the future is a
+// mistake, and would be taken for the latest thing said for as long as it
+// stays ahead.
+const MaxTurnTimeAhead = 5 * time.Minute
+
+// EarliestTurnTime is the earliest time a turn may carry: before it, a time
+// is a client's zero value or a typo, not history.
+var EarliestTurnTime = time.Date(1970, time.January, 1, 0, 0, 0, 0, time.UTC)
+
 // ValidateTurns checks posted turns and returns them with content trimmed.
-func ValidateTurns(turns []Turn) ([]Turn, error) {
+// A turn's time, when it has one, must lie between EarliestTurnTime and
+// MaxTurnTimeAhead past now; one without is stored at the server's time.
+func ValidateTurns(turns []Turn, now time.Time) ([]Turn, error) {
 	if len(turns) == 0 {
 		return nil, Errorf(CodeInvalid, "Conversation turns required")
 	}
 	if len(turns) > MaxTurnsPerUpdate {
 		return nil, Errorf(CodeInvalid, "Too many conversation turns: at most %d per request", MaxTurnsPerUpdate)
 	}
+	for i, t := range turns {
+		if err := CheckTurnTime(t.CreatedAt, now); err != nil {
+			return nil, Errorf(CodeInvalid, "Turn %d: %s", i+1, ErrorMessage(err))
+		}
+	}
 	return CheckTurns(turns)
 }
 
-// CheckTurns checks each of turns as ValidateTurns does, whatever their
-// number (the caller bounds it: a chat's history is not a post), and
-// returns them with content trimmed.
+// CheckTurnTime checks the time a turn says it was said (the zero time:
+// none): what a post accepts, and an import too.
+func CheckTurnTime(at, now time.Time) error {
+	switch {
+	case at.IsZero():
+		return nil
+	case at.Before(EarliestTurnTime):
+		return Errorf(CodeInvalid, "created_at %s is before %d", at.Format(time.RFC3339), EarliestTurnTime.Year())
+	case at.After(now.Add(MaxTurnTimeAhead)):
+		return Errorf(CodeInvalid, "created_at %s is in the future (the server's clock reads %s; at most %s ahead is accepted)",
+			at.Format(time.RFC3339), now.UTC().Format(time.RFC3339), MaxTurnTimeAhead)
+	}
+	return nil
+}
+
+// CheckTurns checks each of turns as ValidateTurns does, but for their
+// number (the caller bounds it: a chat's history is not a post) and their
+// times, and returns them with content trimmed.
 func CheckTurns(turns []Turn) ([]Turn, error) {
 	clean := make([]Turn, len(turns))
 	for i, t := range turns {
@@ -64,7 +97,7 @@ func CheckTurns(turns []Turn) ([]Turn, error) {
 		if err := checkText(id, "Turn id"); err != nil {
 			return nil, err
 		}
-		clean[i] = Turn{ID: id, Role: t.Role, Content: content}
+		clean[i] = Turn{ID: id, Role: t.Role, Content: content, CreatedAt: t.CreatedAt}
 	}
 	return clean, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -77,7 +78,7 @@ func FuzzValidateTurns(f *testing.F) {
 				fitOptionalText(strings.TrimSpace(turn.ID), MaxTurnIDChars)
 		}
 
-		clean, err := ValidateTurns(turns)
+		clean, err := ValidateTurns(turns, time.Now())
 		for i, turn := range turns {
 			if turn != pair[i%2] {
 				t.Fatalf("turn %d of the input changed to %+v", i+1, turn)

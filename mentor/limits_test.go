@@ -3,11 +3,12 @@ package mentor
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
 func TestValidateTurnsTrimsAndChecks(t *testing.T) {
-	got, err := ValidateTurns([]Turn{{ID: " 7 ", Role: RoleUser, Content: "  hello  "}})
+	got, err := ValidateTurns([]Turn{{ID: " 7 ", Role: RoleUser, Content: "  hello  "}}, time.Now())
 	if err != nil || got[0].Content != "hello" || got[0].ID != "7" {
 		t.Fatalf("got %+v, %v", got, err)
 	}
@@ -23,7 +24,7 @@ func TestValidateTurnsTrimsAndChecks(t *testing.T) {
 		"Turn 1: id too long":                        {{ID: strings.Repeat("i", MaxTurnIDChars+1), Role: RoleUser, Content: "x"}},
 	}
 	for want, turns := range bad {
-		if _, err := ValidateTurns(turns); err == nil || !strings.HasPrefix(ErrorMessage(err), want) || ErrorCode(err) != CodeInvalid {
+		if _, err := ValidateTurns(turns, time.Now()); err == nil || !strings.HasPrefix(ErrorMessage(err), want) || ErrorCode(err) != CodeInvalid {
 			t.Errorf("want %q, got %v", want, err)
 		}
 	}
@@ -50,7 +51,7 @@ func TestParseLearnerID(t *testing.T) {
 // and bidirectional overrides, which can hide or reorder what is shown, are
 // refused wherever text is taken.
 func TestControlCharactersAreRefused(t *testing.T) {
-	if _, err := ValidateTurns([]Turn{{Role: RoleUser, Content: "line one\r\n\tline two"}}); err != nil {
+	if _, err := ValidateTurns([]Turn{{Role: RoleUser, Content: "line one\r\n\tline two"}}, time.Now()); err != nil {
 		t.Fatalf("tab and line breaks: %v", err)
 	}
 	for _, bad := range []string{"Em\x1bma", "Em\u202ema", "Em\u2066ma", "Em\x7fma", "Em\u0085ma"} {
@@ -81,5 +82,34 @@ func TestRecallMessageKeepsTheStartAndTheRestsWords(t *testing.T) {
 	}
 	if _, err := ValidateRecallMessage(got); err != nil {
 		t.Fatalf("what recall gets is refused: %v", err)
+	}
+}
+
+// A posted turn may carry the time it was said: kept as given from 1970 to
+// a few minutes past the server's clock, refused outside that with a
+// message naming the turn; a turn without one gets the server's time later.
+func TestTurnTimesAreKeptWithinTheirBounds(t *testing.T) {
+	now := time.Date(2026, time.November, 26, 12, 0, 0, 0, time.UTC)
+	said := time.Date(2023, time.December, 4, 18, 30, 0, 0, time.FixedZone("EST", -5*3600))
+	got, err := ValidateTurns([]Turn{
+		{Role: RoleUser, Content: "Sam went to the aquarium", CreatedAt: said},
+		{Role: RoleAssistant, Content: "Lovely"},
+		{Role: RoleUser, Content: "A clock a little fast", CreatedAt: now.Add(MaxTurnTimeAhead)},
+	}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got[0].CreatedAt.Equal(said) || !got[1].CreatedAt.IsZero() || !got[2].CreatedAt.Equal(now.Add(MaxTurnTimeAhead)) {
+		t.Fatalf("times not kept as posted: %+v", got)
+	}
+	for at, want := range map[time.Time]string{
+		now.Add(MaxTurnTimeAhead + time.Second):                     "Turn 2: created_at 2026-11-26T12:05:01Z is in the future",
+		time.Date(1969, time.December, 31, 23, 59, 59, 0, time.UTC): "Turn 2: created_at 1969-12-31T23:59:59Z is before 1970",
+		time.Date(1, time.January, 1, 0, 0, 1, 0, time.UTC):         "Turn 2: created_at 0001-01-01T00:00:01Z is before 1970",
+	} {
+		_, err := ValidateTurns([]Turn{{Role: RoleUser, Content: "x"}, {Role: RoleAssistant, Content: "y", CreatedAt: at}}, now)
+		if err == nil || ErrorCode(err) != CodeInvalid || !strings.HasPrefix(ErrorMessage(err), want) {
+			t.Errorf("%s: got %v, want %q", at, err, want)
+		}
 	}
 }

@@ -56,7 +56,7 @@ type UpdateResult struct {
 // are committed, so a failing or slow model never loses them: the summary
 // is then marked stale and the next update catches up.
 func (s *Service) Update(ctx context.Context, learnerID *string, turns []Turn, regenerate bool) (UpdateResult, error) {
-	turns, err := ValidateTurns(turns)
+	turns, err := ValidateTurns(turns, time.Now())
 	if err != nil {
 		return UpdateResult{}, err
 	}
@@ -110,11 +110,16 @@ func (s *Service) Clear(ctx context.Context, learnerID *string) (bool, error) {
 	return s.store.ClearConversation(ctx, learnerID)
 }
 
+// Search finds the conversations that best match the question's words,
+// preferring those held in the time it names (ReadTimeReference), which
+// then leaves the words to search by.
 func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
 	q, err := ValidateSearch(q)
 	if err != nil {
 		return nil, err
 	}
+	when := ReadTimeReference(q.Text, time.Now())
+	q.Text, q.Window = when.Text, when.Window
 	return s.store.Search(ctx, q)
 }
 

@@ -146,12 +146,14 @@ type SummaryJob struct {
 	ThroughTurnID int64
 }
 
-// SearchQuery asks for the conversations that best match Text.
+// SearchQuery asks for the conversations that best match Text, and, with
+// a Window, prefers those held in that time.
 type SearchQuery struct {
 	Text           string
 	LearnerID      *string // nil searches every conversation of the caller
 	IncludeArchive bool
 	Limit          int
+	Window         *TimeWindow
 }
 
 // SearchResult is one matching conversation, active or archived.
@@ -164,6 +166,11 @@ type SearchResult struct {
 	LearnerContext string    `json:"learner_context"`
 	Archived       bool      `json:"archived"`
 	Rank           float64   `json:"rank"`
+	// FirstTurnAt and LastTurnAt are the times of its earliest and latest
+	// turns (an active conversation whose turns were all archived has
+	// none).
+	FirstTurnAt *time.Time `json:"first_turn_at,omitempty"`
+	LastTurnAt  *time.Time `json:"last_turn_at,omitempty"`
 	// Snippet is HTML-escaped text with the matched words in <mark>.
 	Snippet string    `json:"snippet"`
 	Matches TurnsJSON `json:"matches"`

@@ -75,6 +75,16 @@ var importTables = map[string]importTable{
 		from jsonb_populate_record(null::public.conversation_history_archive, $2::jsonb) r
 		on conflict do nothing`,
 		func(run *importRun, r *archiveRecord) ([]any, error) {
+			var turns []struct {
+				CreatedAt json.RawMessage `json:"created_at"`
+			}
+			if json.Unmarshal(r.ConversationTurns, &turns) == nil {
+				for _, t := range turns {
+					if err := run.checkTurnTime(t.CreatedAt); err != nil {
+						return nil, err
+					}
+				}
+			}
 			learner, err := run.ref("learner", r.LearnerID, "learner_id")
 			return []any{run.own("archived_conversation", r), learner}, err
 		}},
@@ -84,6 +94,9 @@ var importTables = map[string]importTable{
 		from jsonb_populate_record(null::public.conversation_turns, $2::jsonb) r
 		on conflict (facilitator_id, import_key) where import_key is not null do nothing`,
 		func(run *importRun, r *archiveRecord) ([]any, error) {
+			if err := run.checkTurnTime(r.CreatedAt); err != nil {
+				return nil, err
+			}
 			learner, err := run.ref("learner", r.LearnerID, "learner_id")
 			if err != nil {
 				return nil, err
@@ -216,6 +229,10 @@ type archiveRecord struct {
 	SummarizedTurnID int64           `json:"summarized_turn_id"`
 	Lines            json.RawMessage `json:"lines"`
 	Dropped          json.RawMessage `json:"dropped"`
+	// A turn's time, and an archived conversation's turns, whose times an
+	// import checks as a post does.
+	CreatedAt         json.RawMessage `json:"created_at"`
+	ConversationTurns json.RawMessage `json:"conversation_turns"`
 }
 
 // importRun is one import's state: the exported ids of each type read so
@@ -223,6 +240,7 @@ type archiveRecord struct {
 // turns), and what is checked or set at the end.
 type importRun struct {
 	me            string
+	now           time.Time
 	line          int
 	noID          bool // the record read last has no id of its own
 	seen          map[string]map[string]bool
@@ -302,6 +320,24 @@ func (run *importRun) remapMemoryIDs(raw json.RawMessage) ([]byte, error) {
 	return json.Marshal(lines)
 }
 
+// checkTurnTime holds an imported turn's time (raw, its JSON) to what a
+// post accepts. A value that is not an RFC 3339 string is left to the
+// database, which refuses what is not a time.
+func (run *importRun) checkTurnTime(raw json.RawMessage) error {
+	var text string
+	if json.Unmarshal(raw, &text) != nil {
+		return nil
+	}
+	at, err := time.Parse(time.RFC3339, text)
+	if err != nil {
+		return nil
+	}
+	if err := mentor.CheckTurnTime(at, run.now); err != nil {
+		return run.invalid("A turn's %s", mentor.ErrorMessage(err))
+	}
+	return nil
+}
+
 func (run *importRun) missing(field, typ, id string) error {
 	return run.invalid("%s %s refers to a %s that is not in the archive above", field, id, typ)
 }
@@ -321,7 +357,7 @@ func (s *Store) Import(ctx context.Context, next func() (mentor.ArchiveLine, err
 	counts := map[string]mentor.ImportCount{}
 	long := s.longTx(importTimeout, pgx.TxOptions{})
 	err := long.inTx(ctx, func(tx pgx.Tx, me string) error {
-		run := &importRun{me: me, seen: map[string]map[string]bool{}}
+		run := &importRun{me: me, now: time.Now(), seen: map[string]map[string]bool{}}
 		for typ := range importTables {
 			run.seen[typ] = map[string]bool{}
 		}

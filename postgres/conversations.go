@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -364,35 +365,43 @@ func readUnstoredTurns(br pgx.BatchResults, posted []mentor.Turn) ([]mentor.Turn
 	return mentor.UnstoredByID(posted, stored), nil
 }
 
-// queueInsertTurns queues the appending of turns to the log;
-// readInsertedTurns returns them with their timestamps, and the log ids of
-// the first and last of them.
+// queueInsertTurns queues the appending of turns to the log, each at the
+// time it carries or, without one, the transaction's; readInsertedTurns
+// returns them with their times, and the log ids of the first and last of
+// them.
 func queueInsertTurns(b *pgx.Batch, me string, learnerID *string, turns []mentor.Turn) {
 	roles := make([]string, len(turns))
 	contents := make([]string, len(turns))
 	ids := make([]string, len(turns))
+	times := make([]*time.Time, len(turns))
 	for i, t := range turns {
 		roles[i], contents[i], ids[i] = t.Role, t.Content, t.ID
+		if !t.CreatedAt.IsZero() {
+			times[i] = &t.CreatedAt
+		}
 	}
 	b.Queue(`with added as (
-			insert into public.conversation_turns (facilitator_id, learner_id, role, content, client_turn_id)
-			select $1::uuid, $2::uuid, t.role, t.content, nullif(t.client_id, '')
-			from unnest($3::text[], $4::text[], $5::text[]) with ordinality as t(role, content, client_id, n)
+			insert into public.conversation_turns (facilitator_id, learner_id, role, content, client_turn_id, created_at)
+			select $1::uuid, $2::uuid, t.role, t.content, nullif(t.client_id, ''), coalesce(t.created_at, now())
+			from unnest($3::text[], $4::text[], $5::text[], $6::timestamptz[]) with ordinality as t(role, content, client_id, created_at, n)
 			order by t.n
 			returning id, created_at)
-		select max(created_at), min(id), max(id) from added`,
-		me, learnerID, roles, contents, ids)
+		select array_agg(created_at order by id), min(id), max(id) from added`,
+		me, learnerID, roles, contents, ids, times)
 }
 
 func readInsertedTurns(br pgx.BatchResults, turns []mentor.Turn) ([]mentor.Turn, turnRange, error) {
-	var createdAt time.Time
+	var times []time.Time
 	var stored turnRange
-	if err := br.QueryRow().Scan(&createdAt, &stored.first, &stored.last); err != nil {
+	if err := br.QueryRow().Scan(&times, &stored.first, &stored.last); err != nil {
 		return nil, stored, err
+	}
+	if len(times) != len(turns) {
+		return nil, stored, fmt.Errorf("stored %d turns of %d", len(times), len(turns))
 	}
 	added := slices.Clone(turns)
 	for i := range added {
-		added[i].CreatedAt = createdAt
+		added[i].CreatedAt = times[i]
 	}
 	return added, stored, nil
 }

@@ -5,6 +5,7 @@ import (
 	"html"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -31,6 +32,12 @@ const (
 	// longest unknown words: a query of a hundred made-up words costs three
 	// lookups, not a hundred.
 	maxCorrectedWords = 3
+	// A conversation held in the time a question names gains this share of
+	// the best score any conversation has for the question's words: enough
+	// to rise above conversations that match the words about as well, not
+	// enough to pass one that matches them much better (the README gives
+	// the measurements).
+	timeBoost = 0.5
 )
 
 // Highlight delimiters, from Unicode's private use area; they become <mark>
@@ -44,7 +51,9 @@ const (
 // searchSQL ranks the caller's conversations in one statement. $1
 // facilitator, $2 search text, $3 correction weight, $4 learner (null for
 // all), $5 include archive, $6 limit, $7 summary weight, $8 k1, $9 b,
-// $10 most query terms, $11 most corrected words.
+// $10 most query terms, $11 most corrected words, $12 and $13 the start
+// and end of the time the question names (null for none), $14 the time
+// boost.
 //
 // The terms are the english stems of the text's words, plus, for each of
 // the longest few words the facilitator never used, the stems of the
@@ -105,19 +114,30 @@ query as materialized (
 -- one-word query ts_rank_cd is the sum of the weights of its occurrences,
 -- which reads the term straight from the vector instead of unnesting every
 -- lexeme of every matching conversation.
+--
+-- A conversation is held in the time the question names when one of its
+-- active turns was said then, or, archived, when the span of time its
+-- turns cover (migration 0029) meets it.
 docs as materialized (
-	select d.archived, d.id, d.date, length(d.v)::float8 as dl,
+	select d.archived, d.id, d.date, length(d.v)::float8 as dl, d.in_window,
 		case when d.v @@ (select q from query) then array(
 			select ts_rank_cd(array[0.1, 0.1, 1 / $7::float8, 1]::float4[], d.v, t.term_query, 0) * $7::float8
 			from terms t order by t.term)
 		end as tfs
 	from (
-		select false as archived, c.id, c.updated_at as date, c.search_vector as v
+		select false as archived, c.id, c.updated_at as date, c.search_vector as v,
+			case when $12::timestamptz is not null then exists (
+				select 1 from public.conversation_turns t
+				where t.facilitator_id = $1::uuid and t.archive_id is null
+					and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(c.learner_id, '` + nilLearner + `'::uuid)
+					and t.created_at >= $12::timestamptz and t.created_at < $13::timestamptz)
+			else false end as in_window
 		from public.conversation_updates c
 		where c.facilitator_id = $1::uuid and ($4::uuid is null or c.learner_id = $4::uuid)
 			and (c.turns_vector <> ''::tsvector or c.summary <> '')
 		union all
-		select true, a.id, a.archived_at, a.search_vector
+		select true, a.id, a.archived_at, a.search_vector,
+			coalesce(a.first_turn_at < $13::timestamptz and a.last_turn_at >= $12::timestamptz, false)
 		from public.conversation_history_archive a
 		where $5::boolean and a.facilitator_id = $1::uuid and ($4::uuid is null or a.learner_id = $4::uuid)
 	) d
@@ -138,28 +158,48 @@ term_weights as materialized (
 	cross join stats s
 	group by t.term_no, t.weight, s.n
 ),
--- Ranked and cut to the limit before the costlier per-result work below.
-ranked as materialized (
-	select f.archived, f.id, f.date,
+scores as materialized (
+	select f.archived, f.id,
 		sum(w.weight * w.idf * f.tf * ($8::float8 + 1)
 			/ (f.tf + $8::float8 * (1 - $9::float8 + $9::float8 * f.dl / s.avgdl))) as score
 	from freqs f join term_weights w using (term_no) cross join stats s
-	group by f.archived, f.id, f.date
-	order by score desc, f.date desc, f.id
+	group by f.archived, f.id
+),
+-- Ranked and cut to the limit before the costlier per-result work below.
+-- A conversation held in the time the question names gains $14 times the
+-- best score of the question's words, and is a result even when none of
+-- them matches it; one held at another time can still win on its words.
+ranked as materialized (
+	select d.archived, d.id, d.date,
+		coalesce(s.score, 0) + case when d.in_window
+			then $14::float8 * (select coalesce(max(score), 0) from scores) else 0 end as score
+	from docs d left join scores s on s.archived = d.archived and s.id = d.id
+	where s.id is not null or d.in_window
+	order by score desc, d.date desc, d.id
 	limit $6
 )
 select r.id::text, d.learner_id::text, coalesce(d.summary, ''), d.turn_count, r.date, r.archived,
-	r.score,
+	r.score, d.first_turn_at, d.last_turn_at,
 	coalesce(m.matches, '[]'::jsonb),
-	ts_headline('english', translate(coalesce(m.best, d.summary, ''), '` + markStart + markStop + `', ''), (select q from query),
-		'StartSel=` + markStart + `, StopSel=` + markStop + `, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
+	coalesce(ts_headline('english', translate(coalesce(m.best, d.summary, ''), '` + markStart + markStop + `', ''), (select q from query),
+		'StartSel=` + markStart + `, StopSel=` + markStop + `, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "'),
+		-- No word to match (the question named only a time): the summary's start.
+		substring(translate(coalesce(d.summary, ''), '` + markStart + markStop + `', '') from '^\s*(\S+(?:\s+\S+){0,29})'), '')
 from ranked r
--- Each result's row, found by its key.
+-- Each result's row, found by its key, and the time its turns cover.
 cross join lateral (
-	select c.learner_id, c.summary, c.turn_count from public.conversation_updates c
+	select c.learner_id, c.summary, c.turn_count, span.first_turn_at, span.last_turn_at
+	from public.conversation_updates c
+	cross join lateral (
+		select min(t.created_at) as first_turn_at, max(t.created_at) as last_turn_at
+		from public.conversation_turns t
+		where t.facilitator_id = $1::uuid and t.archive_id is null
+			and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(c.learner_id, '` + nilLearner + `'::uuid)
+	) span
 	where not r.archived and c.facilitator_id = $1::uuid and c.id = r.id
 	union all
-	select a.learner_id, a.summary, a.turn_count from public.conversation_history_archive a
+	select a.learner_id, a.summary, a.turn_count, a.first_turn_at, a.last_turn_at
+	from public.conversation_history_archive a
 	where r.archived and a.facilitator_id = $1::uuid and a.id = r.id
 ) d
 left join lateral (
@@ -187,9 +227,13 @@ order by r.score desc, r.date desc, r.id`
 
 func (s *Store) Search(ctx context.Context, q mentor.SearchQuery) ([]mentor.SearchResult, error) {
 	results := []mentor.SearchResult{}
+	var start, end *time.Time
+	if q.Window != nil {
+		start, end = &q.Window.Start, &q.Window.End
+	}
 	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		b.Queue(searchSQL, me, q.Text, correctionWeight, q.LearnerID, q.IncludeArchive, q.Limit,
-			summaryWeight, bm25K1, bm25B, maxQueryTerms, maxCorrectedWords)
+			summaryWeight, bm25K1, bm25B, maxQueryTerms, maxCorrectedWords, start, end, timeBoost)
 	}, func(br pgx.BatchResults) error {
 		var err error
 		results, err = collectRows(br, func(row pgx.CollectableRow) (mentor.SearchResult, error) {
@@ -197,7 +241,7 @@ func (s *Store) Search(ctx context.Context, q mentor.SearchQuery) ([]mentor.Sear
 			var snippet string
 			var matches []byte
 			err := row.Scan(&r.ID, &r.LearnerID, &r.Summary, &r.TurnCount, &r.Date, &r.Archived,
-				&r.Rank, &matches, &snippet)
+				&r.Rank, &r.FirstTurnAt, &r.LastTurnAt, &matches, &snippet)
 			r.Rank = math.Round(r.Rank*1e4) / 1e4
 			r.LearnerContext = "General"
 			if r.LearnerID != nil {

@@ -7,12 +7,14 @@
 -- model, forge an archived conversation, or set the counters and the
 -- search vector the service keeps. Whoever writes, the service included,
 -- a turn is 1 to 20,000 characters, a memory's metadata a flat object of
--- at most 16 short keys and values, and its source turns at most 100.
+-- at most 16 short keys and values, and its source turns at most 100; an
+-- archived conversation covers the time its turns were said (migration
+-- 0029).
 
 begin;
 \ir setup/two_facilitators.psql
 
-select plan(31);
+select plan(34);
 
 -- What the Data API may no longer write.
 select pg_temp.act_as('authenticated', 'a');
@@ -82,6 +84,23 @@ select lives_ok(format($$ insert into public.conversation_turns (facilitator_id,
 select throws_ok(format($$ insert into public.conversation_turns (facilitator_id, learner_id, role, content)
   values (%L, %L, 'user', '') $$, pg_temp.id('a'), pg_temp.id('a_learner')),
   '23514', null, 'an empty turn: refused');
+
+-- The service adds its own archived conversations as an import does; the
+-- span of time one covers is its turns', whatever the writer claims.
+insert into public.conversation_history_archive
+  (id, facilitator_id, summary, conversation_turns, turn_count, first_turn_at, last_turn_at)
+values ('00000000-0000-4000-8000-00000000a029', pg_temp.id('a'), 'Imported history',
+  '[{"role": "user", "content": "Sam went to the aquarium", "created_at": "2023-12-05T09:00:00Z"},
+    {"role": "assistant", "content": "Lovely", "created_at": "2023-12-04T18:30:00Z"}]', 2,
+  '2001-01-01T00:00:00Z', '2099-01-01T00:00:00Z');
+select is((select array[first_turn_at, last_turn_at] from public.conversation_history_archive
+    where id = '00000000-0000-4000-8000-00000000a029'),
+  array['2023-12-04T18:30:00Z', '2023-12-05T09:00:00Z']::timestamptz[],
+  'an archived conversation covers the time of its turns, not the span its writer claims');
+select col_not_null('public', 'conversation_history_archive', c.col,
+  format('every archived conversation has its %s', c.col))
+from (values ('first_turn_at'), ('last_turn_at')) c(col)
+order by c.col;
 
 select throws_ok(pg_temp.insert_memory(pg_temp.metadata_of(17)), '23514', null,
   'a memory with 17 metadata keys: refused');

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"mentormemory/test/textgen"
 )
@@ -51,6 +52,11 @@ type Session struct {
 	Learner string // "" for a general session, "mixed" for a sample that uses several contexts
 	Source  string // "generated" or the sample file it came from
 	Turns   []Turn
+	// When it was held: at At, or, for a session of the last weeks, at the
+	// time Ago names ("last week"), counted from the day the set is loaded
+	// (see Start).
+	At  time.Time
+	Ago string
 }
 
 // Learner is a child a facilitator talks about, with the profile that
@@ -140,23 +146,27 @@ var personas = []persona{
 }
 
 // Generate builds the labelled set. samples may be nil; sessions and
-// questions from it are then left out.
+// questions from it are then left out. The dated questions come last.
 func Generate(seed uint64, samples []SampleSet) Dataset {
 	d := Dataset{Seed: seed}
+	var dated []Question
 	for i, p := range personas {
 		// One stream per account, so a template added for one account does
-		// not reshuffle the others.
+		// not reshuffle the others, and one for its times (dates.go).
 		rng := rand.New(rand.NewPCG(seed, uint64(i)+1))
+		times := rand.New(rand.NewPCG(seed, uint64(i)+101))
 		var set *SampleSet
 		for j := range samples {
 			if samples[j].Name == p.samples {
 				set = &samples[j]
 			}
 		}
-		f, qs := generateFacilitator(rng, p, set)
+		f, qs, dq := generateFacilitator(rng, times, p, set)
 		d.Facilitators = append(d.Facilitators, f)
 		d.Questions = append(d.Questions, qs...)
+		dated = append(dated, dq...)
 	}
+	d.Questions = append(d.Questions, dated...)
 	for i := range d.Questions {
 		d.Questions[i].ID = fmt.Sprintf("q%03d", i+1)
 	}
@@ -181,7 +191,9 @@ type sessionPlan struct {
 	sample  *Session
 }
 
-func generateFacilitator(rng *rand.Rand, p persona, samples *SampleSet) (Facilitator, []Question) {
+// generateFacilitator writes an account's sessions and questions with rng,
+// and with times when the sessions were held and the dated questions.
+func generateFacilitator(rng, times *rand.Rand, p persona, samples *SampleSet) (Facilitator, []Question, []Question) {
 	f := Facilitator{Key: p.key, Name: p.name, Teacher: p.teacher, Learners: slices.Clone(p.learners)}
 	profile(rng, f.Learners)
 	f.Pet, f.PetName = textgen.Pick(rng, familyPets), textgen.Pick(rng, petNames)
@@ -311,7 +323,17 @@ func generateFacilitator(rng *rand.Rand, p persona, samples *SampleSet) (Facilit
 			}
 		}
 	}
-	return f, qs
+
+	var factSessions []string
+	for _, ft := range facts {
+		factSessions = append(factSessions, sessionOf[ft])
+	}
+	dateSessions(times, &f, factSessions)
+	seen := map[string]bool{}
+	for _, q := range qs {
+		seen[strings.ToLower(q.Text)] = true
+	}
+	return f, qs, datedQuestions(times, &f, facts, sessionOf, seen)
 }
 
 // profile gives each learner of a family a distinct instrument, sport and

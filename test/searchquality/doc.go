@@ -12,6 +12,8 @@
 //   - every question is labelled with the session holding its answer and a
 //     kind (paraphrase, synonym, name, typo, temporal, stopwords, sample) so
 //     misses can be read per failure mode;
+//   - every session is held at a time its turns carry, and dated questions
+//     name that time (dates.go), scored apart from the others;
 //   - the hand-written transcripts of simulator/samples are folded in as
 //     extra sessions when present (LoadSamples).
 //

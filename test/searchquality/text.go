@@ -109,3 +109,19 @@ func misspell(rng *rand.Rand, word string) string {
 	}
 	return string(append(r[:1:1], r[2:]...)) // drop the second letter
 }
+
+// sharedRun returns the first run of n words a and b have in common.
+func sharedRun(a, b string, n int) string {
+	runs := map[string]bool{}
+	bw := Words(b)
+	for i := 0; i+n <= len(bw); i++ {
+		runs[strings.Join(bw[i:i+n], " ")] = true
+	}
+	aw := Words(a)
+	for i := 0; i+n <= len(aw); i++ {
+		if r := strings.Join(aw[i:i+n], " "); runs[r] {
+			return r
+		}
+	}
+	return ""
+}

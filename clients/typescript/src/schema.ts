@@ -632,6 +632,11 @@ export interface components {
             role: components["schemas"]["Role"];
             content: string;
             id?: components["schemas"]["ClientTurnID"];
+            /**
+             * Format: date-time
+             * @description When the turn was said, for a client importing history: an RFC 3339 time from 1970 to 5 minutes past the server's clock. Absent or null: the server's clock. A resent turn keeps the time it was first stored with
+             */
+            created_at?: string | null;
         };
         StoredTurn: {
             id?: string;
@@ -654,10 +659,15 @@ export interface components {
             summary: string;
             turn_count: number;
             date: components["schemas"]["Timestamp"];
+            /** @description The time of the conversation's earliest turn (absent when it has none) */
+            first_turn_at?: components["schemas"]["Timestamp"];
+            /** @description The time of its latest turn */
+            last_turn_at?: components["schemas"]["Timestamp"];
             learner_id: components["schemas"]["NullableUuid"];
             learner_context: string;
             /** @description An archived conversation, which GET /api/archives/{id} reads whole; otherwise the current one, GET /api/conversation-memory */
             archived: boolean;
+            /** @description BM25 over the question's words, plus, for a conversation held in the time the question names, half the best such score */
             rank: number;
             /** @description HTML-escaped, the matched words in <mark> */
             snippet: string;
@@ -1325,7 +1335,7 @@ export interface operations {
             query?: {
                 /** @description A learner's uuid; empty or null for the general conversation */
                 learner_id?: components["parameters"]["LearnerQuery"];
-                /** @description Search the conversations for this text (at most 500 characters) instead */
+                /** @description Search the conversations for this text (at most 500 characters) instead. A time it names ("on 4 December 2023", "in August", "last spring", "two days ago", "last week") is preferred: the conversations held then rank higher and are found even without a word in common */
                 search?: string;
                 /** @description With search: archived conversations too */
                 include_archive?: boolean;

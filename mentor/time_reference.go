@@ -1,0 +1,414 @@
+package mentor
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TimeWindow is a span of time a question names: from Start up to, not
+// including, End.
+type TimeWindow struct {
+	Start, End time.Time
+}
+
+// TimeReference is what a search question says of when the conversation
+// it looks for took place: the window of time it names (nil when it names
+// none) and its words without those that name the time, which are what is
+// left to search by.
+type TimeReference struct {
+	Window *TimeWindow
+	Text   string
+}
+
+// ReadTimeReference reads the time a search question names, now being the
+// time it is asked:
+//
+//   - a day: "on 4 December 2023", "December 4th, 2023", "2023-12-04",
+//     "on the 4th of December" (without a year, the latest one that has
+//     begun); a day written with numbers alone that reads two ways
+//     ("4/12/2023") names none;
+//   - a month, a season or a year: "in August 2023", "back in August",
+//     "last May", "in the summer of 2022", "last spring", "this fall",
+//     "in 2022" (seasons are the northern hemisphere's, by whole months:
+//     spring is March to May, and winter begins in December);
+//   - a time relative to now: "yesterday", "today", "two days ago",
+//     "3 weeks ago", "a few months ago", "last week" (the calendar week,
+//     Monday to Sunday, before this one), "the past week" (the last seven
+//     days), "this month", "last year", "last Tuesday", "the other day",
+//     "recently".
+//
+// The first time named counts. Days are UTC's, and every window is widened
+// to what the same words mean in any time zone (from UTC-12 to UTC+14), so
+// the evening of 4 December in Denver, already the 5th in UTC, is still
+// the 4th. A weekday alone ("on Friday") names no time: it is as often a
+// routine or a plan as a day gone by. The words naming the time leave the
+// text, the prepositions with them, but for the names of months and
+// seasons, which a conversation about the December recital or the summer
+// camp says too: a date's numbers would only match other numbers, and
+// "week" or "ago" every conversation.
+func ReadTimeReference(question string, now time.Time) TimeReference {
+	now = now.UTC()
+	var best struct {
+		start, end int
+		window     *TimeWindow
+		found      bool
+	}
+	for _, p := range timePatterns {
+		for _, m := range p.re.FindAllStringSubmatchIndex(question, -1) {
+			if best.found && (m[0] > best.start || m[0] == best.start && m[1] <= best.end) {
+				continue
+			}
+			groups := make([]string, len(m)/2)
+			for i := range groups {
+				if m[2*i] >= 0 {
+					groups[i] = strings.ToLower(question[m[2*i]:m[2*i+1]])
+				}
+			}
+			window, ok := p.resolve(groups, now)
+			if !ok {
+				continue
+			}
+			best.start, best.end, best.window, best.found = m[0], m[1], window, true
+		}
+	}
+	if !best.found {
+		return TimeReference{Text: question}
+	}
+	kept := strings.Join(keptTimeWords.FindAllString(question[best.start:best.end], -1), " ")
+	text := strings.Join(strings.Fields(question[:best.start]+" "+kept+" "+question[best.end:]), " ")
+	if best.window != nil {
+		widened := TimeWindow{Start: best.window.Start.Add(-14 * time.Hour), End: best.window.End.Add(12 * time.Hour)}
+		best.window = &widened
+	}
+	return TimeReference{Window: best.window, Text: text}
+}
+
+// keptTimeWords are the words of a time named that stay words to search
+// by: a conversation about the summer camp or the December recital says
+// them too.
+var keptTimeWords = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|` +
+	`october|november|december|spring|summer|autumn|fall|winter)\b`)
+
+// A timePattern finds one way of naming a time; resolve gives the window
+// its submatches (lower case, the whole match first) name at now, nil for
+// a time that reads two ways, and false when the match names no time
+// after all (the 30th of February, the year 1066).
+type timePattern struct {
+	re      *regexp.Regexp
+	resolve func(m []string, now time.Time) (*TimeWindow, bool)
+}
+
+// The parts patterns are made of.
+const (
+	monthWords = `(january|february|march|april|may|june|july|august|september|october|november|december|` +
+		`jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b\.?`
+	dayNumber   = `(\d{1,2})(?:st|nd|rd|th)?\b`
+	yearNumber  = `(\d{4})\b`
+	seasonWords = `(spring|summer|autumn|fall|winter)\b`
+	dayOn       = `(?:on\s+)?`
+	inOrDuring  = `(?:(?:back\s+)?in\s+|during\s+)?`
+	counted     = `(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|` +
+		`(?:a\s+)?couple(?:\s+of)?|(?:a\s+)?few|several)`
+	weekdayWords = `(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`
+)
+
+func pattern(re string, resolve func(m []string, now time.Time) (*TimeWindow, bool)) timePattern {
+	return timePattern{re: regexp.MustCompile(`(?i)\b` + re), resolve: resolve}
+}
+
+var timePatterns = []timePattern{
+	// Days.
+	pattern(dayOn+`(\d{4})-(\d{2})-(\d{2})\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+		return dayWindow(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), now)
+	}),
+	pattern(dayOn+`(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b`, numericDay),
+	pattern(dayOn+`(?:the\s+)?`+dayNumber+`(?:\s+of)?\s+`+monthWords+`,?\s+`+yearNumber,
+		func(m []string, now time.Time) (*TimeWindow, bool) {
+			return dayWindow(atoi(m[3]), monthOf(m[2]), atoi(m[1]), now)
+		}),
+	pattern(dayOn+monthWords+`\s+(?:the\s+)?`+dayNumber+`,?\s+`+yearNumber,
+		func(m []string, now time.Time) (*TimeWindow, bool) {
+			return dayWindow(atoi(m[3]), monthOf(m[1]), atoi(m[2]), now)
+		}),
+	pattern(dayOn+`(?:the\s+)?`+dayNumber+`(?:\s+of)?\s+`+monthWords,
+		func(m []string, now time.Time) (*TimeWindow, bool) { return latestDay(monthOf(m[2]), atoi(m[1]), now) }),
+	pattern(dayOn+monthWords+`\s+(?:the\s+)?`+dayNumber,
+		func(m []string, now time.Time) (*TimeWindow, bool) { return latestDay(monthOf(m[1]), atoi(m[2]), now) }),
+
+	// Months, seasons, years.
+	pattern(inOrDuring+monthWords+`,?\s+(?:of\s+)?`+yearNumber,
+		func(m []string, now time.Time) (*TimeWindow, bool) {
+			year := atoi(m[2])
+			if !plausibleYear(year, now) {
+				return nil, false
+			}
+			return monthWindow(year, monthOf(m[1])), true
+		}),
+	pattern(`((?:back\s+)?in|during|last|this|early|late|mid)[\s-]+(?:of\s+)?`+monthWords, namedMonth),
+	pattern(inOrDuring+`(?:the\s+)?`+seasonWords+`\s+(?:of\s+)?`+yearNumber,
+		func(m []string, now time.Time) (*TimeWindow, bool) {
+			year := atoi(m[2])
+			if !plausibleYear(year, now) {
+				return nil, false
+			}
+			return seasonWindow(m[1], year), true
+		}),
+	pattern(inOrDuring+`(last|this|past)\s+`+seasonWords, func(m []string, now time.Time) (*TimeWindow, bool) {
+		return recentSeason(m[2], m[1], now), true
+	}),
+	pattern(`(?:in|during)\s+(?:the\s+)?`+seasonWords, func(m []string, now time.Time) (*TimeWindow, bool) {
+		return recentSeason(m[1], "in", now), true
+	}),
+	pattern(`(?:(?:back\s+)?in|during)\s+`+yearNumber, func(m []string, now time.Time) (*TimeWindow, bool) {
+		year := atoi(m[1])
+		if !plausibleYear(year, now) {
+			return nil, false
+		}
+		return yearWindow(year), true
+	}),
+
+	// Times relative to now.
+	pattern(`(?:the\s+)?day\s+before\s+yesterday\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+		return daysBack(now, 2, 2), true
+	}),
+	pattern(`yesterday\b`, func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 1, 1), true }),
+	pattern(`(?:(?:earlier\s+)?today|this\s+(?:morning|afternoon|evening)|tonight)\b`,
+		func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 0, 0), true }),
+	pattern(counted+`\s+(day|week|month|year)s?\s+ago\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+		n, spread, ok := count(m[1])
+		if !ok {
+			return nil, false
+		}
+		return unitsAgo(m[2], n, spread, now), true
+	}),
+	pattern(`(?:the\s+)?(?:past|last)\s+(few|couple(?:\s+of)?)\s+(day|week|month)s\b`,
+		func(m []string, now time.Time) (*TimeWindow, bool) {
+			n, _, _ := count(m[1])
+			return rolling(m[2], n+1, now), true
+		}),
+	pattern(`(the\s+)?(?:(last|previous|past)|(?:earlier\s+)?(this))\s+(week|month|year)\b`, namedUnit),
+	pattern(`(?:last|this\s+past)\s+`+weekdayWords, func(m []string, now time.Time) (*TimeWindow, bool) {
+		today := startOfDay(now)
+		back := (int(today.Weekday()) - int(weekdayOf(m[1])) + 7) % 7
+		if back == 0 {
+			back = 7
+		}
+		return daysBack(now, back, back), true
+	}),
+	pattern(`the\s+other\s+day\b`, func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 7, 1), true }),
+	pattern(`(?:recently|lately)\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+		return &TimeWindow{Start: startOfDay(now).AddDate(0, 0, -30), End: now}, true
+	}),
+}
+
+// numericDay reads a day written with numbers alone, day and month in
+// either order: one that reads two ways names no window.
+func numericDay(m []string, now time.Time) (*TimeWindow, bool) {
+	a, b, year := atoi(m[1]), atoi(m[2]), atoi(m[3])
+	monthFirst, monthFirstOK := dayWindow(year, time.Month(a), b, now)
+	dayFirst, dayFirstOK := dayWindow(year, time.Month(b), a, now)
+	switch {
+	case monthFirstOK && dayFirstOK && a != b:
+		return nil, true
+	case monthFirstOK:
+		return monthFirst, true
+	case dayFirstOK:
+		return dayFirst, true
+	}
+	return nil, false
+}
+
+// namedMonth reads a month named without its year ("in August", "last
+// May"): the latest one that has begun, or for "last", the latest before
+// this month. "This may" is no month: "this may help".
+func namedMonth(m []string, now time.Time) (*TimeWindow, bool) {
+	word, month := strings.Fields(m[1])[0], monthOf(m[2])
+	if month == time.May && word == "this" {
+		return nil, false
+	}
+	year := now.Year()
+	if month > now.Month() || word == "last" && month == now.Month() {
+		year--
+	}
+	return monthWindow(year, month), true
+}
+
+// namedUnit reads "last week", "this month", "the past year" and the like:
+// last (or previous) is the calendar week, month or year before this one,
+// this is the one going on, and the past (or the last) is as long a time
+// up to now.
+func namedUnit(m []string, now time.Time) (*TimeWindow, bool) {
+	withThe, which, this, unit := m[1] != "", m[2], m[3] != "", m[4]
+	today := startOfDay(now)
+	var start time.Time
+	switch unit {
+	case "week":
+		start = today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
+	case "month":
+		start = time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	default:
+		start = time.Date(today.Year(), time.January, 1, 0, 0, 0, 0, time.UTC)
+	}
+	switch {
+	case this:
+		return &TimeWindow{Start: start, End: now}, true
+	case which != "past" && !withThe:
+		return &TimeWindow{Start: addUnits(start, unit, -1), End: start}, true
+	}
+	return rolling(unit, 1, now), true
+}
+
+// unitsAgo is the window "n units ago" names, widened by spread units on
+// either side for a vague count ("a few"): that day; the week around that
+// day; that calendar month or year.
+func unitsAgo(unit string, n, spread int, now time.Time) *TimeWindow {
+	today := startOfDay(now)
+	switch unit {
+	case "day":
+		return daysBack(now, n+spread, n-spread)
+	case "week":
+		return &TimeWindow{Start: today.AddDate(0, 0, -7*(n+spread)-3), End: today.AddDate(0, 0, -7*(n-spread)+4)}
+	case "month":
+		this := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+		return &TimeWindow{Start: this.AddDate(0, -(n + spread), 0), End: this.AddDate(0, -(n-spread)+1, 0)}
+	}
+	this := time.Date(today.Year(), time.January, 1, 0, 0, 0, 0, time.UTC)
+	return &TimeWindow{Start: this.AddDate(-(n + spread), 0, 0), End: this.AddDate(-(n-spread)+1, 0, 0)}
+}
+
+// rolling is the last n units up to now.
+func rolling(unit string, n int, now time.Time) *TimeWindow {
+	return &TimeWindow{Start: addUnits(startOfDay(now), unit, -n), End: now}
+}
+
+func addUnits(t time.Time, unit string, n int) time.Time {
+	switch unit {
+	case "day":
+		return t.AddDate(0, 0, n)
+	case "week":
+		return t.AddDate(0, 0, 7*n)
+	case "month":
+		return t.AddDate(0, n, 0)
+	}
+	return t.AddDate(n, 0, 0)
+}
+
+// daysBack is the days from `from` days before today to `to` days before
+// it, both included.
+func daysBack(now time.Time, from, to int) *TimeWindow {
+	today := startOfDay(now)
+	return &TimeWindow{Start: today.AddDate(0, 0, -from), End: today.AddDate(0, 0, 1-to)}
+}
+
+// dayWindow is one calendar day; false when there is no such day.
+func dayWindow(year int, month time.Month, day int, now time.Time) (*TimeWindow, bool) {
+	start := time.Date(year, month, day, 0, 0, 0, 0, time.UTC)
+	if month < time.January || month > time.December || start.Day() != day || start.Month() != month ||
+		!plausibleYear(year, now) {
+		return nil, false
+	}
+	return &TimeWindow{Start: start, End: start.AddDate(0, 0, 1)}, true
+}
+
+// latestDay is the latest day of that month and number that has begun.
+func latestDay(month time.Month, day int, now time.Time) (*TimeWindow, bool) {
+	year := now.Year()
+	if w, ok := dayWindow(year, month, day, now); ok && !w.Start.After(now) {
+		return w, true
+	}
+	return dayWindow(year-1, month, day, now)
+}
+
+func monthWindow(year int, month time.Month) *TimeWindow {
+	start := time.Date(year, month, 1, 0, 0, 0, 0, time.UTC)
+	return &TimeWindow{Start: start, End: start.AddDate(0, 1, 0)}
+}
+
+func yearWindow(year int) *TimeWindow {
+	start := time.Date(year, time.January, 1, 0, 0, 0, 0, time.UTC)
+	return &TimeWindow{Start: start, End: start.AddDate(1, 0, 0)}
+}
+
+// seasonWindow is the season that begins in year.
+func seasonWindow(season string, year int) *TimeWindow {
+	first := map[string]time.Month{"spring": time.March, "summer": time.June, "autumn": time.September,
+		"fall": time.September, "winter": time.December}[season]
+	start := time.Date(year, first, 1, 0, 0, 0, 0, time.UTC)
+	return &TimeWindow{Start: start, End: start.AddDate(0, 3, 0)}
+}
+
+// recentSeason is the season named without its year: "last spring" (or
+// "past") is the latest one that is over, "in the fall" the latest one that
+// has begun, and "this summer" the one going on, or else this year's,
+// which may be still to come.
+func recentSeason(season, which string, now time.Time) *TimeWindow {
+	if which == "this" {
+		if w := seasonWindow(season, now.Year()-1); w.End.After(now) {
+			return w // a winter begun last December
+		}
+		return seasonWindow(season, now.Year())
+	}
+	for year := now.Year(); ; year-- {
+		w := seasonWindow(season, year)
+		if which == "in" && !w.Start.After(now) || !w.End.After(now) {
+			return w
+		}
+	}
+}
+
+// plausibleYear reports whether year can be one a conversation was held
+// in: from 1970 to next year.
+func plausibleYear(year int, now time.Time) bool { return year >= 1970 && year <= now.Year()+1 }
+
+func startOfDay(t time.Time) time.Time { return t.Truncate(24 * time.Hour) }
+
+// count reads a count of days, weeks, months or years: a number, a number
+// word, or a vague one ("a few"), which is counted one unit wider on
+// either side.
+func count(word string) (n, spread int, ok bool) {
+	word = strings.Join(strings.Fields(word), " ")
+	if n, err := strconv.Atoi(word); err == nil {
+		return n, 0, n > 0
+	}
+	switch word {
+	case "couple", "a couple", "couple of", "a couple of":
+		return 2, 1, true
+	case "few", "a few":
+		return 3, 1, true
+	case "several":
+		return 4, 2, true
+	}
+	for i, w := range []string{"a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"} {
+		if word == w || word == "an" && w == "a" {
+			return max(i, 1), 0, true
+		}
+	}
+	return 0, 0, false
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// monthOf is the month a word (or its abbreviation) names.
+func monthOf(word string) time.Month {
+	word = strings.TrimSuffix(word, ".")
+	for m := time.January; m <= time.December; m++ {
+		if name := strings.ToLower(m.String()); word == name || word == name[:3] || word == "sept" && m == time.September {
+			return m
+		}
+	}
+	return 0
+}
+
+func weekdayOf(word string) time.Weekday {
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		if strings.ToLower(d.String()) == word {
+			return d
+		}
+	}
+	return 0
+}

@@ -1,0 +1,68 @@
+package migrations_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mentormemory/app/apptest"
+)
+
+// TestAnArchiveKnowsTheTimeItsTurnsCover checks that an archived
+// conversation's first_turn_at and last_turn_at are the earliest and latest
+// of its turns' times, whatever order they were posted in, whoever writes
+// the row: the archiving on clear, and an insert that claims another span
+// (as an import could), which gets its turns' span instead.
+func TestAnArchiveKnowsTheTimeItsTurnsCover(t *testing.T) {
+	pool := newDatabase(t)
+	a := apptest.NewUser(t, pool).ID
+	december := time.Date(2023, time.December, 4, 18, 30, 0, 0, time.UTC)
+	august := time.Date(2023, time.August, 12, 9, 0, 0, 0, time.UTC)
+
+	var first, last time.Time
+	asService(t, pool, a, func(tx pgx.Tx) {
+		learner := ptr(createLearner(t, tx, a, "Sam"))
+		conv := createConversation(t, tx, a, learner, "")
+		// Imported history arrives after a turn said today.
+		apptest.Exec(t, tx, `insert into public.conversation_turns (facilitator_id, learner_id, role, content, created_at)
+			values ($1::uuid, $2::uuid, 'user', 'Today', now()),
+				($1::uuid, $2::uuid, 'user', 'Sam at the aquarium', $3::timestamptz),
+				($1::uuid, $2::uuid, 'assistant', 'The visit in August', $4::timestamptz)`, a, learner, december, august)
+		apptest.Exec(t, tx, `delete from public.conversation_updates where facilitator_id = $1::uuid and id = $2::uuid`, a, conv)
+		if err := tx.QueryRow(t.Context(), `select first_turn_at, last_turn_at from public.conversation_history_archive
+			where facilitator_id = $1::uuid`, a).Scan(&first, &last); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !first.Equal(august) || time.Since(last) > time.Minute {
+		t.Errorf("archived span %s – %s, want %s – now", first, last, august)
+	}
+
+	// The row an import writes claims a span its turns do not have.
+	var claimed [2]time.Time
+	if err := pool.QueryRow(t.Context(), `insert into public.conversation_history_archive
+			(facilitator_id, summary, conversation_turns, turn_count, first_turn_at, last_turn_at)
+		values ($1::uuid, 'Imported', jsonb_build_array(
+				jsonb_build_object('role', 'user', 'content', 'Hi', 'created_at', $2::timestamptz),
+				jsonb_build_object('role', 'assistant', 'content', 'Hello')), 2,
+			'2001-01-01', '2099-01-01')
+		returning first_turn_at, last_turn_at`, a, december).Scan(&claimed[0], &claimed[1]); err != nil {
+		t.Fatal(err)
+	}
+	if !claimed[0].Equal(december) || !claimed[1].Equal(december) {
+		t.Errorf("imported span %v, want its one dated turn's time %s", claimed, december)
+	}
+
+	// Turns with no time at all cover the moment they were archived.
+	var span [3]time.Time
+	if err := pool.QueryRow(t.Context(), `insert into public.conversation_history_archive
+			(facilitator_id, summary, conversation_turns, turn_count, archived_at)
+		values ($1::uuid, 'Old', '[{"role": "user", "content": "Hi"}]', 1, '2020-02-02T10:00:00Z')
+		returning first_turn_at, last_turn_at, archived_at`, a).Scan(&span[0], &span[1], &span[2]); err != nil {
+		t.Fatal(err)
+	}
+	if !span[0].Equal(span[2]) || !span[1].Equal(span[2]) {
+		t.Errorf("undated archive spans %v, want its archived_at", span)
+	}
+}
