@@ -2,9 +2,7 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -66,30 +64,6 @@ func TestAnArchivedConversationIsReadInOneRoundTripByItsIndex(t *testing.T) {
 	}
 
 	// The same read under the generic plan prepared statements settle on.
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	for _, q := range []string{
-		`set plan_cache_mode = force_generic_plan`,
-		`prepare archive_turns as ` + postgres.ArchiveTurnsSQL,
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	var plan []byte
-	if err := conn.QueryRow(ctx, `explain (format json) execute archive_turns('`+facilitator+`', '`+short+`', 50, 100)`).
-		Scan(&plan); err != nil {
-		t.Fatal(err)
-	}
-	var parsed []struct{ Plan planNode }
-	if err := json.Unmarshal(plan, &parsed); err != nil || len(parsed) != 1 {
-		t.Fatalf("plan %s: %v", plan, err)
-	}
-	if indexes := parsed[0].Plan.indexes(); len(indexes) != 1 || indexes[0] != "conversation_turns_archive_in_order" ||
-		strings.Contains(string(plan), "Seq Scan") {
-		t.Fatalf("the generic plan reads indexes %v, want conversation_turns_archive_in_order alone:\n%s", indexes, plan)
-	}
+	genericPlanReadsOnly(t, pool, "archive_turns", postgres.ArchiveTurnsSQL,
+		`'`+facilitator+`', '`+short+`', 50, 100`, "conversation_turns_archive_in_order")
 }

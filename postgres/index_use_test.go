@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"mentormemory/postgres"
 )
 
@@ -34,35 +36,37 @@ func TestResentTurnsAreFoundByIndexProbes(t *testing.T) {
 		}
 	}
 
+	// EXPLAIN EXECUTE takes no parameters of its own: the values are literals.
+	genericPlanReadsOnly(t, pool, "stored_client_turns", postgres.StoredClientTurnsSQL,
+		`'`+facilitator+`', '`+learner+`', array['client-4999', 'client-5000']`, "conversation_turns_owner_client_id")
+}
+
+// genericPlanReadsOnly checks that query, prepared as name under the
+// generic plan prepared statements settle on and executed with args (SQL
+// literals), reads the index want alone and no table whole.
+func genericPlanReadsOnly(t *testing.T, pool *pgxpool.Pool, name, query, args, want string) {
+	t.Helper()
+	ctx := context.Background()
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	for _, q := range []string{
-		`set plan_cache_mode = force_generic_plan`,
-		`prepare stored_client_turns as ` + postgres.StoredClientTurnsSQL,
-	} {
+	for _, q := range []string{`set plan_cache_mode = force_generic_plan`, `prepare ` + name + ` as ` + query} {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
 	var plan []byte
-	// EXPLAIN EXECUTE takes no parameters of its own: the values are literals.
-	if err := conn.QueryRow(ctx, `explain (format json) execute stored_client_turns(
-		'`+facilitator+`', '`+learner+`', array['client-4999', 'client-5000'])`).Scan(&plan); err != nil {
+	if err := conn.QueryRow(ctx, `explain (format json) execute `+name+`(`+args+`)`).Scan(&plan); err != nil {
 		t.Fatal(err)
 	}
 	var parsed []struct{ Plan planNode }
 	if err := json.Unmarshal(plan, &parsed); err != nil || len(parsed) != 1 {
 		t.Fatalf("plan %s: %v", plan, err)
 	}
-	indexes := parsed[0].Plan.indexes()
-	if len(indexes) != 1 || indexes[0] != "conversation_turns_owner_client_id" {
-		t.Fatalf("the generic plan reads indexes %v, want conversation_turns_owner_client_id alone:\n%s", indexes, plan)
-	}
-	if strings.Contains(string(plan), "Seq Scan") {
-		t.Fatalf("the generic plan reads the whole table:\n%s", plan)
+	if indexes := parsed[0].Plan.indexes(); len(indexes) != 1 || indexes[0] != want || strings.Contains(string(plan), "Seq Scan") {
+		t.Fatalf("the generic plan of %s reads indexes %v, want %s alone and no table whole:\n%s", name, indexes, want, plan)
 	}
 }
 
