@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,13 +82,20 @@ func TestSearchPrefersTheTimeAQuestionNames(t *testing.T) {
 			t.Errorf("%q: %d results, want every aquarium conversation still found", question, len(results))
 		}
 	}
-	// The time alone: no word of the question is in the piano conversation.
-	if results := search("What did we talk about on 1 May 2022?"); !firstHeld(results).Equal(may) {
-		t.Errorf("a question naming only a time should find the conversation held then first: %v", results)
+	// The time alone: no word of the question is in the piano conversation,
+	// which is shown by its summary's start.
+	results := search("What did we talk about on 1 May 2022?")
+	if !firstHeld(results).Equal(may) {
+		t.Fatalf("a question naming only a time should find the conversation held then first: %v", results)
+	}
+	if snippet, _ := results[0]["snippet"].(string); len(results[0]["matches"].([]any)) != 0 ||
+		!strings.HasPrefix(results[0]["summary"].(string), snippet) || len(strings.Fields(snippet)) < 3 {
+		t.Errorf("a conversation found by its time alone: snippet %q, matches %v, want its summary's start and no match",
+			snippet, results[0]["matches"])
 	}
 	// Words still win: the octopus conversation of December against the
 	// August one the question's time names.
-	results := search("Sam and the octopus in August 2023")
+	results = search("Sam and the octopus in August 2023")
 	if !firstHeld(results).Equal(december) {
 		t.Errorf("the conversation sharing the question's words should come first: %v", results)
 	}

@@ -49,6 +49,18 @@ type TimeReference struct {
 // camp says too: a date's numbers would only match other numbers, and
 // "week" or "ago" every conversation.
 func ReadTimeReference(question string, now time.Time) TimeReference {
+	// Matched in lower case, letter for letter, so that a match's place is
+	// the same in the question.
+	lower := []byte(question)
+	for i, c := range lower {
+		if c >= 'A' && c <= 'Z' {
+			lower[i] = c + 'a' - 'A'
+		}
+	}
+	clues := cluesIn(lower)
+	if clues == 0 {
+		return TimeReference{Text: question}
+	}
 	now = now.UTC()
 	var best struct {
 		start, end int
@@ -56,14 +68,17 @@ func ReadTimeReference(question string, now time.Time) TimeReference {
 		found      bool
 	}
 	for _, p := range timePatterns {
-		for _, m := range p.re.FindAllStringSubmatchIndex(question, -1) {
+		if p.needs&clues != p.needs {
+			continue
+		}
+		for _, m := range p.re.FindAllSubmatchIndex(lower, -1) {
 			if best.found && (m[0] > best.start || m[0] == best.start && m[1] <= best.end) {
 				continue
 			}
 			groups := make([]string, len(m)/2)
 			for i := range groups {
 				if m[2*i] >= 0 {
-					groups[i] = strings.ToLower(question[m[2*i]:m[2*i+1]])
+					groups[i] = string(lower[m[2*i]:m[2*i+1]])
 				}
 			}
 			window, ok := p.resolve(groups, now)
@@ -76,8 +91,11 @@ func ReadTimeReference(question string, now time.Time) TimeReference {
 	if !best.found {
 		return TimeReference{Text: question}
 	}
-	kept := strings.Join(keptTimeWords.FindAllString(question[best.start:best.end], -1), " ")
-	text := strings.Join(strings.Fields(question[:best.start]+" "+kept+" "+question[best.end:]), " ")
+	var kept []string
+	for _, k := range keptTimeWords.FindAllIndex(lower[best.start:best.end], -1) {
+		kept = append(kept, question[best.start+k[0]:best.start+k[1]])
+	}
+	text := strings.Join(strings.Fields(question[:best.start]+" "+strings.Join(kept, " ")+" "+question[best.end:]), " ")
 	if best.window != nil {
 		widened := TimeWindow{Start: best.window.Start.Add(-14 * time.Hour), End: best.window.End.Add(12 * time.Hour)}
 		best.window = &widened
@@ -85,10 +103,67 @@ func ReadTimeReference(question string, now time.Time) TimeReference {
 	return TimeReference{Window: best.window, Text: text}
 }
 
+// A timeClue is a kind of word that some way of naming a time needs: a
+// question without the clues a pattern needs is not matched against it.
+// Most questions have none, and each pattern costs microseconds.
+type timeClue uint8
+
+const (
+	clueNumber timeClue = 1 << iota
+	clueMonth
+	clueSeason
+	clueWeekday
+	clueRelative
+)
+
+// timeWords are the words that are clues, and of which kind.
+var timeWords = func() map[string]timeClue {
+	words := map[string]timeClue{}
+	for clue, list := range map[timeClue]string{
+		clueMonth: `january february march april may june july august september october november december
+			jan feb mar apr jun jul aug sep sept oct nov dec`,
+		clueSeason:  `spring summer autumn fall winter`,
+		clueWeekday: `monday tuesday wednesday thursday friday saturday sunday`,
+		clueRelative: `yesterday today tonight morning afternoon evening ago recently lately
+			day days week weeks month months year years`,
+	} {
+		for _, w := range strings.Fields(list) {
+			words[w] = clue
+		}
+	}
+	return words
+}()
+
+// cluesIn lists the clues of a question (lower case, in ASCII at least).
+func cluesIn(lower []byte) timeClue {
+	var clues timeClue
+	start := -1
+	for i := 0; i <= len(lower); i++ {
+		var c byte
+		if i < len(lower) {
+			c = lower[i]
+		}
+		switch {
+		case c >= '0' && c <= '9':
+			clues |= clueNumber
+		case c >= 'a' && c <= 'z':
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			clues |= timeWords[string(lower[start:i])]
+		}
+		start = -1
+	}
+	return clues
+}
+
 // keptTimeWords are the words of a time named that stay words to search
 // by: a conversation about the summer camp or the December recital says
 // them too.
-var keptTimeWords = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|` +
+var keptTimeWords = regexp.MustCompile(`\b(january|february|march|april|may|june|july|august|september|` +
 	`october|november|december|spring|summer|autumn|fall|winter)\b`)
 
 // A timePattern finds one way of naming a time; resolve gives the window
@@ -96,14 +171,16 @@ var keptTimeWords = regexp.MustCompile(`(?i)\b(january|february|march|april|may|
 // a time that reads two ways, and false when the match names no time
 // after all (the 30th of February, the year 1066).
 type timePattern struct {
+	needs   timeClue
 	re      *regexp.Regexp
 	resolve func(m []string, now time.Time) (*TimeWindow, bool)
 }
 
-// The parts patterns are made of.
+// The parts patterns are made of, in lower case. A month is any word of
+// its length, which monthOf then reads: a pattern with the twelve names
+// and their abbreviations in it took several times as long to match.
 const (
-	monthWords = `(january|february|march|april|may|june|july|august|september|october|november|december|` +
-		`jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b\.?`
+	monthWords  = `([a-z]{3,9})\b\.?`
 	dayNumber   = `(\d{1,2})(?:st|nd|rd|th)?\b`
 	yearNumber  = `(\d{4})\b`
 	seasonWords = `(spring|summer|autumn|fall|winter)\b`
@@ -114,40 +191,37 @@ const (
 	weekdayWords = `(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`
 )
 
-func pattern(re string, resolve func(m []string, now time.Time) (*TimeWindow, bool)) timePattern {
-	return timePattern{re: regexp.MustCompile(`(?i)\b` + re), resolve: resolve}
+func pattern(needs timeClue, re string, resolve func(m []string, now time.Time) (*TimeWindow, bool)) timePattern {
+	return timePattern{needs: needs, re: regexp.MustCompile(`\b` + re), resolve: resolve}
 }
 
 var timePatterns = []timePattern{
 	// Days.
-	pattern(dayOn+`(\d{4})-(\d{2})-(\d{2})\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueNumber, dayOn+`(\d{4})-(\d{2})-(\d{2})\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
 		return dayWindow(atoi(m[1]), time.Month(atoi(m[2])), atoi(m[3]), now)
 	}),
-	pattern(dayOn+`(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b`, numericDay),
-	pattern(dayOn+`(?:the\s+)?`+dayNumber+`(?:\s+of)?\s+`+monthWords+`,?\s+`+yearNumber,
+	pattern(clueNumber, dayOn+`(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b`, numericDay),
+	pattern(clueNumber|clueMonth, dayOn+`(?:the\s+)?`+dayNumber+`(?:\s+of)?\s+`+monthWords+`(?:,?\s+`+yearNumber+`)?`,
 		func(m []string, now time.Time) (*TimeWindow, bool) {
-			return dayWindow(atoi(m[3]), monthOf(m[2]), atoi(m[1]), now)
+			return namedDay(m[3], monthOf(m[2]), atoi(m[1]), now)
 		}),
-	pattern(dayOn+monthWords+`\s+(?:the\s+)?`+dayNumber+`,?\s+`+yearNumber,
+	pattern(clueNumber|clueMonth, dayOn+monthWords+`\s+(?:the\s+)?`+dayNumber+`(?:,?\s+`+yearNumber+`)?`,
 		func(m []string, now time.Time) (*TimeWindow, bool) {
-			return dayWindow(atoi(m[3]), monthOf(m[1]), atoi(m[2]), now)
+			return namedDay(m[3], monthOf(m[1]), atoi(m[2]), now)
 		}),
-	pattern(dayOn+`(?:the\s+)?`+dayNumber+`(?:\s+of)?\s+`+monthWords,
-		func(m []string, now time.Time) (*TimeWindow, bool) { return latestDay(monthOf(m[2]), atoi(m[1]), now) }),
-	pattern(dayOn+monthWords+`\s+(?:the\s+)?`+dayNumber,
-		func(m []string, now time.Time) (*TimeWindow, bool) { return latestDay(monthOf(m[1]), atoi(m[2]), now) }),
 
 	// Months, seasons, years.
-	pattern(inOrDuring+monthWords+`,?\s+(?:of\s+)?`+yearNumber,
+	pattern(clueNumber|clueMonth, inOrDuring+monthWords+`,?\s+(?:of\s+)?`+yearNumber,
 		func(m []string, now time.Time) (*TimeWindow, bool) {
-			year := atoi(m[2])
-			if !plausibleYear(year, now) {
+			year, month := atoi(m[2]), monthOf(m[1])
+			if !plausibleYear(year, now) || month == 0 {
 				return nil, false
 			}
-			return monthWindow(year, monthOf(m[1])), true
+			return monthWindow(year, month), true
 		}),
-	pattern(`((?:back\s+)?in|during|last|this|early|late|mid)[\s-]+(?:of\s+)?`+monthWords, namedMonth),
-	pattern(inOrDuring+`(?:the\s+)?`+seasonWords+`\s+(?:of\s+)?`+yearNumber,
+	pattern(clueMonth, `(?:((?:back\s+)?in|during|last|this)\s+(?:(?:early|late|mid)[\s-]+)?|(?:early|late|mid)[\s-]+)(?:of\s+)?`+monthWords,
+		namedMonth),
+	pattern(clueNumber|clueSeason, inOrDuring+`(?:the\s+)?`+seasonWords+`\s+(?:of\s+)?`+yearNumber,
 		func(m []string, now time.Time) (*TimeWindow, bool) {
 			year := atoi(m[2])
 			if !plausibleYear(year, now) {
@@ -155,13 +229,13 @@ var timePatterns = []timePattern{
 			}
 			return seasonWindow(m[1], year), true
 		}),
-	pattern(inOrDuring+`(last|this|past)\s+`+seasonWords, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueSeason, inOrDuring+`(last|this|past)\s+`+seasonWords, func(m []string, now time.Time) (*TimeWindow, bool) {
 		return recentSeason(m[2], m[1], now), true
 	}),
-	pattern(`(?:in|during)\s+(?:the\s+)?`+seasonWords, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueSeason, `(?:in|during)\s+(?:the\s+)?`+seasonWords, func(m []string, now time.Time) (*TimeWindow, bool) {
 		return recentSeason(m[1], "in", now), true
 	}),
-	pattern(`(?:(?:back\s+)?in|during)\s+`+yearNumber, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueNumber, `(?:(?:back\s+)?in|during)\s+`+yearNumber, func(m []string, now time.Time) (*TimeWindow, bool) {
 		year := atoi(m[1])
 		if !plausibleYear(year, now) {
 			return nil, false
@@ -170,26 +244,26 @@ var timePatterns = []timePattern{
 	}),
 
 	// Times relative to now.
-	pattern(`(?:the\s+)?day\s+before\s+yesterday\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueRelative, `(?:the\s+)?day\s+before\s+yesterday\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
 		return daysBack(now, 2, 2), true
 	}),
-	pattern(`yesterday\b`, func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 1, 1), true }),
-	pattern(`(?:(?:earlier\s+)?today|this\s+(?:morning|afternoon|evening)|tonight)\b`,
+	pattern(clueRelative, `yesterday\b`, func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 1, 1), true }),
+	pattern(clueRelative, `(?:(?:earlier\s+)?today|this\s+(?:morning|afternoon|evening)|tonight)\b`,
 		func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 0, 0), true }),
-	pattern(counted+`\s+(day|week|month|year)s?\s+ago\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueRelative, counted+`\s+(day|week|month|year)s?\s+ago\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
 		n, spread, ok := count(m[1])
 		if !ok {
 			return nil, false
 		}
 		return unitsAgo(m[2], n, spread, now), true
 	}),
-	pattern(`(?:the\s+)?(?:past|last)\s+(few|couple(?:\s+of)?)\s+(day|week|month)s\b`,
+	pattern(clueRelative, `(?:the\s+)?(?:past|last)\s+(few|couple(?:\s+of)?)\s+(day|week|month)s\b`,
 		func(m []string, now time.Time) (*TimeWindow, bool) {
 			n, _, _ := count(m[1])
 			return rolling(m[2], n+1, now), true
 		}),
-	pattern(`(the\s+)?(?:(last|previous|past)|(?:earlier\s+)?(this))\s+(week|month|year)\b`, namedUnit),
-	pattern(`(?:last|this\s+past)\s+`+weekdayWords, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueRelative, `(the\s+)?(?:(last|previous|past)|(?:earlier\s+)?(this))\s+(week|month|year)\b`, namedUnit),
+	pattern(clueWeekday, `(?:last|this\s+past)\s+`+weekdayWords, func(m []string, now time.Time) (*TimeWindow, bool) {
 		today := startOfDay(now)
 		back := (int(today.Weekday()) - int(weekdayOf(m[1])) + 7) % 7
 		if back == 0 {
@@ -197,8 +271,8 @@ var timePatterns = []timePattern{
 		}
 		return daysBack(now, back, back), true
 	}),
-	pattern(`the\s+other\s+day\b`, func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 7, 1), true }),
-	pattern(`(?:recently|lately)\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueRelative, `the\s+other\s+day\b`, func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 7, 1), true }),
+	pattern(clueRelative, `(?:recently|lately)\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
 		return &TimeWindow{Start: startOfDay(now).AddDate(0, 0, -30), End: now}, true
 	}),
 }
@@ -224,8 +298,8 @@ func numericDay(m []string, now time.Time) (*TimeWindow, bool) {
 // May"): the latest one that has begun, or for "last", the latest before
 // this month. "This may" is no month: "this may help".
 func namedMonth(m []string, now time.Time) (*TimeWindow, bool) {
-	word, month := strings.Fields(m[1])[0], monthOf(m[2])
-	if month == time.May && word == "this" {
+	word, month := m[1], monthOf(m[2])
+	if month == 0 || month == time.May && m[0] == "this may" {
 		return nil, false
 	}
 	year := now.Year()
@@ -312,6 +386,15 @@ func dayWindow(year int, month time.Month, day int, now time.Time) (*TimeWindow,
 	return &TimeWindow{Start: start, End: start.AddDate(0, 0, 1)}, true
 }
 
+// namedDay is the day of that month and number, in the year named (""
+// for none: the latest such day that has begun).
+func namedDay(year string, month time.Month, day int, now time.Time) (*TimeWindow, bool) {
+	if year != "" {
+		return dayWindow(atoi(year), month, day, now)
+	}
+	return latestDay(month, day, now)
+}
+
 // latestDay is the latest day of that month and number that has begun.
 func latestDay(month time.Month, day int, now time.Time) (*TimeWindow, bool) {
 	year := now.Year()
@@ -393,7 +476,7 @@ func atoi(s string) int {
 	return n
 }
 
-// monthOf is the month a word (or its abbreviation) names.
+// monthOf is the month a word (or its abbreviation) names; 0 for none.
 func monthOf(word string) time.Month {
 	word = strings.TrimSuffix(word, ".")
 	for m := time.January; m <= time.December; m++ {

@@ -170,7 +170,7 @@ scores as materialized (
 -- best score of the question's words, and is a result even when none of
 -- them matches it; one held at another time can still win on its words.
 ranked as materialized (
-	select d.archived, d.id, d.date,
+	select d.archived, d.id, d.date, s.id is null as time_only,
 		coalesce(s.score, 0) + case when d.in_window
 			then $14::float8 * (select coalesce(max(score), 0) from scores) else 0 end as score
 	from docs d left join scores s on s.archived = d.archived and s.id = d.id
@@ -181,10 +181,14 @@ ranked as materialized (
 select r.id::text, d.learner_id::text, coalesce(d.summary, ''), d.turn_count, r.date, r.archived,
 	r.score, d.first_turn_at, d.last_turn_at,
 	coalesce(m.matches, '[]'::jsonb),
-	coalesce(ts_headline('english', translate(coalesce(m.best, d.summary, ''), '` + markStart + markStop + `', ''), (select q from query),
-		'StartSel=` + markStart + `, StopSel=` + markStop + `, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "'),
-		-- No word to match (the question named only a time): the summary's start.
-		substring(translate(coalesce(d.summary, ''), '` + markStart + markStop + `', '') from '^\s*(\S+(?:\s+\S+){0,29})'), '')
+	case when r.time_only
+		-- No word of the question is in it: the summary's start, which
+		-- costs no parse of the text.
+		then coalesce(substring(translate(coalesce(d.summary, ''), '` + markStart + markStop + `', '')
+			from '^\s*(\S+(?:\s+\S+){0,29})'), '')
+		else ts_headline('english', translate(coalesce(m.best, d.summary, ''), '` + markStart + markStop + `', ''), (select q from query),
+			'StartSel=` + markStart + `, StopSel=` + markStop + `, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
+	end
 from ranked r
 -- Each result's row, found by its key, and the time its turns cover.
 cross join lateral (
@@ -210,13 +214,13 @@ left join lateral (
 		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
 			ts_rank(t.content_vector, (select q from query)) as rank
 		from public.conversation_turns t
-		where r.archived and t.facilitator_id = $1::uuid and t.archive_id = r.id
+		where r.archived and not r.time_only and t.facilitator_id = $1::uuid and t.archive_id = r.id
 			and t.content_vector @@ (select q from query)
 		union all
 		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
 			ts_rank(t.content_vector, (select q from query))
 		from public.conversation_turns t
-		where not r.archived and t.facilitator_id = $1::uuid and t.archive_id is null
+		where not r.archived and not r.time_only and t.facilitator_id = $1::uuid and t.archive_id is null
 			and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(d.learner_id, '` + nilLearner + `'::uuid)
 			and t.content_vector @@ (select q from query)
 		order by rank desc, id
