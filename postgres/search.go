@@ -115,9 +115,8 @@ query as materialized (
 -- which reads the term straight from the vector instead of unnesting every
 -- lexeme of every matching conversation.
 --
--- A conversation is held in the time the question names when one of its
--- active turns was said then, or, archived, when the span of time its
--- turns cover (migration 0029) meets it.
+-- A conversation is held in the time the question names when the span of
+-- time its turns cover (migrations 0029 and 0030) meets it.
 docs as materialized (
 	select d.archived, d.id, d.date, length(d.v)::float8 as dl, d.in_window,
 		case when d.v @@ (select q from query) then array(
@@ -126,12 +125,7 @@ docs as materialized (
 		end as tfs
 	from (
 		select false as archived, c.id, c.updated_at as date, c.search_vector as v,
-			case when $12::timestamptz is not null then exists (
-				select 1 from public.conversation_turns t
-				where t.facilitator_id = $1::uuid and t.archive_id is null
-					and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(c.learner_id, '` + nilLearner + `'::uuid)
-					and t.created_at >= $12::timestamptz and t.created_at < $13::timestamptz)
-			else false end as in_window
+			coalesce(c.first_turn_at < $13::timestamptz and c.last_turn_at >= $12::timestamptz, false) as in_window
 		from public.conversation_updates c
 		where c.facilitator_id = $1::uuid and ($4::uuid is null or c.learner_id = $4::uuid)
 			and (c.turns_vector <> ''::tsvector or c.summary <> '')
@@ -190,16 +184,10 @@ select r.id::text, d.learner_id::text, coalesce(d.summary, ''), d.turn_count, r.
 			'StartSel=` + markStart + `, StopSel=` + markStop + `, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
 	end
 from ranked r
--- Each result's row, found by its key, and the time its turns cover.
+-- Each result's row, found by its key.
 cross join lateral (
-	select c.learner_id, c.summary, c.turn_count, span.first_turn_at, span.last_turn_at
+	select c.learner_id, c.summary, c.turn_count, c.first_turn_at, c.last_turn_at
 	from public.conversation_updates c
-	cross join lateral (
-		select min(t.created_at) as first_turn_at, max(t.created_at) as last_turn_at
-		from public.conversation_turns t
-		where t.facilitator_id = $1::uuid and t.archive_id is null
-			and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(c.learner_id, '` + nilLearner + `'::uuid)
-	) span
 	where not r.archived and c.facilitator_id = $1::uuid and c.id = r.id
 	union all
 	select a.learner_id, a.summary, a.turn_count, a.first_turn_at, a.last_turn_at
