@@ -140,7 +140,7 @@ stats as materialized (
 	select count(*)::float8 as n, greatest(avg(dl), 1)::float8 as avgdl from docs
 ),
 freqs as materialized (
-	select d.archived, d.id, d.date, d.dl, f.term_no, f.tf
+	select d.archived, d.id, d.date, d.in_window, d.dl, f.term_no, f.tf
 	from docs d cross join lateral unnest(d.tfs) with ordinality as f(tf, term_no)
 	where d.tfs is not null and f.tf > 0
 ),
@@ -153,23 +153,27 @@ term_weights as materialized (
 	group by t.term_no, t.weight, s.n
 ),
 scores as materialized (
-	select f.archived, f.id,
+	select f.archived, f.id, f.date, f.in_window,
 		sum(w.weight * w.idf * f.tf * ($8::float8 + 1)
 			/ (f.tf + $8::float8 * (1 - $9::float8 + $9::float8 * f.dl / s.avgdl))) as score
 	from freqs f join term_weights w using (term_no) cross join stats s
-	group by f.archived, f.id
+	group by f.archived, f.id, f.date, f.in_window
 ),
 -- Ranked and cut to the limit before the costlier per-result work below.
 -- A conversation held in the time the question names gains $14 times the
 -- best score of the question's words, and is a result even when none of
--- them matches it; one held at another time can still win on its words.
+-- them matches it (time_only); one held at another time can still win on
+-- its words.
 ranked as materialized (
-	select d.archived, d.id, d.date, s.id is null as time_only,
-		coalesce(s.score, 0) + case when d.in_window
+	select c.archived, c.id, c.date, c.time_only,
+		c.score + case when c.in_window
 			then $14::float8 * (select coalesce(max(score), 0) from scores) else 0 end as score
-	from docs d left join scores s on s.archived = d.archived and s.id = d.id
-	where s.id is not null or d.in_window
-	order by score desc, d.date desc, d.id
+	from (
+		select s.archived, s.id, s.date, s.in_window, false as time_only, s.score from scores s
+		union all
+		select d.archived, d.id, d.date, true, true, 0 from docs d where d.in_window and d.tfs is null
+	) c
+	order by score desc, c.date desc, c.id
 	limit $6
 )
 select r.id::text, d.learner_id::text, coalesce(d.summary, ''), d.turn_count, r.date, r.archived,
