@@ -15,8 +15,9 @@ import (
 // Sam held at different times, three of them archived, and checks that a
 // question naming a time finds the one held then first, among others that
 // share its words; that a time alone finds a conversation with no word in
-// common; and that a conversation of another time still wins on words it
-// shares and the one of the time does not.
+// common; that a conversation of another time still wins on words it
+// shares and the one of the time does not; and that the mentor's search
+// tool tells the model when each conversation was held.
 func TestSearchPrefersTheTimeAQuestionNames(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{})
 	dana := svc.NewUser(t)
@@ -101,6 +102,14 @@ func TestSearchPrefersTheTimeAQuestionNames(t *testing.T) {
 	}
 	if len(results) < 2 || !firstHeld(results[1:]).Equal(august) {
 		t.Errorf("the conversation of the time named should follow it: %v", results)
+	}
+	// The mentor's model, asked "when did…", reads when the conversation
+	// was held, not when it was archived.
+	found := svc.Call(t, dana.Token, http.MethodPost, "/api/tools/call", toolCall("search_conversation_history",
+		`{"search":"When did Sam go to the aquarium with his cousins?","include_archive":true}`)).WantStatus(http.StatusOK)
+	items := found.Body["results"].([]any)
+	if len(items) == 0 || items[0].(map[string]any)["date"] != august.Add(time.Minute).Format(time.RFC3339) {
+		t.Errorf("the model should read the day the cousins' visit was talked about, %s: %s", august, found.Raw)
 	}
 	// Every result says when its turns were said.
 	for _, r := range search("aquarium") {

@@ -3,6 +3,7 @@ package mentor
 import (
 	"slices"
 	"strings"
+	"time"
 )
 
 // The rules of a post. The store reads what a post works on and writes what
@@ -154,6 +155,10 @@ type RecordUpdate struct {
 	SummarizedTurnID int64
 	// MarkStale records that the summarizer failed.
 	MarkStale bool
+	// FirstTurnAt and LastTurnAt are the earliest and the latest time of
+	// the turns added, by which the span of time the conversation covers
+	// widens; zero when none was added.
+	FirstTurnAt, LastTurnAt time.Time
 }
 
 // UpdateRecord decides what a post writes to its conversation's record,
@@ -175,6 +180,14 @@ func UpdateRecord(record ConversationRecord, added []Turn, inline *InlineSummary
 		return RecordUpdate{}, false, err
 	}
 	update := RecordUpdate{AddedTurns: len(added), AddedText: joinContents(added), RecentTurns: recentJSON}
+	for _, t := range added {
+		if update.FirstTurnAt.IsZero() || t.CreatedAt.Before(update.FirstTurnAt) {
+			update.FirstTurnAt = t.CreatedAt
+		}
+		if t.CreatedAt.After(update.LastTurnAt) {
+			update.LastTurnAt = t.CreatedAt
+		}
+	}
 	switch {
 	case inline == nil:
 	case inline.Err != nil:

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"mentormemory/mentor"
 )
@@ -119,6 +120,22 @@ func TestUpdateRecordKeepsTheLastTenTurns(t *testing.T) {
 	}
 	if update.Summary != nil || update.MarkStale {
 		t.Fatalf("without a summary written the summary changed: %+v", update)
+	}
+}
+
+// The span of time a conversation covers widens by the earliest and the
+// latest of the turns added, whatever their order (imported history may
+// come after later turns).
+func TestUpdateRecordWidensTheConversationsTimeSpan(t *testing.T) {
+	monday := time.Date(2023, time.December, 4, 18, 0, 0, 0, time.UTC)
+	added := []mentor.Turn{user("b"), reply("c"), user("a")}
+	added[0].CreatedAt, added[1].CreatedAt, added[2].CreatedAt = monday.Add(time.Hour), monday.Add(2*time.Hour), monday
+	update, _, err := mentor.UpdateRecord(record("", 0), added, nil)
+	if err != nil || !update.FirstTurnAt.Equal(monday) || !update.LastTurnAt.Equal(monday.Add(2*time.Hour)) {
+		t.Fatalf("span %s – %s (%v), want %s – %s", update.FirstTurnAt, update.LastTurnAt, err, monday, monday.Add(2*time.Hour))
+	}
+	if update, _, _ := mentor.UpdateRecord(record("Old.", 3), nil, &mentor.InlineSummary{Summary: "New."}); !update.FirstTurnAt.IsZero() {
+		t.Fatalf("no turn added, yet the span widens from %s", update.FirstTurnAt)
 	}
 }
 

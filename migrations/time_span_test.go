@@ -66,3 +66,37 @@ func TestAnArchiveKnowsTheTimeItsTurnsCover(t *testing.T) {
 		t.Errorf("undated archive spans %v, want its archived_at", span)
 	}
 }
+
+// TestTheActiveConversationKnowsTheTimeItsTurnsCover checks that archiving
+// the oldest turns narrows the active conversation's span to the turns
+// left active, and that the archived segment covers the others.
+func TestTheActiveConversationKnowsTheTimeItsTurnsCover(t *testing.T) {
+	pool := newDatabase(t)
+	a := apptest.NewUser(t, pool).ID
+	start := time.Date(2022, time.March, 1, 18, 0, 0, 0, time.UTC)
+	asService(t, pool, a, func(tx pgx.Tx) {
+		createConversation(t, tx, a, nil, "")
+		// 52 turns a day apart, said before this segment was begun.
+		apptest.Exec(t, tx, `insert into public.conversation_turns (facilitator_id, role, content, created_at)
+			select $1::uuid, 'user', 'turn ' || n, $2::timestamptz + (n - 1) * interval '1 day'
+			from generate_series(1, 52) n order by n`, a, start)
+		apptest.Exec(t, tx, `update public.conversation_updates
+			set turn_count = 52, first_turn_at = $2::timestamptz, last_turn_at = $2::timestamptz + interval '51 days'
+			where facilitator_id = $1::uuid`, a, start)
+		var first, last time.Time
+		if err := tx.QueryRow(t.Context(), `select first_turn_at, last_turn_at from public.conversation_updates
+			where facilitator_id = $1::uuid`, a).Scan(&first, &last); err != nil {
+			t.Fatal(err)
+		}
+		if !first.Equal(start.AddDate(0, 0, 50)) || !last.Equal(start.AddDate(0, 0, 51)) {
+			t.Errorf("active span %s – %s after archiving 50 turns, want the last two days", first, last)
+		}
+		if err := tx.QueryRow(t.Context(), `select first_turn_at, last_turn_at from public.conversation_history_archive
+			where facilitator_id = $1::uuid`, a).Scan(&first, &last); err != nil {
+			t.Fatal(err)
+		}
+		if !first.Equal(start) || !last.Equal(start.AddDate(0, 0, 49)) {
+			t.Errorf("archived span %s – %s, want the first fifty days", first, last)
+		}
+	})
+}

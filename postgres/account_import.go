@@ -410,8 +410,8 @@ func (s *Store) Import(ctx context.Context, next func() (mentor.ArchiveLine, err
 }
 
 // finish checks the references to records further down, then brings each
-// imported conversation's turn count, search words and summarized turn in
-// line with the turns now stored.
+// imported conversation's turn count, search words, time span and
+// summarized turn in line with the turns now stored.
 func (run *importRun) finish(ctx context.Context, tx pgx.Tx) error {
 	for _, ref := range run.later {
 		if !run.seen[ref.typ][ref.id] {
@@ -422,10 +422,12 @@ func (run *importRun) finish(ctx context.Context, tx pgx.Tx) error {
 	for _, c := range run.conversations {
 		if _, err := tx.Exec(ctx, `update public.conversation_updates c
 			set turn_count = a.turns, turns_bytes = a.bytes, turns_vector = a.words,
+				first_turn_at = a.first_at, last_turn_at = a.last_at,
 				summarized_turn_id = coalesce((select t.id from public.conversation_turns t
 					where t.facilitator_id = $1::uuid and t.import_key = $3::uuid), 0)
 			from (select count(*)::integer as turns, coalesce(sum(octet_length(t.content)), 0) as bytes,
-					coalesce(to_tsvector('english', string_agg(t.content, ' ' order by t.id)), ''::tsvector) as words
+					coalesce(to_tsvector('english', string_agg(t.content, ' ' order by t.id)), ''::tsvector) as words,
+					min(t.created_at) as first_at, max(t.created_at) as last_at
 				from public.conversation_turns t, public.conversation_updates u
 				where u.facilitator_id = $1::uuid and u.id = $2::uuid and t.facilitator_id = $1::uuid
 					and coalesce(t.learner_id, '`+nilLearner+`'::uuid) = coalesce(u.learner_id, '`+nilLearner+`'::uuid)

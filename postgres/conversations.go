@@ -298,11 +298,13 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 					else turns_vector || to_tsvector('english', $5) end,
 				summary = coalesce($6, summary),
 				summary_stale = case when $6::text is null then summary_stale or $8 else false end,
-				summarized_turn_id = case when $6::text is null then summarized_turn_id else $7 end
+				summarized_turn_id = case when $6::text is null then summarized_turn_id else $7 end,
+				first_turn_at = least(first_turn_at, $9), last_turn_at = greatest(last_turn_at, $10)
 			where facilitator_id = $1::uuid and id = $2::uuid
 			returning `+conversationColumns,
 			me, o.conv.ID, update.AddedTurns, string(update.RecentTurns), update.AddedText,
-			update.Summary, update.SummarizedTurnID, update.MarkStale))
+			update.Summary, update.SummarizedTurnID, update.MarkStale,
+			timeOrNull(update.FirstTurnAt), timeOrNull(update.LastTurnAt)))
 		if err != nil {
 			return err
 		}
@@ -311,6 +313,14 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 		return nil
 	})
 	return out, err
+}
+
+// timeOrNull is t for a statement, NULL when it is the zero time.
+func timeOrNull(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 // storedClientTurnsSQL finds the stored turns of a conversation ($1
@@ -375,10 +385,7 @@ func queueInsertTurns(b *pgx.Batch, me string, learnerID *string, turns []mentor
 	ids := make([]string, len(turns))
 	times := make([]*time.Time, len(turns))
 	for i, t := range turns {
-		roles[i], contents[i], ids[i] = t.Role, t.Content, t.ID
-		if !t.CreatedAt.IsZero() {
-			times[i] = &t.CreatedAt
-		}
+		roles[i], contents[i], ids[i], times[i] = t.Role, t.Content, t.ID, timeOrNull(t.CreatedAt)
 	}
 	b.Queue(`with added as (
 			insert into public.conversation_turns (facilitator_id, learner_id, role, content, client_turn_id, created_at)

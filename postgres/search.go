@@ -115,9 +115,8 @@ query as materialized (
 -- which reads the term straight from the vector instead of unnesting every
 -- lexeme of every matching conversation.
 --
--- A conversation is held in the time the question names when one of its
--- active turns was said then, or, archived, when the span of time its
--- turns cover (migration 0029) meets it.
+-- A conversation is held in the time the question names when the span of
+-- time its turns cover (migrations 0029 and 0030) meets it.
 docs as materialized (
 	select d.archived, d.id, d.date, length(d.v)::float8 as dl, d.in_window,
 		case when d.v @@ (select q from query) then array(
@@ -126,12 +125,7 @@ docs as materialized (
 		end as tfs
 	from (
 		select false as archived, c.id, c.updated_at as date, c.search_vector as v,
-			case when $12::timestamptz is not null then exists (
-				select 1 from public.conversation_turns t
-				where t.facilitator_id = $1::uuid and t.archive_id is null
-					and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(c.learner_id, '` + nilLearner + `'::uuid)
-					and t.created_at >= $12::timestamptz and t.created_at < $13::timestamptz)
-			else false end as in_window
+			coalesce(c.first_turn_at < $13::timestamptz and c.last_turn_at >= $12::timestamptz, false) as in_window
 		from public.conversation_updates c
 		where c.facilitator_id = $1::uuid and ($4::uuid is null or c.learner_id = $4::uuid)
 			and (c.turns_vector <> ''::tsvector or c.summary <> '')
@@ -146,7 +140,7 @@ stats as materialized (
 	select count(*)::float8 as n, greatest(avg(dl), 1)::float8 as avgdl from docs
 ),
 freqs as materialized (
-	select d.archived, d.id, d.date, d.dl, f.term_no, f.tf
+	select d.archived, d.id, d.date, d.in_window, d.dl, f.term_no, f.tf
 	from docs d cross join lateral unnest(d.tfs) with ordinality as f(tf, term_no)
 	where d.tfs is not null and f.tf > 0
 ),
@@ -159,23 +153,27 @@ term_weights as materialized (
 	group by t.term_no, t.weight, s.n
 ),
 scores as materialized (
-	select f.archived, f.id,
+	select f.archived, f.id, f.date, f.in_window,
 		sum(w.weight * w.idf * f.tf * ($8::float8 + 1)
 			/ (f.tf + $8::float8 * (1 - $9::float8 + $9::float8 * f.dl / s.avgdl))) as score
 	from freqs f join term_weights w using (term_no) cross join stats s
-	group by f.archived, f.id
+	group by f.archived, f.id, f.date, f.in_window
 ),
 -- Ranked and cut to the limit before the costlier per-result work below.
 -- A conversation held in the time the question names gains $14 times the
 -- best score of the question's words, and is a result even when none of
--- them matches it; one held at another time can still win on its words.
+-- them matches it (time_only); one held at another time can still win on
+-- its words.
 ranked as materialized (
-	select d.archived, d.id, d.date, s.id is null as time_only,
-		coalesce(s.score, 0) + case when d.in_window
+	select c.archived, c.id, c.date, c.time_only,
+		c.score + case when c.in_window
 			then $14::float8 * (select coalesce(max(score), 0) from scores) else 0 end as score
-	from docs d left join scores s on s.archived = d.archived and s.id = d.id
-	where s.id is not null or d.in_window
-	order by score desc, d.date desc, d.id
+	from (
+		select s.archived, s.id, s.date, s.in_window, false as time_only, s.score from scores s
+		union all
+		select d.archived, d.id, d.date, true, true, 0 from docs d where d.in_window and d.tfs is null
+	) c
+	order by score desc, c.date desc, c.id
 	limit $6
 )
 select r.id::text, d.learner_id::text, coalesce(d.summary, ''), d.turn_count, r.date, r.archived,
@@ -190,16 +188,10 @@ select r.id::text, d.learner_id::text, coalesce(d.summary, ''), d.turn_count, r.
 			'StartSel=` + markStart + `, StopSel=` + markStop + `, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
 	end
 from ranked r
--- Each result's row, found by its key, and the time its turns cover.
+-- Each result's row, found by its key.
 cross join lateral (
-	select c.learner_id, c.summary, c.turn_count, span.first_turn_at, span.last_turn_at
+	select c.learner_id, c.summary, c.turn_count, c.first_turn_at, c.last_turn_at
 	from public.conversation_updates c
-	cross join lateral (
-		select min(t.created_at) as first_turn_at, max(t.created_at) as last_turn_at
-		from public.conversation_turns t
-		where t.facilitator_id = $1::uuid and t.archive_id is null
-			and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(c.learner_id, '` + nilLearner + `'::uuid)
-	) span
 	where not r.archived and c.facilitator_id = $1::uuid and c.id = r.id
 	union all
 	select a.learner_id, a.summary, a.turn_count, a.first_turn_at, a.last_turn_at

@@ -221,7 +221,11 @@ type Found interface {
 func (r searchResult) Found() int { return r.Count }
 
 type foundItem struct {
-	Summary        string        `json:"summary"`
+	Summary string `json:"summary"`
+	// Date is when the conversation was held, its latest turn (when it was
+	// last written or archived, for one whose turns were all archived), so
+	// that the model answers "when did we…" with the day it was said, not
+	// the day imported history was stored.
 	Date           time.Time     `json:"date"`
 	LearnerContext string        `json:"learner_context"`
 	Snippet        string        `json:"snippet"`
@@ -245,6 +249,9 @@ func (x *Executor) search(ctx context.Context, text string, includeArchive bool)
 			LearnerContext: r.LearnerContext,
 			Snippet:        plainSnippet(r.Snippet),
 			Matches:        make([]contextTurn, len(matches)),
+		}
+		if r.LastTurnAt != nil {
+			item.Date = *r.LastTurnAt
 		}
 		for j, m := range matches {
 			item.Matches[j] = contextTurn{Role: m.Role, Content: m.Content}

@@ -14,7 +14,7 @@
 begin;
 \ir setup/two_facilitators.psql
 
-select plan(34);
+select plan(38);
 
 -- What the Data API may no longer write.
 select pg_temp.act_as('authenticated', 'a');
@@ -42,7 +42,7 @@ select pg_temp.act_as_owner();
 -- The same, as the privileges say, column by column.
 select ok(not has_column_privilege('authenticated', 'public.conversation_updates', c.col, p.privilege),
   format('authenticated holds no %s on conversation_updates.%s', p.privilege, c.col))
-from (values ('turn_count'), ('turns_vector')) c(col)
+from (values ('turn_count'), ('turns_vector'), ('first_turn_at'), ('last_turn_at')) c(col)
 cross join (values ('INSERT'), ('UPDATE')) p(privilege)
 order by c.col, p.privilege;
 select ok(not has_column_privilege('authenticated', 'public.mentor_sessions', 'exchanges', p.privilege),

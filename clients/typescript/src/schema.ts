@@ -909,6 +909,7 @@ export interface components {
             count: number;
             results: {
                 summary: string;
+                /** @description When the conversation was held: the time of its latest turn */
                 date: components["schemas"]["Timestamp"];
                 learner_context: string;
                 /** @description Matches marked with ** */
