@@ -280,10 +280,15 @@ func (l *loader) insert(ctx context.Context, b *batch) error {
 	}, func(tx pgx.Tx) error {
 		// The summaries cover every active turn, as after a successful
 		// update; left at 0, the first post would re-summarize the whole
-		// turn log.
+		// turn log. The active turns' words, bytes and time span are what
+		// the posts would have left (as the archiving trigger recomputes
+		// them): search reads the words and the span.
 		_, err := tx.Exec(ctx, `update public.conversation_updates c
-			set summarized_turn_id = m.last_id
-			from (select facilitator_id, learner_id, max(id) as last_id
+			set summarized_turn_id = m.last_id, turns_vector = m.words, turns_bytes = m.bytes,
+				first_turn_at = m.first_at, last_turn_at = m.last_at
+			from (select facilitator_id, learner_id, max(id) as last_id,
+					to_tsvector('english', string_agg(content, ' ' order by id)) as words,
+					sum(octet_length(content)) as bytes, min(created_at) as first_at, max(created_at) as last_at
 				from public.conversation_turns
 				where facilitator_id = any($1::uuid[]) and archive_id is null
 				group by facilitator_id, learner_id) m
