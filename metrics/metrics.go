@@ -108,7 +108,7 @@ func New(pool *pgxpool.Pool, queue QueueReader, log *slog.Logger) *Metrics {
 			Name: "mentor_db_replica_up", Help: "Whether the read replica answered its last probe as a standby (1) or not (0).",
 		}),
 		replicaLag: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "mentor_db_replica_lag_seconds", Help: "How far the read replica's replay was behind the primary at its last probe (0: caught up).",
+			Name: "mentor_db_replica_lag_seconds", Help: "How far the read replica's replay was behind the primary at the last probe that reached it (0: caught up).",
 		}),
 	}
 	m.registry.MustRegister(m.requests, m.requestSeconds, m.jobs, m.modelCalls, m.modelSeconds, m.modelTokens,

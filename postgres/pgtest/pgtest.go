@@ -78,14 +78,22 @@ func OnStandby(tb testing.TB, dbURL, standbyURL string) string {
 }
 
 // WaitForReplay waits until the standby at standbyURL has replayed all the
-// primary at primaryURL had written when it was called, and fails the test
-// after a minute.
+// primary at primaryURL had committed, and begun to write, when it was
+// called; it fails the test after a minute. It commits a transaction there
+// that writes a message to the WAL and nothing else: its commit flushes
+// the WAL past every record begun before, so the position it waits for,
+// the flushed one, is past the one the service notes after a write (the
+// primary's insert position then), and is one the standby can reach.
 func WaitForReplay(tb testing.TB, primaryURL, standbyURL string) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var written string
-	if err := queryRow(ctx, primaryURL, `select pg_current_wal_lsn()::text`, &written); err != nil {
+	var message, written string
+	err := queryRow(ctx, primaryURL, `select pg_logical_emit_message(true, 'pgtest', 'wait for replay')::text`, &message)
+	if err == nil {
+		err = queryRow(ctx, primaryURL, `select pg_current_wal_flush_lsn()::text`, &written)
+	}
+	if err != nil {
 		tb.Fatalf("the primary's WAL position: %v", err)
 	}
 	for {
