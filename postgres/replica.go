@@ -75,8 +75,9 @@ type Replica struct {
 	floor  uint64
 	// unknownWrite: a write committed whose position could not be read
 	// (the primary failed just after). Every read stays on the primary
-	// until a probe that started after it, the probeSeq-th or later,
-	// reads the primary's position and raises floor to it.
+	// until a probe that started after it (probes are numbered by
+	// probeSeq; one numbered above unknownBefore) has read the primary's
+	// position, which is past the write, and raised floor to it.
 	unknownWrite  bool
 	unknownBefore uint64
 	probeSeq      uint64
@@ -197,7 +198,7 @@ func (r *Replica) probe(ctx context.Context) {
 		return
 	}
 	if !r.up {
-		r.log.Info("the read replica answers again", "lag", lag)
+		r.log.Info("the read replica is in service", "lag", lag)
 	}
 	r.up, r.lag, r.probedAt, r.replayed = true, lag, time.Now(), uint64(replayed)
 	if r.unknownWrite && seq > r.unknownBefore {
