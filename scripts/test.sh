@@ -9,7 +9,7 @@
 # ./.data/test-postgres on 127.0.0.1:54330 (PostgreSQL installed if missing)
 # and DATABASE_URL points at its `postgres` database; tests create their own
 # databases from it. A streaming hot standby of it is made afresh
-# (pg_basebackup) in ./.data/test-standby on 127.0.0.1:54331, for the tests
+# (pg_basebackup) in ./.data/test-standby on 127.0.0.1:54332, for the tests
 # of the read replica (TEST_DATABASE_REPLICA_URL), and stopped and removed
 # at exit however the run ends. The primary keeps running for faster
 # reruns, except under CI=true, where it is stopped at exit too. Under
@@ -34,7 +34,7 @@ source scripts/lib/pgtap.sh
 TEST_PG_DIR=$ROOT/.data/test-postgres
 TEST_PG_PORT=${TEST_PG_PORT:-54330}
 TEST_STANDBY_DIR=$ROOT/.data/test-standby
-TEST_STANDBY_PORT=${TEST_STANDBY_PORT:-$((TEST_PG_PORT + 1))}
+TEST_STANDBY_PORT=${TEST_STANDBY_PORT:-$((TEST_PG_PORT + 2))}  # 54331 is the benchmark's
 TEST_STANDBY_SLOT=mentor_test_standby
 CI=${CI:-}
 FUZZ_TIME=${FUZZ_TIME:-8s}
