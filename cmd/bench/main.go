@@ -10,6 +10,7 @@
 //	           [-routes get,search,recall-light | -routes heavy | -routes search-10000] [-cpuprofile FILE]
 //	bench clients -db URL [-clients 50] [-duration 60s] [-think-min 500ms] [-think-max 2s]
 //	           [-modes offline,model] [-model-latency 1s] [-out FILE]
+//	bench serve -addr 127.0.0.1:PORT -server-log FILE [-cpuprofile FILE]   (run's server process)
 //	bench rss  -db URL -server BIN [-label NAME] [-duration 20s] [-settle 10s] [-header-conns 300]
 //	           [-posters 150] [-stalled 200] [-loads headers,posts,stalled] [-out FILE]
 //
@@ -17,7 +18,9 @@
 // adds the heavy tenants (one facilitator each, with that many archived
 // conversations) not loaded yet without reloading the rest; run
 // needs the data loaded, and so does clients, the load run of concurrent
-// web clients. rss needs no data: it runs a server binary on a database of
+// web clients. run serves the app from a process of its own, this binary
+// under serve, so that the server's CPU time is told from the load
+// generator's. rss needs no data: it runs a server binary on a database of
 // its own and measures that process's memory. The learner memories (-memories per learner, 0 for none)
 // are a data set of their own, loaded after the conversations.
 // scripts/bench starts a private cluster and runs both. -db must connect as
@@ -55,6 +58,11 @@ func command(ctx context.Context, args []string) error {
 		return errors.New("usage: bench load|run|clients|rss [flags] (bench load -h for the flags)")
 	}
 	name, args := args[0], args[1:]
+	if name == "serve" {
+		// The per-route run's server process: its settings come from the
+		// environment run gives it.
+		return bench.ServeCommand(ctx, args, os.Stdout)
+	}
 	flags := flag.NewFlagSet("bench "+name, flag.ContinueOnError)
 	db := flags.String("db", os.Getenv("BENCH_DATABASE_URL"), "database URL, as a superuser (default $BENCH_DATABASE_URL)")
 	parse := func() error {
@@ -111,7 +119,7 @@ func command(ctx context.Context, args []string) error {
 		flags.Uint64Var(&c.Seed, "seed", 1, "seed of the request mix")
 		flags.StringVar(&c.Routes, "routes", "", "measure only these routes: comma-separated "+strings.Join(bench.RouteKeys, ", ")+
 			"; heavy, or search-N and get-N, for the heavy tenants (measured only when named)")
-		flags.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of this process (app and clients) to this file")
+		flags.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the server process (the app alone) to this file")
 		if err := parse(); err != nil {
 			return err
 		}
