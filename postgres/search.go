@@ -155,10 +155,10 @@ candidate_query as materialized (
 	end as q
 ),
 -- Through the view of the caller's archived conversations (migration
--- 0032), which the words' index serves under row-level security.
+-- 0038), which the words' index serves under row-level security.
 found as materialized (
 	select w.id from private.caller_archive_words w
-	where w.search_vector @@ (select q from candidate_query) and ($4::uuid is null or w.learner_id = $4::uuid)
+	where w.facilitator_id = $1::uuid and w.search_vector @@ (select q from candidate_query) and ($4::uuid is null or w.learner_id = $4::uuid)
 	limit $15
 ),
 archived as materialized (

@@ -4,7 +4,7 @@
 -- one else's; nobody writes them but the archive's triggers, which keep
 -- them what the conversations' vectors say, through an erasure too, and
 -- the list of conversations still to count is out of every request role's
--- reach. The view search finds its candidates through (migration 0032)
+-- reach. The view search finds its candidates through (migration 0038)
 -- shows the service the caller's archived conversations alone, and
 -- nobody else anything.
 
