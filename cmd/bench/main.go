@@ -9,12 +9,15 @@
 //	           [-routes get,search,recall-light] [-cpuprofile FILE]
 //	bench clients -db URL [-clients 50] [-duration 60s] [-think-min 500ms] [-think-max 2s]
 //	           [-modes offline,model] [-model-latency 1s] [-out FILE]
+//	bench serve -addr 127.0.0.1:PORT -server-log FILE [-cpuprofile FILE]   (run's server process)
 //	bench rss  -db URL -server BIN [-label NAME] [-duration 20s] [-settle 10s] [-header-conns 300]
 //	           [-posters 150] [-stalled 200] [-loads headers,posts,stalled] [-out FILE]
 //
 // load skips what is loaded already, so a second run reuses the data; run
 // needs the data loaded, and so does clients, the load run of concurrent
-// web clients. rss needs no data: it runs a server binary on a database of
+// web clients. run serves the app from a process of its own, this binary
+// under serve, so that the server's CPU time is told from the load
+// generator's. rss needs no data: it runs a server binary on a database of
 // its own and measures that process's memory. The learner memories (-memories per learner, 0 for none)
 // are a data set of their own, loaded after the conversations.
 // scripts/bench starts a private cluster and runs both. -db must connect as
@@ -51,6 +54,11 @@ func command(ctx context.Context, args []string) error {
 		return errors.New("usage: bench load|run|clients|rss [flags] (bench load -h for the flags)")
 	}
 	name, args := args[0], args[1:]
+	if name == "serve" {
+		// The per-route run's server process: its settings come from the
+		// environment run gives it.
+		return bench.ServeCommand(ctx, args, os.Stdout)
+	}
 	flags := flag.NewFlagSet("bench "+name, flag.ContinueOnError)
 	db := flags.String("db", os.Getenv("BENCH_DATABASE_URL"), "database URL, as a superuser (default $BENCH_DATABASE_URL)")
 	parse := func() error {
@@ -93,7 +101,7 @@ func command(ctx context.Context, args []string) error {
 		flags.StringVar(&c.ServerLog, "server-log", ".data/bench-server.log", "the app's request log")
 		flags.Uint64Var(&c.Seed, "seed", 1, "seed of the request mix")
 		flags.StringVar(&c.Routes, "routes", "", "measure only these routes: comma-separated "+strings.Join(bench.RouteKeys, ", "))
-		flags.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of this process (app and clients) to this file")
+		flags.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the server process (the app alone) to this file")
 		if err := parse(); err != nil {
 			return err
 		}

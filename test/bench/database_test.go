@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +114,40 @@ func TestLoadAndMeasureEveryRoute(t *testing.T) {
 	}
 	if !strings.Contains(string(md), "| `public.learner_memories` | 90 |") {
 		t.Errorf("the report lacks the memories' table row:\n%s", md)
+	}
+}
+
+// The per-route run serves the app from a process of its own, so that the
+// server's CPU time is read apart from the load generator's; stopping it
+// ends that process.
+func TestTheRunsServerIsAProcessOfItsOwn(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	_, env, err := benchConfig(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile := filepath.Join(t.TempDir(), "server.pprof")
+	served, err := startServerProcess(ctx, env, filepath.Join(t.TempDir(), "server.log"), profile, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if served.pid == os.Getpid() || served.info.PoolMax < 1 || served.info.Summarizer != "offline" {
+		t.Errorf("server pid %d (this process %d), %+v", served.pid, os.Getpid(), served.info)
+	}
+	before := sampleCPU(ctx, nil, false, served.pid)
+	if !before.ok || before.server == 0 {
+		t.Errorf("the server's CPU time was not read apart from this process's: %+v", before)
+	}
+	if err := healthy(ctx, served.client, served.base); err != nil {
+		t.Error(err)
+	}
+	served.stop()
+	if _, ok := processTicks(strconv.Itoa(served.pid)); ok {
+		t.Errorf("the server process %d runs on after stop", served.pid)
+	}
+	if info, err := os.Stat(profile); err != nil || info.Size() == 0 {
+		t.Errorf("no CPU profile of the server: %v", err)
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,18 +57,18 @@ func measureRoutes(ctx context.Context, c RunConfig) (*environment, []*result, e
 	if err := vacuumDatabase(ctx, admin); err != nil {
 		return nil, nil, err
 	}
-	cfg, err := benchConfig(c.DatabaseURL, nil)
+	cfg, serverEnv, err := benchConfig(c.DatabaseURL, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	served, err := serveApp(ctx, cfg, c.ServerLog, c.Concurrency)
+	served, err := startServerProcess(ctx, serverEnv, c.ServerLog, c.CPUProfile, c.Concurrency)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer served.close()
-	a, client, base := served.app, served.client, served.base
+	defer served.stop()
+	client, base := served.client, served.base
 
-	env, err := describe(ctx, admin, a, cfg, c.DatabaseURL, len(facilitators))
+	env, err := describe(ctx, admin, "its own process (bench serve: app.New as cmd/server builds it)", served.info, cfg, c.DatabaseURL, len(facilitators))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,20 +107,6 @@ func measureRoutes(ctx context.Context, c RunConfig) (*environment, []*result, e
 			return nil, nil, fmt.Errorf("-routes %q selects nothing (%s)", c.Routes, strings.Join(RouteKeys, ", "))
 		}
 	}
-	if c.CPUProfile != "" {
-		// The profile covers this process, the app and its clients, over
-		// every measured route: where the Go side of a request spends CPU.
-		f, err := os.Create(c.CPUProfile)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return nil, nil, err
-		}
-		defer pprof.StopCPUProfile()
-	}
-
 	var results []*result
 	for _, rt := range routes {
 		if rt.prepare != nil {
@@ -139,9 +123,9 @@ func measureRoutes(ctx context.Context, c RunConfig) (*environment, []*result, e
 			limit = min(limit, rt.limit)
 		}
 		logf("%s: measuring (%s or %d requests)", rt.name, c.Duration, limit)
-		before := sampleCPU(ctx, admin, localDB)
+		before := sampleCPU(ctx, admin, localDB, served.pid)
 		res := measure(ctx, client, rt, c.Concurrency, c.Duration, limit, c.Seed)
-		res.cpu = cpuBetween(before, sampleCPU(ctx, admin, localDB))
+		res.cpu = cpuBetween(before, sampleCPU(ctx, admin, localDB, served.pid))
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
