@@ -87,6 +87,35 @@ func (r TurnsJSON) Turns() ([]Turn, error) {
 	return turns, json.Unmarshal(r, &turns)
 }
 
+// WithLatest returns the array with turns appended, cut to its last keep
+// elements. The turns already there are carried over as they are, not
+// decoded and encoded again: every post does this to its conversation's
+// last turns.
+func (r TurnsJSON) WithLatest(turns []Turn, keep int) (TurnsJSON, error) {
+	var elements []json.RawMessage
+	if len(r) > 0 {
+		if err := json.Unmarshal(r, &elements); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range turns {
+		raw, err := json.Marshal(t)
+		if err != nil {
+			return nil, err
+		}
+		elements = append(elements, raw)
+	}
+	elements = elements[max(0, len(elements)-keep):]
+	out := []byte{'['}
+	for i, e := range elements {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	return TurnsJSON(append(out, ']')), nil
+}
+
 // MarshalJSON writes the array as stored; encoding/json still checks it
 // and takes out the spaces Postgres puts after commas and colons.
 func (r TurnsJSON) MarshalJSON() ([]byte, error) {

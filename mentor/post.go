@@ -170,12 +170,7 @@ func UpdateRecord(record ConversationRecord, added []Turn, inline *InlineSummary
 	if len(added) == 0 && inline == nil {
 		return RecordUpdate{}, false, nil
 	}
-	recent, err := record.RecentTurns.Turns()
-	if err != nil {
-		return RecordUpdate{}, false, err
-	}
-	recent = append(recent, added...)
-	recentJSON, err := NewTurnsJSON(recent[max(0, len(recent)-recentTurnsKept):])
+	recentJSON, err := record.RecentTurns.WithLatest(added, recentTurnsKept)
 	if err != nil {
 		return RecordUpdate{}, false, err
 	}
