@@ -61,4 +61,21 @@ func TestLatestTurnsKeepTheStoredOnesAsTheyAre(t *testing.T) {
 	if none, err := mentor.TurnsJSON(nil).WithLatest(nil, 10); err != nil || string(none) != "[]" {
 		t.Errorf("no turns: %s, %v; want []", none, err)
 	}
+
+	// Commas, brackets, braces and escaped quotes inside a turn's text
+	// are text.
+	tricky := `{"role": "user", "content": "He wrote \"a, b], {c\" \\"}`
+	latest, err = mentor.TurnsJSON(" [ " + tricky + " , " + tricky + " ] ").WithLatest(nil, 5)
+	if err != nil || string(latest) != "["+tricky+","+tricky+"]" {
+		t.Errorf("turns with punctuation in their text: %s, %v", latest, err)
+	}
+	decoded, err := latest.Turns()
+	if err != nil || len(decoded) != 2 || decoded[1].Content != `He wrote "a, b], {c" \` {
+		t.Errorf("decoded %+v, %v", decoded, err)
+	}
+	for _, bad := range []string{`{"role": "user"}`, `[{"role": "user"`, `["open]`} {
+		if _, err := mentor.TurnsJSON(bad).WithLatest(nil, 5); err == nil {
+			t.Errorf("%s taken for an array of turns", bad)
+		}
+	}
 }
