@@ -47,10 +47,13 @@ const archiveSQL = `select id::text, learner_id::text, coalesce(summary, ''), tu
 	from public.conversation_history_archive where facilitator_id = $1::uuid and id = $2::uuid`
 
 // archiveTurnsSQL reads a page of an archived conversation's ($2) turns,
-// the ones archiving linked to it, in the order they were said: $3 of them
-// from offset $4, as a JSON array, and whether another page follows. The
-// page is read with one turn more than it holds, and that turn only says
-// whether there is more.
+// in the order they were said: $3 of them from offset $4, as a JSON array,
+// and whether another page follows. The page is read with one turn more
+// than it holds, and that turn only says whether there is more. The turns
+// an archive holds (migration 0037) are read in two halves, each in order
+// from an index of its own and cut to the page's end: those linked to it,
+// and, of those linked to none, the ones of its conversation in its range
+// of log ids.
 const archiveTurnsSQL = `select coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('id', p.client_turn_id,
 		'role', p.role, 'content', p.content, 'created_at', p.created_at)) order by p.id)
 		filter (where p.n <= $3::int), '[]'::jsonb),
@@ -58,11 +61,46 @@ const archiveTurnsSQL = `select coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build
 from (
 	select t.*, row_number() over (order by t.id) as n
 	from (
-		select id, client_turn_id, role, content, created_at from public.conversation_turns
-		where facilitator_id = $1::uuid and archive_id = $2::uuid
+		select * from (
+			(select id, client_turn_id, role, content, created_at from public.conversation_turns
+				where facilitator_id = $1::uuid and archive_id = $2::uuid
+				order by id limit $3::int + 1 + $4::int)
+			union all
+			(select t.id, t.client_turn_id, t.role, t.content, t.created_at
+				from public.conversation_history_archive a
+				join public.conversation_turns t on t.facilitator_id = a.facilitator_id
+					and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(a.learner_id, '` + nilLearner + `'::uuid)
+					and t.id between a.first_turn_id and a.last_turn_id
+				where a.facilitator_id = $1::uuid and a.id = $2::uuid and t.archive_id is null
+				order by t.id limit $3::int + 1 + $4::int)
+		) held
 		order by id limit $3::int + 1 offset $4::int
 	) t
 ) p`
+
+// archivedTurnsSQL is the turns archive a holds (migration 0037), as
+// archiveTurnsSQL reads them: those linked to it, and, of those linked to
+// none, the ones of its conversation in its range of log ids. (The linked
+// turns' index is partial: "is not null" lets the planner use it for a
+// join.)
+const archivedTurnsSQL = `select t.* from public.conversation_turns t
+	where t.facilitator_id = a.facilitator_id and t.archive_id is not null and t.archive_id = a.id
+	union all
+	select t.* from public.conversation_turns t
+	where t.facilitator_id = a.facilitator_id and t.archive_id is null
+		and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(a.learner_id, '` + nilLearner + `'::uuid)
+		and t.id between a.first_turn_id and a.last_turn_id`
+
+// activeTurn is the condition that the turn named turn, of the
+// conversation of facilitator and learnerKey (SQL expressions), is in the
+// active segment: linked to no archive, and above the highest range of the
+// conversation's archives (migration 0037).
+func activeTurn(turn, facilitator, learnerKey string) string {
+	return turn + `.archive_id is null and ` + turn + `.id > (select coalesce(max(h.last_turn_id), 0)
+		from public.conversation_history_archive h
+		where h.facilitator_id = ` + facilitator + ` and coalesce(h.learner_id, '` + nilLearner + `'::uuid) = ` + learnerKey + `
+			and h.last_turn_id is not null)`
+}
 
 // Archive reads the archived conversation and a page of its turns in one
 // round trip.
@@ -462,7 +500,8 @@ func queueSummaryTurns(b *pgx.Batch, me string, learnerID *string, conv mentor.C
 	after := conv.SummarizedTurnID
 	if fromScratch {
 		query = `select id, role, content, coalesce(client_turn_id, ''), created_at
-			from public.conversation_turns where ` + sameConversation + ` and archive_id is null and id > $3
+			from public.conversation_turns t where ` + sameConversation + ` and ` + activeTurn("t", "$1::uuid", "$2::uuid") + `
+				and id > $3
 			order by id desc limit $4`
 		after = 0
 	}
@@ -542,8 +581,8 @@ func (s *Store) ClearConversation(ctx context.Context, learnerID *string) (bool,
 		case err != nil:
 			return err
 		default:
-			if err := tx.QueryRow(ctx, `select exists (select 1 from public.conversation_turns
-				where `+sameConversation+` and archive_id is null)`, me, learnerKey(learnerID)).Scan(&archived); err != nil {
+			if err := tx.QueryRow(ctx, `select exists (select 1 from public.conversation_turns t
+				where `+sameConversation+` and `+activeTurn("t", "$1::uuid", "$2::uuid")+`)`, me, learnerKey(learnerID)).Scan(&archived); err != nil {
 				return err
 			}
 			// The delete trigger moves the active turns to the archive first.

@@ -39,7 +39,7 @@ func TestAPostAddsItsTurnsWordsToTheConversationsSearchWords(t *testing.T) {
 					from unnest((select to_tsvector('english', string_agg(t.content, ' ' order by t.id))
 						from public.conversation_turns t
 						where t.facilitator_id = c.facilitator_id and t.learner_id is not distinct from c.learner_id
-							and t.archive_id is null)) w)
+							and t.archive_of is null)) w)
 			from public.conversation_updates c
 			where c.facilitator_id = $1::uuid and c.learner_id is not distinct from $2::uuid`,
 			facilitator, learnerID).Scan(&got, &want); err != nil {
