@@ -208,6 +208,43 @@ func TestAutoArchive(t *testing.T) {
 	})
 }
 
+// TestAutoArchiveFiresPastTheLimitsItsFunctionsName checks that the
+// auto_archive trigger's condition, which spells the two limits out rather
+// than call the functions (migration 0035), agrees with them: an update to
+// exactly archive_turn_limit() turns or segment_byte_limit() bytes archives
+// nothing, one past either archives.
+func TestAutoArchiveFiresPastTheLimitsItsFunctionsName(t *testing.T) {
+	pool := newDatabase(t)
+	for _, tc := range []struct {
+		name, set string
+		limit     int // mentor.archive_turns, 0: not set
+		archived  bool
+	}{
+		{"turns at the default limit", "turn_count = public.archive_turn_limit()", 0, false},
+		{"turns past the default limit", "turn_count = public.archive_turn_limit() + 1", 0, true},
+		{"turns at a limit set", "turn_count = public.archive_turn_limit()", 3, false},
+		{"turns past a limit set", "turn_count = public.archive_turn_limit() + 1", 3, true},
+		{"bytes at the limit", "turns_bytes = public.segment_byte_limit()", 0, false},
+		{"bytes past the limit", "turns_bytes = public.segment_byte_limit() + 1", 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := apptest.NewUser(t, pool).ID
+			asService(t, pool, a, func(tx pgx.Tx) {
+				if tc.limit != 0 {
+					setArchiveTurns(t, tx, tc.limit)
+				}
+				createConversation(t, tx, a, nil, "A summary.")
+				insertTurns(t, tx, a, nil, numberedTurns(2)...)
+				apptest.Exec(t, tx, `update public.conversation_updates set `+tc.set+`
+					where facilitator_id = $1::uuid`, a)
+				if got := len(archives(t, tx, a, nil)) > 0; got != tc.archived {
+					t.Errorf("archived: %v, want %v", got, tc.archived)
+				}
+			})
+		})
+	}
+}
+
 // TestConversationSearchVector checks the active conversation's search
 // vector, search_vector(c): the summary at weight A and the active turns
 // (turns_vector, extended per update and rebuilt on archiving) at weight B.

@@ -124,6 +124,7 @@ type opened struct {
 func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *string, posted []mentor.Turn) (opened, error) {
 	var o opened
 	b := &pgx.Batch{}
+	b.Queue(genericPlansSQL)
 	if learnerID != nil {
 		b.Queue(learnerNameSQL, me, *learnerID)
 	}
@@ -133,6 +134,9 @@ func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *stri
 	queueStoredTurns(b, me, learnerID, posted)
 	b.Queue(lockLiveSessionSQL, me, learnerKey(learnerID), mentor.SessionIdleLimit.Seconds())
 	err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil { // the generic plans
+			return err
+		}
 		var err error
 		if learnerID != nil {
 			if o.learnerName, err = learnerName(br.QueryRow()); err != nil {
@@ -155,6 +159,15 @@ func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *stri
 	})
 	return o, err
 }
+
+// genericPlansSQL makes the rest of a post's transaction run every
+// statement on the plan prepared for it once per connection. Left to
+// choose, Postgres planned two of them again on every post (the resent
+// turns' lookup by client ids, and the summary's turns after an id),
+// because a plan made for the values at hand looked cheaper than the
+// generic one, which is the plan the index tests check; planning them was
+// a tenth of a post's time in Postgres.
+const genericPlansSQL = `select set_config('plan_cache_mode', 'force_generic_plan', true)`
 
 // createConversationSQL creates the conversation's active record ($1
 // facilitator, $2 learner key) unless it exists, or the learner is not the
@@ -224,7 +237,12 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 		}
 		// Queued after the insert, so the new turns are among those read.
 		queueSummaryTurns(b, me, req.LearnerID, o.conv, mentor.SummaryFromScratch(o.conv, req.Regenerate))
-		b.Queue(otherLearnerNamesSQL, me, learnerKey(req.LearnerID))
+		// The other learners' names are hidden from a model's prompt; the
+		// offline summarizer sends none.
+		readNames := s.inlineSummarizer == nil
+		if readNames {
+			b.Queue(otherLearnerNamesSQL, me, learnerKey(req.LearnerID))
+		}
 		var stored turnRange
 		var summaryTurns []mentor.StoredTurn
 		var otherNames []string
@@ -249,7 +267,7 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 				}
 			}
 			var err error
-			if summaryTurns, err = readSummaryTurns(br); err != nil {
+			if summaryTurns, err = readSummaryTurns(br); err != nil || !readNames {
 				return err
 			}
 			return br.QueryRow().Scan(&otherNames)
@@ -287,33 +305,49 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 			out.Conversation = o.conv
 			return nil
 		}
-		// The search vector grows by the new turns only; archiving, which
-		// the update may trigger, rebuilds it. When the segment's text
-		// passes its byte limit (migration 0016) archiving is certain, and
-		// the vector is not built past what Postgres can hold.
-		conv, err := scanConversation(tx.QueryRow(ctx, `update public.conversation_updates
-			set turn_count = turn_count + $3, recent_turns = $4::jsonb, updated_at = now(),
-				turns_bytes = turns_bytes + octet_length($5),
-				turns_vector = case when turns_bytes + octet_length($5) > public.segment_byte_limit() then ''::tsvector
-					else turns_vector || to_tsvector('english', $5) end,
-				summary = coalesce($6, summary),
-				summary_stale = case when $6::text is null then summary_stale or $8 else false end,
-				summarized_turn_id = case when $6::text is null then summarized_turn_id else $7 end,
-				first_turn_at = least(first_turn_at, $9), last_turn_at = greatest(last_turn_at, $10)
-			where facilitator_id = $1::uuid and id = $2::uuid
-			returning `+conversationColumns,
-			me, o.conv.ID, update.AddedTurns, string(update.RecentTurns), update.AddedText,
+		// The search vector grows by the new turns only, whose vectors the
+		// insert stored with them (concatenated, not parsed again);
+		// archiving, which the update may trigger, rebuilds it. When the
+		// segment's text passes its byte limit (migration 0016) archiving
+		// is certain, and the vector is not built past what Postgres can
+		// hold. The update answers only what the database decides: the
+		// rest of the record is what this post wrote.
+		var turnCount int
+		var updatedAt time.Time
+		if err := tx.QueryRow(ctx, recordUpdateSQL,
+			me, o.conv.ID, update.AddedTurns, string(update.RecentTurns), update.AddedBytes,
 			update.Summary, update.SummarizedTurnID, update.MarkStale,
-			timeOrNull(update.FirstTurnAt), timeOrNull(update.LastTurnAt)))
-		if err != nil {
+			timeOrNull(update.FirstTurnAt), timeOrNull(update.LastTurnAt),
+			stored.first, stored.last, learnerKey(req.LearnerID)).Scan(&turnCount, &updatedAt); err != nil {
 			return err
 		}
-		out.Archived = conv.TurnCount < o.conv.TurnCount+update.AddedTurns
-		out.Conversation = conv
+		out.Archived = turnCount < o.conv.TurnCount+update.AddedTurns
+		out.Conversation = update.Applied(o.conv, turnCount, updatedAt)
 		return nil
 	})
 	return out, err
 }
+
+// recordUpdateSQL writes a post's mentor.RecordUpdate to the conversation's
+// record ($1 facilitator, $2 conversation): $3 turns of $5 bytes added, $4
+// the recent turns, $6 the summary written (null: none), $7 the turn it
+// covers through, $8 whether the summarizer failed, $9 and $10 the span of
+// the added turns' times; $11..$12 the log ids of the added turns, in the
+// conversation $13 (learner key), whose stored vectors extend the record's.
+const recordUpdateSQL = `update public.conversation_updates
+	set turn_count = turn_count + $3, recent_turns = $4::jsonb, updated_at = now(),
+		turns_bytes = turns_bytes + $5,
+		turns_vector = case when turns_bytes + $5 > public.segment_byte_limit() then ''::tsvector
+			else turns_vector || coalesce((select public.tsvector_agg(t.content_vector order by t.id)
+				from public.conversation_turns t
+				where t.facilitator_id = $1::uuid and t.id between $11 and $12
+					and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = $13::uuid), ''::tsvector) end,
+		summary = coalesce($6, summary),
+		summary_stale = case when $6::text is null then summary_stale or $8 else false end,
+		summarized_turn_id = case when $6::text is null then summarized_turn_id else $7 end,
+		first_turn_at = least(first_turn_at, $9), last_turn_at = greatest(last_turn_at, $10)
+	where facilitator_id = $1::uuid and id = $2::uuid
+	returning turn_count, updated_at`
 
 // timeOrNull is t for a statement, NULL when it is the zero time.
 func timeOrNull(t time.Time) *time.Time {
