@@ -65,7 +65,7 @@ func TestLatestTurnsKeepTheStoredOnesAsTheyAre(t *testing.T) {
 	// Commas, brackets, braces and escaped quotes inside a turn's text
 	// are text.
 	tricky := `{"role": "user", "content": "He wrote \"a, b], {c\" \\"}`
-	latest, err = mentor.TurnsJSON(" [ " + tricky + " , " + tricky + " ] ").WithLatest(nil, 5)
+	latest, err = mentor.TurnsJSON(" [ "+tricky+" , "+tricky+" ] ").WithLatest(nil, 5)
 	if err != nil || string(latest) != "["+tricky+","+tricky+"]" {
 		t.Errorf("turns with punctuation in their text: %s, %v", latest, err)
 	}
