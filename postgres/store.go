@@ -89,6 +89,9 @@ type Store struct {
 	// statementTimeout bounds each statement: statementTimeout for a
 	// request's, the whole transaction for a long one's.
 	statementTimeout string
+	// replica, when set, is told where each write left the primary's WAL,
+	// so that the writer's next reads wait for it there (see replica.go).
+	replica *Replica
 }
 
 var _ mentor.Store = (*Store)(nil)
@@ -184,7 +187,13 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) (
 	if err := fn(tx, caller.UserID); err != nil {
 		return dbError(err)
 	}
-	return dbError(tx.Commit(ctx))
+	if err := tx.Commit(ctx); err != nil {
+		return dbError(err)
+	}
+	if s.replica != nil && s.txOptions.AccessMode != pgx.ReadOnly {
+		s.replica.noteWrite(ctx, caller.UserID)
+	}
+	return nil
 }
 
 // actAsCaller switches the transaction to role memory_service with the

@@ -24,6 +24,7 @@ import (
 // search and POST may address.
 type facilitator struct {
 	id       string
+	email    string
 	token    string
 	learners []string
 	names    []string
@@ -100,12 +101,24 @@ func measureRoutes(ctx context.Context, c RunConfig) (*environment, []*result, e
 		routes = append(routes, memoryRoutes(ctx, admin, base, learners)...)
 	}
 
-	if c.Routes != "" {
-		keep := strings.Split(c.Routes, ",")
-		routes = slices.DeleteFunc(routes, func(rt *route) bool { return !slices.Contains(keep, rt.key) })
-		if len(routes) == 0 {
-			return nil, nil, fmt.Errorf("-routes %q selects nothing (%s)", c.Routes, strings.Join(RouteKeys, ", "))
+	heavy, err := heavyFacilitators(ctx, admin)
+	if err != nil {
+		return nil, nil, err
+	}
+	routes = append(routes, heavyRoutes(base, heavy)...)
+
+	// Without -routes, every route of the data set; the heavy tenants'
+	// only when asked for.
+	keep := strings.Split(c.Routes, ",")
+	routes = slices.DeleteFunc(routes, func(rt *route) bool {
+		if c.Routes == "" {
+			return rt.heavy
 		}
+		return !slices.Contains(keep, rt.key) && !(rt.heavy && slices.Contains(keep, heavyRouteGroup))
+	})
+	if len(routes) == 0 {
+		return nil, nil, fmt.Errorf("-routes %q selects nothing (%s; %s, search-N and get-N for the heavy tenants loaded)",
+			c.Routes, strings.Join(RouteKeys, ", "), heavyRouteGroup)
 	}
 	var results []*result
 	for _, rt := range routes {
@@ -141,28 +154,39 @@ func measureRoutes(ctx context.Context, c RunConfig) (*environment, []*result, e
 	return env, results, nil
 }
 
-// benchFacilitators reads the loaded facilitators and their learners.
+// benchFacilitators reads the loaded data set's facilitators and their
+// learners.
 func benchFacilitators(ctx context.Context, admin *pgxpool.Pool) ([]*facilitator, error) {
-	rows, err := admin.Query(ctx, `select u.id::text,
-			coalesce(array_agg(l.id::text order by l.created_at, l.id) filter (where l.id is not null), '{}'),
-			coalesce(array_agg(l.name order by l.created_at, l.id) filter (where l.id is not null), '{}')
-		from auth.users u
-		left join public.learners l on l.facilitator_id = u.id
-		where u.email like 'bench-%' || $1
-		group by u.id
-		order by u.id`, benchEmailDomain)
-	if err != nil {
-		return nil, err
-	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*facilitator, error) {
-		var f facilitator
-		return &f, row.Scan(&f.id, &f.learners, &f.names)
-	})
+	list, err := facilitatorsByEmail(ctx, admin, "bench-%"+benchEmailDomain)
 	if err != nil {
 		return nil, err
 	}
 	if len(list) == 0 {
 		return nil, errors.New("no benchmark data in this database: run `bench load` first")
+	}
+	return list, nil
+}
+
+// facilitatorsByEmail reads the facilitators whose email is like pattern,
+// with their learners and a token each.
+func facilitatorsByEmail(ctx context.Context, admin *pgxpool.Pool, pattern string) ([]*facilitator, error) {
+	rows, err := admin.Query(ctx, `select u.id::text, u.email,
+			coalesce(array_agg(l.id::text order by l.created_at, l.id) filter (where l.id is not null), '{}'),
+			coalesce(array_agg(l.name order by l.created_at, l.id) filter (where l.id is not null), '{}')
+		from auth.users u
+		left join public.learners l on l.facilitator_id = u.id
+		where u.email like $1
+		group by u.id
+		order by u.id`, pattern)
+	if err != nil {
+		return nil, err
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*facilitator, error) {
+		var f facilitator
+		return &f, row.Scan(&f.id, &f.email, &f.learners, &f.names)
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, f := range list {
 		if len(f.learners) == 0 {
