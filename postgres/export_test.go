@@ -59,7 +59,6 @@ const ArchiveTurnsSQL = archiveTurnsSQL
 
 // SearchSQL is the ranking statement, and CandidateBudget the most
 // archived conversations it reads to rank (its last parameter).
-const (
-	SearchSQL       = searchSQL
-	CandidateBudget = candidateBudget
-)
+var SearchSQL = searchSQL
+
+const CandidateBudget = candidateBudget

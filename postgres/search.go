@@ -64,7 +64,7 @@ const (
 // the longest few words the facilitator never used, the stems of the
 // closest word they did use.
 // With no terms (only stopwords) the query is null and nothing matches.
-const searchSQL = `
+var searchSQL = `
 with words as (
 	select distinct w.word
 	from unnest(tsvector_to_array(to_tsvector('simple', $2))) as w(word)
@@ -293,15 +293,17 @@ left join lateral (
 	from (
 		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
 			ts_rank(t.content_vector, (select q from query)) as rank
-		from public.conversation_turns t
-		where r.archived and not r.time_only and t.facilitator_id = $1::uuid and t.archive_id = r.id
+		from public.conversation_history_archive a
+		cross join lateral (` + archivedTurnsSQL + `) t
+		where r.archived and not r.time_only and a.facilitator_id = $1::uuid and a.id = r.id
 			and t.content_vector @@ (select q from query)
 		union all
 		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
 			ts_rank(t.content_vector, (select q from query))
 		from public.conversation_turns t
-		where not r.archived and not r.time_only and t.facilitator_id = $1::uuid and t.archive_id is null
+		where not r.archived and not r.time_only and t.facilitator_id = $1::uuid
 			and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(d.learner_id, '` + nilLearner + `'::uuid)
+			and ` + activeTurn("t", "$1::uuid", "coalesce(d.learner_id, '"+nilLearner+"'::uuid)") + `
 			and t.content_vector @@ (select q from query)
 		order by rank desc, id
 		limit 3

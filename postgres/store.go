@@ -129,7 +129,9 @@ func (s *Store) WithClosingWords() *Store {
 // about a millisecond (the offline one): one transaction and one commit per
 // post instead of two. Without it a post leaves the summary to the service
 // (mentor.Appended.Job), which asks the summarizer once the turns are
-// committed.
+// committed. The service's summarizer must then be one that sends nothing
+// to a model too (app.New gives both the offline one): a post no longer
+// reads the names that a model's prompt hides.
 func (s *Store) WithInlineSummarizer(summarizer mentor.Summarizer) *Store {
 	s.inlineSummarizer = summarizer
 	return s

@@ -90,7 +90,9 @@ func describe(ctx context.Context, admin *pgxpool.Pool, served string, info serv
 	e.pgSettings = fmt.Sprintf("shared_buffers %s, work_mem %s, max_connections %s", sharedBuffers, workMem, maxConnections)
 
 	var archivedTurns int64
-	if err := admin.QueryRow(ctx, `select count(*) from public.conversation_turns where archive_id is not null`).
+	// Turns linked to their archive, and those archives hold by range.
+	if err := admin.QueryRow(ctx, `select (select count(*) from public.conversation_turns where archive_id is not null)
+			+ (select coalesce(sum(turn_count), 0) from public.conversation_history_archive where last_turn_id is not null)`).
 		Scan(&archivedTurns); err != nil {
 		return nil, err
 	}

@@ -288,9 +288,11 @@ func primeForArchiving(ctx context.Context, admin *pgxpool.Pool, fs []*facilitat
 						'content', r.content, 'created_at', r.created_at)) order by r.id)
 					from (select * from public.conversation_turns r
 						where r.facilitator_id = t.facilitator_id and r.learner_id is null and r.archive_id is null
+							and r.id > `+archivedThrough("t.facilitator_id", "'"+nilLearner+"'::uuid")+`
 						order by r.id desc limit 10) r) as recent
 			from public.conversation_turns t
 			where t.facilitator_id = any($1::uuid[]) and t.learner_id is null and t.archive_id is null
+				and t.id > `+archivedThrough("t.facilitator_id", "'"+nilLearner+"'::uuid")+`
 			group by t.facilitator_id
 		) x
 		where c.facilitator_id = x.facilitator_id and c.learner_id is null and x.n = $2`, ids, limit)
