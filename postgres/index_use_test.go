@@ -66,8 +66,9 @@ func genericPlan(t *testing.T, pool *pgxpool.Pool, name, query, args string, ana
 	}
 	defer conn.Release()
 	defer func() {
-		// Back to the pool as it came.
-		if _, err := conn.Exec(context.Background(), `reset all; reset role; deallocate all`); err != nil {
+		// Back to the pool as it came; the statements pgx prepared on the
+		// connection stay.
+		if _, err := conn.Exec(context.Background(), `reset all; reset role; deallocate `+name); err != nil {
 			t.Fatal(err)
 		}
 	}()
