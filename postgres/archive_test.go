@@ -81,7 +81,7 @@ func TestAnArchivedConversationIsReadInOneRoundTripByItsIndex(t *testing.T) {
 	// the turns through the index of linked turns and a range of the
 	// facilitator's, never all of them. (The archive's own row is one of
 	// a few here, which the planner may read whole.)
-	plan, raw := genericPlan(t, pool, "archive_turns", postgres.ArchiveTurnsSQL, `'`+facilitator+`', '`+short+`', 50, 100`, false)
+	plan, raw := genericPlan(t, pool, "archive_turns", postgres.ArchiveTurnsSQL, `'`+facilitator+`', '`+short+`', 50, 100`, false, nil)
 	if indexes := plan.indexes(); !slices.Contains(indexes, "conversation_turns_archive_in_order") ||
 		!slices.ContainsFunc(indexes, func(i string) bool {
 			return i == "conversation_turns_pkey" || i == "conversation_turns_scope_recent"

@@ -46,7 +46,7 @@ func TestResentTurnsAreFoundByIndexProbes(t *testing.T) {
 // literals), reads the index want alone and no table whole.
 func genericPlanReadsOnly(t *testing.T, pool *pgxpool.Pool, name, query, args, want string) {
 	t.Helper()
-	parsed, plan := genericPlan(t, pool, name, query, args, false)
+	parsed, plan := genericPlan(t, pool, name, query, args, false, nil)
 	if indexes := parsed.indexes(); len(indexes) != 1 || indexes[0] != want || strings.Contains(string(plan), "Seq Scan") {
 		t.Fatalf("the generic plan of %s reads indexes %v, want %s alone and no table whole:\n%s", name, indexes, want, plan)
 	}
@@ -55,8 +55,9 @@ func genericPlanReadsOnly(t *testing.T, pool *pgxpool.Pool, name, query, args, w
 // genericPlan is the plan of query, prepared as name under the generic
 // plan prepared statements settle on and executed with args (SQL
 // literals), as EXPLAIN gives it in JSON; with analyze, run, with the rows
-// each node returned.
-func genericPlan(t *testing.T, pool *pgxpool.Pool, name, query, args string, analyze bool) (planNode, []byte) {
+// each node returned. The setup statements run first on the connection
+// (to act as a role, say).
+func genericPlan(t *testing.T, pool *pgxpool.Pool, name, query, args string, analyze bool, setup []string) (planNode, []byte) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pool.Acquire(ctx)
@@ -64,7 +65,14 @@ func genericPlan(t *testing.T, pool *pgxpool.Pool, name, query, args string, ana
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	for _, q := range []string{`set plan_cache_mode = force_generic_plan`, `prepare ` + name + ` as ` + query} {
+	defer func() {
+		// Back to the pool as it came; the statements pgx prepared on the
+		// connection stay.
+		if _, err := conn.Exec(context.Background(), `reset all; reset role; deallocate `+name); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	for _, q := range append(setup, `set plan_cache_mode = force_generic_plan`, `prepare `+name+` as `+query) {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -91,6 +99,8 @@ type planNode struct {
 	IndexName    string     `json:"Index Name"`
 	ActualRows   float64    `json:"Actual Rows"`
 	ActualLoops  float64    `json:"Actual Loops"`
+	Filtered     float64    `json:"Rows Removed by Filter"`
+	Rechecked    float64    `json:"Rows Removed by Index Recheck"`
 	Plans        []planNode `json:"Plans"`
 }
 
@@ -118,13 +128,13 @@ func (n planNode) seqScans() []string {
 	return tables
 }
 
-// rowsOf is how many rows the plan's scans of a table returned in all
-// (from EXPLAIN ANALYZE): a bitmap heap scan's, an index scan's, a
-// sequential scan's.
+// rowsOf is how many rows the plan's scans of a table read in all (from
+// EXPLAIN ANALYZE): those they returned and those their conditions then
+// turned away.
 func (n planNode) rowsOf(table string) float64 {
 	rows := 0.0
 	if n.RelationName == table {
-		rows += n.ActualRows * n.ActualLoops
+		rows += (n.ActualRows + n.Filtered + n.Rechecked) * n.ActualLoops
 	}
 	for _, child := range n.Plans {
 		rows += child.rowsOf(table)

@@ -124,16 +124,21 @@ archive_stats as materialized (
 ),
 -- The candidates in the archive, at most $15 of them (and as many more
 -- of the time the question names), so that the cost of a search stays
--- flat as the history grows (migration 0032): every conversation holding
--- one of the question's rarer terms, rarest first for as long as those
--- terms are in $15 conversations at most, found by the index over the
--- conversations' words; then, up to $15 in all, the newest others; and
--- the newest $15 whose last turn falls in the time the question names.
--- So a conversation holding only the question's common terms is a
--- candidate when it is among the newest, one that began before the time
--- named and ended after it is not one for its time, and while the
--- facilitator has at most $15 archived conversations every one is a
--- candidate and the ranking is exact BM25.
+-- flat as the history grows (migration 0032). While the facilitator has
+-- at most $15 archived conversations, every one is a candidate and the
+-- ranking is exact BM25. Past that, every conversation holding one of the
+-- question's rarer terms, rarest first for as long as those terms are in
+-- $15 conversations at most; or, when none of its terms is that rare,
+-- conversations holding every one of them (two or more), as many as the
+-- index gives first; both found by the index over the conversations'
+-- words; then the newest others, up to $15 in all. So a conversation
+-- holding only some of the question's common terms is a candidate when
+-- it is among the newest. And the newest $15 whose last turn falls in the
+-- time the question names (one that began before that time and ended
+-- after it is not one for its time).
+archive_size as materialized (
+	select coalesce(max(conversations), 0) as n from archive_stats where term = ''
+),
 rare_terms as materialized (
 	select string_agg(r.term_query::text, ' | ')::tsquery as q
 	from (
@@ -142,21 +147,30 @@ rare_terms as materialized (
 	) r
 	where r.reach <= $15
 ),
-rare as materialized (
-	select a.id from public.conversation_history_archive a
-	where $5::boolean and a.facilitator_id = $1::uuid and ($4::uuid is null or a.learner_id = $4::uuid)
-		and a.search_vector @@ (select q from rare_terms)
+candidate_query as materialized (
+	select case
+		when not $5::boolean or (select n from archive_size) <= $15 then null
+		when (select q from rare_terms) is not null then (select q from rare_terms)
+		else (select string_agg(term_query::text, ' & ')::tsquery from terms having count(*) > 1)
+	end as q
+),
+-- Through the view of the caller's archived conversations (migration
+-- 0038), which the words' index serves under row-level security.
+found as materialized (
+	select w.id from private.caller_archive_words w
+	where w.facilitator_id = $1::uuid and w.search_vector @@ (select q from candidate_query) and ($4::uuid is null or w.learner_id = $4::uuid)
+	limit $15
 ),
 archived as materialized (
-	select id from rare
+	select id from found
 	union
 	(select a.id from public.conversation_history_archive a
-	where $5::boolean and $4::uuid is null and a.facilitator_id = $1::uuid and a.id not in (select id from rare)
-	order by a.archived_at desc limit $15 - (select count(*) from rare))
+	where $5::boolean and $4::uuid is null and a.facilitator_id = $1::uuid and a.id not in (select id from found)
+	order by a.archived_at desc limit $15 - (select count(*) from found))
 	union
 	(select a.id from public.conversation_history_archive a
-	where $5::boolean and a.facilitator_id = $1::uuid and a.learner_id = $4::uuid and a.id not in (select id from rare)
-	order by a.archived_at desc limit $15 - (select count(*) from rare))
+	where $5::boolean and a.facilitator_id = $1::uuid and a.learner_id = $4::uuid and a.id not in (select id from found)
+	order by a.archived_at desc limit $15 - (select count(*) from found))
 	union
 	(select a.id from public.conversation_history_archive a
 	where $5::boolean and a.facilitator_id = $1::uuid and ($4::uuid is null or a.learner_id = $4::uuid)

@@ -254,13 +254,21 @@ func TestSearchReadsALongHistoryByItsIndexesNotWhole(t *testing.T) {
 		return fmt.Sprintf(`'%s', '%s', 0.8, null, true, 20, 1.5, 1.2, 0.75, 32, 3, %s, 0.5, %d`, facilitator, question, window, budget)
 	}
 
+	// As the service runs it: its role, under row-level security, with the
+	// caller's claims.
+	asService := []string{
+		`select set_config('request.jwt.claims', '{"sub": "` + facilitator + `", "role": "authenticated"}', false)`,
+		`set role memory_service`,
+	}
 	for _, c := range []struct {
 		name, question, window, index string
 	}{
-		{"words", "the zeppelin and our homework", "null, null", "archive_search"},
+		{"rare words", "the zeppelin and our homework", "null, null", "archive_search"},
+		{"common words", "our homework again", "null, null", "archive_search"},
 		{"words and a time", "homework in the past two years", "now() - interval '2 years', now()", "archive_owner_last_turn"},
 	} {
-		plan, raw := genericPlan(t, pool, "search_"+strings.ReplaceAll(c.name, " ", "_"), postgres.SearchSQL, args(c.question, c.window, budget), true)
+		plan, raw := genericPlan(t, pool, "search_"+strings.ReplaceAll(c.name, " ", "_"), postgres.SearchSQL,
+			args(c.question, c.window, budget), true, asService)
 		indexes := plan.indexes()
 		for _, want := range []string{c.index, "archive_term_stats_pkey"} {
 			if !slices.Contains(indexes, want) {
@@ -280,7 +288,22 @@ func TestSearchReadsALongHistoryByItsIndexesNotWhole(t *testing.T) {
 	// The conversations holding the rare word are all found, old as they
 	// are, and rank as they do when every conversation is read.
 	top := func(budget int) []string {
-		rows, err := pool.Query(ctx, postgres.SearchSQL, facilitator, "the zeppelin and our homework", 0.8, nil, true, 5,
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Release()
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		for _, q := range asService {
+			if _, err := tx.Exec(ctx, strings.Replace(q, ", false)", ", true)", 1)+";"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows, err := tx.Query(ctx, postgres.SearchSQL, facilitator, "the zeppelin and our homework", 0.8, nil, true, 5,
 			1.5, 1.2, 0.75, 32, 3, nil, nil, 0.5, budget)
 		if err != nil {
 			t.Fatal(err)
