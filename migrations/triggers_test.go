@@ -265,14 +265,7 @@ func TestLinkedTurnsStayWithTheirArchive(t *testing.T) {
 		if n := postTurns(t, tx, a, nil, turn{"user", "posted 2"}, turn{"user", "posted 3"}); n != 1 {
 			t.Errorf("turn_count %d after archiving, want 1", n)
 		}
-		arcs := archives(t, tx, a, nil)
-		if len(arcs) != 2 {
-			t.Fatalf("%d archive rows, want the imported one and one archived", len(arcs))
-		}
-		archived := arcs[0]
-		if archived.id == imported {
-			archived = arcs[1]
-		}
+		archived := theOtherArchive(t, tx, a, imported)
 		want := map[string]string{"imported 1": imported, "imported 2": imported,
 			"posted 1": archived.id, "posted 2": archived.id, "posted 3": ""}
 		for _, r := range turnLog(t, tx, a, nil) {
@@ -359,14 +352,7 @@ func TestLinkedArchivesGetTheirRangeWhenNoActiveTurnLiesBelow(t *testing.T) {
 		setArchiveTurns(t, tx, 2)
 		apptest.Exec(t, tx, `update public.conversation_updates set turn_count = 1 where facilitator_id = $1::uuid`, legacy)
 		postTurns(t, tx, legacy, nil, turn{"user", "now 2"}, turn{"user", "now 3"})
-		arcs := archives(t, tx, legacy, nil)
-		if len(arcs) != 2 {
-			t.Fatalf("%d archive rows, want the legacy one and one archived", len(arcs))
-		}
-		archived := arcs[0]
-		if archived.id == legacyArchive {
-			archived = arcs[1]
-		}
+		archived := theOtherArchive(t, tx, legacy, legacyArchive)
 		if !slices.Equal(archived.turns, []turn{{"user", "now 1"}, {"user", "now 2"}}) {
 			t.Errorf("archived turns %v, want the two oldest active ones", archived.turns)
 		}
