@@ -116,8 +116,8 @@ func corsFor(origins []string) echo.MiddlewareFunc {
 	return middleware.CORSWithConfig(middleware.CORSConfig{
 		AllowOrigins:  origins,
 		AllowMethods:  []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch, http.MethodDelete},
-		AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType},
-		ExposeHeaders: []string{echo.HeaderXRequestID, "Retry-After"},
+		AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType, ConsistencyTokenHeader},
+		ExposeHeaders: []string{echo.HeaderXRequestID, "Retry-After", ConsistencyTokenHeader},
 		MaxAge:        600,
 	})
 }

@@ -73,8 +73,8 @@ func NewServer(d Deps) *echo.Echo {
 	e.JSONSerializer = wholeJSON{}
 
 	// Order: request id → logger → recover → answer headers and write
-	// deadline → CORS → body limit → auth → admission → the request's kind
-	// (the last three per route). The logger sits outside recover so that a
+	// deadline → CORS → consistency token → body limit → auth → admission
+	// → the request's kind (the last three per route). The logger sits outside recover so that a
 	// panic's request is logged like any other failed one; CORS comes before
 	// auth, as a browser's preflight carries no token; admission comes after
 	// auth, so a request without a valid token neither waits nor takes room.
@@ -86,6 +86,7 @@ func NewServer(d Deps) *echo.Echo {
 	if len(d.CORSOrigins) > 0 {
 		e.Use(corsFor(d.CORSOrigins))
 	}
+	e.Use(consistencyTokens())
 	e.Use(bodyLimit(MaxBodyBytes, map[string]int64{"/api/import": MaxImportBytes}))
 
 	h := &handler{svc: d.Service, db: d.DB, tools: tools.NewExecutor(d.Service), counselor: d.Counselor, metrics: d.Metrics}

@@ -191,7 +191,9 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) (
 		return dbError(err)
 	}
 	if s.replica != nil && s.txOptions.AccessMode != pgx.ReadOnly {
-		s.replica.noteWrite(ctx, caller.UserID)
+		if at, known := s.replica.noteWrite(ctx, caller.UserID); known {
+			mentor.Wrote(ctx, mentor.WritePosition(at))
+		}
 	}
 	return nil
 }
