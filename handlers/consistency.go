@@ -27,8 +27,8 @@ const maxConsistencyToken = 17
 // where the request's writes left the database (mentor.Wrote), set just
 // before the answer's headers go out, whatever route, error or stream
 // writes them. A token the server could not have given is refused with a
-// 400 on any route, with or without a replica, so a client's mistake
-// shows the same everywhere; an empty one counts as none.
+// 400 on every signed-in route, with or without a replica, so a client's
+// mistake shows the same everywhere; an empty one counts as none.
 func consistencyTokens() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {

@@ -1124,7 +1124,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every route accepts it and refuses a malformed one with a 400; one beyond all the database has written (restored from a backup) is ignored */
+        /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
         ConsistencyToken: string;
         /** @description A learner's uuid; empty or null for the general conversation */
         LearnerQuery: components["schemas"]["LearnerParam"];
@@ -1353,7 +1353,7 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
             };
             header?: {
-                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every route accepts it and refuses a malformed one with a 400; one beyond all the database has written (restored from a backup) is ignored */
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
                 "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
             };
             path?: never;
@@ -1983,7 +1983,7 @@ export interface operations {
                 offset?: number;
             };
             header?: {
-                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every route accepts it and refuses a malformed one with a 400; one beyond all the database has written (restored from a backup) is ignored */
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
                 "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
             };
             path?: never;
@@ -2097,7 +2097,7 @@ export interface operations {
                 topic?: components["parameters"]["TopicQuery"];
             };
             header?: {
-                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every route accepts it and refuses a malformed one with a 400; one beyond all the database has written (restored from a backup) is ignored */
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
                 "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
             };
             path?: never;
@@ -2338,7 +2338,7 @@ export interface operations {
                 time_zone?: string;
             };
             header?: {
-                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every route accepts it and refuses a malformed one with a 400; one beyond all the database has written (restored from a backup) is ignored */
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
                 "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
             };
             path?: never;
@@ -2374,7 +2374,7 @@ export interface operations {
                 learner_id?: components["parameters"]["LearnerQuery"];
             };
             header?: {
-                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every route accepts it and refuses a malformed one with a 400; one beyond all the database has written (restored from a backup) is ignored */
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
                 "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
             };
             path?: never;
@@ -2503,7 +2503,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every route accepts it and refuses a malformed one with a 400; one beyond all the database has written (restored from a backup) is ignored */
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
                 "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
             };
             path?: never;
@@ -2568,7 +2568,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every route accepts it and refuses a malformed one with a 400; one beyond all the database has written (restored from a backup) is ignored */
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
                 "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
             };
             path?: never;
@@ -2608,7 +2608,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every route accepts it and refuses a malformed one with a 400; one beyond all the database has written (restored from a backup) is ignored */
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
                 "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
             };
             path?: never;
