@@ -18,10 +18,6 @@ import (
 // replica no answer carries it, and there is nothing to wait for.
 const ConsistencyTokenHeader = "Memory-Consistency-Token"
 
-// maxConsistencyToken bounds the token as sent: a position is written in
-// at most 17 characters ("FFFFFFFF/FFFFFFFF").
-const maxConsistencyToken = 17
-
 // consistencyTokens puts the token a request brings in its context, for
 // the store's reads (mentor.ReadAfter), and names, in the answer's header,
 // where the request's writes left the database (mentor.Wrote), set just
@@ -57,7 +53,7 @@ func tokenSent(header string) (mentor.WritePosition, error) {
 		return 0, nil
 	}
 	at, err := mentor.ParseWritePosition(sent)
-	if err != nil || len(sent) > maxConsistencyToken {
+	if err != nil {
 		return 0, mentor.Errorf(mentor.CodeInvalid,
 			"%s is not a token this service gave: send the newest one an answer carried, as it came", ConsistencyTokenHeader)
 	}
