@@ -57,3 +57,11 @@ type IdleSession struct {
 // ErrLeaseLost means another worker took a job over: the work of the one
 // that lost it is dropped, so that the job takes effect once.
 var ErrLeaseLost = errors.New("job lease lost")
+
+// SummariesDue are a facilitator's conversations whose summary changed and
+// has stood unchanged a while since, for the worker to parse for search
+// (postgres.Store.RefreshSummaryVectors).
+type SummariesDue struct {
+	FacilitatorID   string
+	ConversationIDs []string
+}

@@ -41,7 +41,7 @@ var exportTables = []exportTable{
 	{"session", `select (to_jsonb(t) - 'facilitator_id')::text from public.mentor_sessions t
 		where t.facilitator_id = $1::uuid and ` + inScope + `
 		order by t.started_at, t.id`},
-	{"conversation", `select (to_jsonb(t) - array['facilitator_id', 'search_vector', 'turns_vector', 'turns_bytes'])::text
+	{"conversation", `select (to_jsonb(t) - array['facilitator_id', 'search_vector', 'summary_vector', 'turns_vector', 'turns_bytes'])::text
 		from public.conversation_updates t
 		where t.facilitator_id = $1::uuid and ` + inScope + `
 		order by t.created_at, t.id`},

@@ -28,6 +28,13 @@ const (
 	firstRetry         = 5 * time.Second
 	maxRetry           = 10 * time.Minute
 	idleSessionsBatch  = 50
+	// A summary is parsed for search once it has stood unchanged this
+	// long: a conversation posted to after every reply is parsed when its
+	// exchange pauses, not after every post (search parses the few changed
+	// meanwhile itself).
+	DefaultSummarySettle = 30 * time.Second
+	DefaultSummarySweep  = 5 * time.Second
+	summariesBatch       = 200
 )
 
 // Store is what the worker needs of the database.
@@ -43,6 +50,8 @@ type Store interface {
 	// ForgetUnconfirmedMemories applies the accounts' retention settings to
 	// up to batch memories and returns how many were forgotten.
 	ForgetUnconfirmedMemories(ctx context.Context, batch int) (int, error)
+	SummariesDue(ctx context.Context, settled time.Duration, limit int) ([]mentor.SummariesDue, error)
+	RefreshSummaryVectors(ctx context.Context, conversationIDs []string) (int, error)
 	ConsolidationStore
 	ClosingStore
 }
@@ -63,11 +72,15 @@ type Config struct {
 	ConsolidationSweep time.Duration // how often to queue the nightly runs due
 	// Now is the time consolidation plans at: time.Now, unless a
 	// simulation runs on its own clock.
-	Now         func() time.Time
-	Poll        time.Duration // how often to look for due jobs when not woken
-	IdleSweep   time.Duration // how often to end idle sessions
-	MaxAttempts int           // attempts before a job is marked failed
-	JobTimeout  time.Duration // bound on one job's model calls
+	Now       func() time.Time
+	Poll      time.Duration // how often to look for due jobs when not woken
+	IdleSweep time.Duration // how often to end idle sessions
+	// SummarySweep is how often to parse for search the summaries that
+	// have stood unchanged for SummarySettle.
+	SummarySweep  time.Duration
+	SummarySettle time.Duration
+	MaxAttempts   int           // attempts before a job is marked failed
+	JobTimeout    time.Duration // bound on one job's model calls
 	// Concurrency is how many jobs run at once. A job waits on the model
 	// most of its time and holds no database connection meanwhile, so one
 	// at a time would fall behind a single busy hour of exchanges.
@@ -89,6 +102,12 @@ func New(store Store, cfg Config, log *slog.Logger) *Worker {
 	}
 	if cfg.IdleSweep <= 0 {
 		cfg.IdleSweep = DefaultIdleSweep
+	}
+	if cfg.SummarySweep <= 0 {
+		cfg.SummarySweep = DefaultSummarySweep
+	}
+	if cfg.SummarySettle < 0 {
+		cfg.SummarySettle = 0
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts
@@ -122,7 +141,8 @@ func (w *Worker) Wake() {
 
 // Run works until ctx is done: Concurrency loops run extraction jobs, one
 // runs consolidations, one writes sessions' closing words (with a
-// ClosingWriter), idle sessions are ended every IdleSweep, and every
+// ClosingWriter), idle sessions are ended every IdleSweep, the summaries
+// that settled are parsed for search every SummarySweep, and every
 // ConsolidationSweep the nightly consolidations are queued and the
 // accounts' retention applied. The jobs in
 // progress are finished first: their work is not cut off by the shutdown,
@@ -142,6 +162,8 @@ func (w *Worker) Run(ctx context.Context) {
 	defer sweep.Stop()
 	nightly := time.NewTicker(w.cfg.ConsolidationSweep)
 	defer nightly.Stop()
+	summaries := time.NewTicker(w.cfg.SummarySweep)
+	defer summaries.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -150,6 +172,10 @@ func (w *Worker) Run(ctx context.Context) {
 		case <-sweep.C:
 			if _, err := w.EndIdleSessions(ctx); err != nil {
 				w.log.Error("ending idle sessions failed", "err", err)
+			}
+		case <-summaries.C:
+			if _, err := w.RefreshSummaryVectors(ctx); err != nil {
+				w.log.Error("parsing summaries for search failed", "err", err)
 			}
 		case <-nightly.C:
 			if _, err := w.QueueNightlyConsolidations(ctx); err != nil {
@@ -302,6 +328,41 @@ func (w *Worker) retryAt(attempts int) *time.Time {
 	}
 	at := time.Now().Add(delay)
 	return &at
+}
+
+// RefreshSummaryVectors parses for search the summaries that have stood
+// unchanged for SummarySettle since they changed, each facilitator's as
+// that facilitator, batch after batch until none is left. It returns how
+// many it parsed.
+func (w *Worker) RefreshSummaryVectors(ctx context.Context) (int, error) {
+	parsed := 0
+	for ctx.Err() == nil {
+		due, err := w.store.SummariesDue(ctx, w.cfg.SummarySettle, summariesBatch)
+		if err != nil {
+			return parsed, err
+		}
+		listed, failed := 0, false
+		for _, d := range due {
+			listed += len(d.ConversationIDs)
+			n, err := w.store.RefreshSummaryVectors(mentor.WithCaller(ctx, caller(d.FacilitatorID)), d.ConversationIDs)
+			switch {
+			case err == nil:
+				parsed += n
+			case mentor.ErrorCode(err) == mentor.CodeUnavailable:
+				return parsed, err
+			default:
+				// A facilitator gone meanwhile took their list with them;
+				// one that cannot be parsed must not stop everyone else's.
+				w.log.Warn("summaries not parsed for search", "facilitator", d.FacilitatorID, "err", err)
+				failed = true
+			}
+		}
+		// A list left behind by a failure waits for the next sweep.
+		if listed < summariesBatch || failed {
+			break
+		}
+	}
+	return parsed, nil
 }
 
 // EndIdleSessions ends the sessions nobody spoke in for the idle limit,

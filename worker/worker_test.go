@@ -438,3 +438,39 @@ func TestModelTextNeverReachesTheJobOrTheLog(t *testing.T) {
 		t.Fatalf("the failures should be logged without the model's text:\n%s", logged)
 	}
 }
+
+// A summary changed by a post is parsed for search once it has stood
+// unchanged for the settle time, and not before; a sweep parses every
+// settled one, however many batches they take.
+func TestSettledSummariesAreParsedForSearch(t *testing.T) {
+	e := newEnv(t, worker.Config{SummarySettle: time.Hour})
+	e.post("Alex built a paper crane today.", "Origami suits his patience.")
+	stale := `select count(*) from conversation_updates where summary <> '' and summary_vector is null`
+	if n := e.count(stale); n != 1 {
+		t.Fatalf("%d conversations with a summary not parsed yet, want the one posted to", n)
+	}
+	if n, err := e.worker.RefreshSummaryVectors(context.Background()); err != nil || n != 0 {
+		t.Fatalf("parsed %d summaries (%v) within the settle time, want none", n, err)
+	}
+
+	// Past a batch's worth of other conversations, all settled.
+	e.exec(`with l as (insert into learners (facilitator_id, name)
+			select $1::uuid, 'Learner ' || i from generate_series(1, 250) i returning id)
+		insert into conversation_updates (facilitator_id, learner_id, summary)
+		select $1::uuid, l.id, 'Talked about kites.' from l`, e.facilitator.ID)
+	e.exec(`update private.summary_vectors_due set listed_at = now() - interval '2 hours'`)
+	n, err := e.worker.RefreshSummaryVectors(context.Background())
+	if err != nil || n != 251 {
+		t.Fatalf("parsed %d summaries (%v), want all 251 settled ones", n, err)
+	}
+	if n := e.count(stale); n != 0 {
+		t.Errorf("%d summaries left unparsed", n)
+	}
+	if n := e.count(`select count(*) from conversation_updates
+		where summary_vector is distinct from summary_search_vector(summary)`); n != 0 {
+		t.Errorf("%d stored vectors differ from their summary's words", n)
+	}
+	if n := e.count(`select count(*) from private.summary_vectors_due`); n != 0 {
+		t.Errorf("%d conversations still listed", n)
+	}
+}
