@@ -36,7 +36,9 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err err
 	}
 	sort.Strings(names)
 
-	if _, err := pool.Exec(ctx, bookkeepingTableSQL); err != nil {
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		return execEach(ctx, tx, bookkeepingTableSQL)
+	}); err != nil {
 		return nil, fmt.Errorf("create migrations table: %w", err)
 	}
 
@@ -79,12 +81,27 @@ func applyMigration(ctx context.Context, pool *pgxpool.Pool, version, body strin
 	if exists {
 		return false, nil
 	}
-	// The simple protocol runs a file of many statements in one round trip.
-	if _, err := tx.Exec(ctx, body, pgx.QueryExecModeSimpleProtocol); err != nil {
+	if err := execEach(ctx, tx, body); err != nil {
 		return false, err
 	}
 	if _, err := tx.Exec(ctx, `insert into public.memory_migrations (version) values ($1)`, version); err != nil {
 		return false, err
 	}
 	return true, tx.Commit(ctx)
+}
+
+// execEach runs a migration's statements one at a time, in the
+// transaction. Citus passes a statement on to its worker nodes as it was
+// sent, and refuses a string of several ("cannot insert multiple commands
+// into a prepared statement"), so none is sent. Each goes by the extended
+// protocol, which refuses such a string on plain Postgres too: a
+// statement SplitStatements failed to separate fails every test that
+// migrates, not only a deployment on Citus.
+func execEach(ctx context.Context, tx pgx.Tx, sql string) error {
+	for _, statement := range SplitStatements(sql) {
+		if _, err := tx.Conn().PgConn().ExecParams(ctx, statement, nil, nil, nil, nil).Close(); err != nil {
+			return fmt.Errorf("%w\nin the statement:\n%s", err, statement)
+		}
+	}
+	return nil
 }
