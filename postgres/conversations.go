@@ -99,7 +99,7 @@ func (s *Store) Archive(ctx context.Context, q mentor.ArchiveQuery) (mentor.Arch
 // conversation's record. Each round trip is a pipeline of statements that
 // Postgres runs one after the other in the transaction. With one statement
 // per round trip a post made eleven of them, begin and commit included; it
-// now makes six. On loopback the difference is small; with the database
+// now makes five. On loopback the difference is small; with the database
 // across a network (Supabase) each round trip saved is its latency saved on
 // every post.
 
