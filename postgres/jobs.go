@@ -149,37 +149,72 @@ func (s *Store) execAsWorker(ctx context.Context, sql string, args ...any) error
 	})
 }
 
-// leaseJob leases the next due job of kind as it is stored.
+// leaseCandidates is how many of the next due jobs a lease looks at: those
+// another worker leases meanwhile are passed over for the next.
+const leaseCandidates = 8
+
+// leaseJob leases the next due job of kind as it is stored, or none when
+// none is due. It finds the next due jobs across facilitators, in fair
+// order (migration 0015), without locking them, then leases the first one
+// no other worker holds by its key alone. On Citus, where each
+// facilitator's jobs live on the shard of their own rows, a lock over every
+// facilitator's jobs is refused; finding them is a read of every shard and
+// leasing one a statement on one shard. When every job it found was
+// leased by other workers meanwhile it reports none, and the worker asks
+// again on its next turn.
 func (s *Store) leaseJob(ctx context.Context, kind string) (*mentor.Job, []byte, error) {
-	var job mentor.Job
-	var payload []byte
-	found := false
+	type candidate struct {
+		facilitatorID string
+		id            int64
+	}
+	var due []candidate
 	err := s.asWorker(ctx, func(b *pgx.Batch) {
-		b.Queue(`update public.memory_jobs j
-		set status = 'running', attempts = attempts + 1, lease_token = gen_random_uuid(),
-			leased_until = now() + make_interval(secs => $1)
-		from (select facilitator_id, id from public.memory_jobs
-			where kind = $2 and run_after <= now()
+		b.Queue(`select facilitator_id::text, id from public.memory_jobs
+			where kind = $1 and run_after <= now()
 				and (status = 'pending' or (status = 'running' and leased_until < now()))
-			-- Fair across facilitators (migration 0015).
 			order by fair_at, id
-			limit 1
-			for update skip locked) due
-		where j.facilitator_id = due.facilitator_id and j.id = due.id
-		returning j.facilitator_id::text, j.id, j.learner_id::text, j.payload, j.attempts, j.lease_token::text`,
-			jobLease.Seconds(), kind)
-	}, func(br pgx.BatchResults) error {
-		err := br.QueryRow().Scan(&job.FacilitatorID, &job.ID, &job.LearnerID, &payload, &job.Attempts, &job.Lease)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		found = err == nil
+			limit $2`, kind, leaseCandidates)
+	}, func(br pgx.BatchResults) (err error) {
+		due, err = collectRows(br, func(row pgx.CollectableRow) (candidate, error) {
+			var c candidate
+			return c, row.Scan(&c.facilitatorID, &c.id)
+		})
 		return err
 	})
-	if err != nil || !found {
+	if err != nil {
 		return nil, nil, err
 	}
-	return &job, payload, nil
+	for _, c := range due {
+		var job mentor.Job
+		var payload []byte
+		leased := false
+		err := s.asWorker(ctx, func(b *pgx.Batch) {
+			b.Queue(`update public.memory_jobs j
+			set status = 'running', attempts = attempts + 1, lease_token = gen_random_uuid(),
+				leased_until = now() + make_interval(secs => $3)
+			from (select facilitator_id, id from public.memory_jobs
+				where facilitator_id = $1::uuid and id = $2 and run_after <= now()
+					and (status = 'pending' or (status = 'running' and leased_until < now()))
+				for update skip locked) due
+			where j.facilitator_id = due.facilitator_id and j.id = due.id
+			returning j.facilitator_id::text, j.id, j.learner_id::text, j.payload, j.attempts, j.lease_token::text`,
+				c.facilitatorID, c.id, jobLease.Seconds())
+		}, func(br pgx.BatchResults) error {
+			err := br.QueryRow().Scan(&job.FacilitatorID, &job.ID, &job.LearnerID, &payload, &job.Attempts, &job.Lease)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			leased = err == nil
+			return err
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if leased {
+			return &job, payload, nil
+		}
+	}
+	return nil, nil, nil
 }
 
 // ExtractionInput reads, as the job's facilitator, the exchange to learn
