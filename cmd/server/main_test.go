@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 
 	"mentormemory/app"
 	"mentormemory/auth"
+	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -146,6 +149,32 @@ func TestMigrateChecksOnlyTheDatabaseSettings(t *testing.T) {
 	err := run(context.Background(), []string{"migrate"}, func(string) string { return "" }, &out)
 	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL is required") {
 		t.Fatalf("migrate without a database: %v", err)
+	}
+}
+
+// migrate --citus migrates, then distributes the tables on a Citus
+// coordinator; a database without Citus is migrated all the same, and the
+// error says what to install. (Under PGTEST_CITUS_WORKERS the test
+// database is on Citus and distributed already, so there is nothing to
+// do.)
+func TestMigrateCitusSaysWhatCitusNeeds(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": pgtest.NewDatabase(t)}
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"migrate", "--citus"}, func(k string) string { return env[k] }, &out)
+	if os.Getenv("PGTEST_CITUS_WORKERS") != "" {
+		if err != nil || !strings.Contains(out.String(), "nothing to do: the database is distributed already") {
+			t.Fatalf("migrate --citus on a distributed database: %v\n%s", err, out.String())
+		}
+		return
+	}
+	if !errors.Is(err, postgres.ErrNoCitus) || !strings.Contains(err.Error(), "create extension citus") {
+		t.Fatalf("migrate --citus without Citus: %v", err)
+	}
+	if !strings.Contains(out.String(), "database is up to date") {
+		t.Fatalf("migrate --citus should migrate first: %s", out.String())
+	}
+	if err := run(context.Background(), []string{"migrate", "--citus", "--emit-supabase", t.TempDir()}, func(k string) string { return env[k] }, &out); err == nil {
+		t.Fatal("--citus with --emit-supabase should be refused")
 	}
 }
 

@@ -4,12 +4,21 @@
 // script starts a private one). Without it the tests that need a database
 // skip, except under CI=true, where they fail: CI must never pass by
 // skipping.
+//
+// On Citus: with PGTEST_CITUS_WORKERS set to the worker nodes of the
+// coordinator DATABASE_URL names (host:port, comma-separated, reached
+// with DATABASE_URL's user and password), each test database is created
+// on every node with the citus extension, the workers are added to it,
+// and NewDatabase distributes it after migrating, as `server migrate
+// --citus` does (with 4 shards a table, which a test's few rows need, not
+// Citus's 32). README "Running on Citus" has the commands.
 package pgtest
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -53,7 +62,10 @@ func NewDatabase(tb testing.TB) string {
 			return err
 		}
 		defer pool.Close()
-		_, err = postgres.Migrate(ctx, pool)
+		if _, err = postgres.Migrate(ctx, pool); err != nil || len(citusWorkers()) == 0 {
+			return err
+		}
+		_, err = postgres.Distribute(ctx, pool)
 		return err
 	})
 }
@@ -85,22 +97,20 @@ func NewDatabaseBuiltBy(tb testing.TB, build func(ctx context.Context, dbURL str
 	if err != nil {
 		tb.Fatal(err)
 	}
-	// Dropped even when the build fails.
+	workers := citusWorkers()
+	// Dropped even when the build fails, from the workers too.
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		admin, err := pgx.Connect(ctx, adminURL)
-		if err != nil {
-			tb.Logf("drop test database: %v", err)
-			return
-		}
-		defer admin.Close(ctx)
-		if _, err := admin.Exec(ctx, `drop database if exists `+name+` with (force)`); err != nil {
-			tb.Logf("drop test database: %v", err)
+		for _, nodeURL := range append([]string{adminURL}, workerURLs(tb, adminURL, workers)...) {
+			dropDatabase(ctx, tb, nodeURL, name)
 		}
 	})
 
-	buildErr := build(ctx, dbURL)
+	buildErr := addCitusNodes(ctx, adminURL, dbURL, name, workers)
+	if buildErr == nil {
+		buildErr = build(ctx, dbURL)
+	}
 	if _, err := admin.Exec(ctx, `select pg_advisory_unlock($1)`, int64(createLockKey)); err != nil {
 		tb.Fatal(err)
 	}
@@ -173,4 +183,94 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// citusWorkers are the host:port of the Citus worker nodes the tests use,
+// none for a plain Postgres.
+func citusWorkers() []string {
+	var workers []string
+	for _, w := range strings.Split(os.Getenv("PGTEST_CITUS_WORKERS"), ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			workers = append(workers, w)
+		}
+	}
+	return workers
+}
+
+// workerURLs are the admin URLs of the workers: adminURL's with each
+// worker's host and port.
+func workerURLs(tb testing.TB, adminURL string, workers []string) []string {
+	var urls []string
+	for _, w := range workers {
+		u, err := url.Parse(adminURL)
+		if err != nil {
+			tb.Fatalf("PGTEST_CITUS_WORKERS needs DATABASE_URL as a URL: %v", err)
+		}
+		u.Host = w
+		urls = append(urls, u.String())
+	}
+	return urls
+}
+
+// addCitusNodes makes the database name, created on the coordinator at
+// adminURL, a Citus database with the workers: it is created on each
+// worker, gets the citus extension on every node, and the coordinator
+// knows itself and its workers. Nothing without workers.
+func addCitusNodes(ctx context.Context, adminURL, dbURL, name string, workers []string) error {
+	if len(workers) == 0 {
+		return nil
+	}
+	coordinator, err := url.Parse(adminURL)
+	if err != nil {
+		return fmt.Errorf("PGTEST_CITUS_WORKERS needs DATABASE_URL as a URL: %w", err)
+	}
+	for _, w := range workers {
+		worker := *coordinator
+		worker.Host = w
+		if err := execOn(ctx, worker.String(), `create database `+name); err != nil {
+			return fmt.Errorf("worker %s: %w", w, err)
+		}
+		worker.Path = "/" + name
+		if err := execOn(ctx, worker.String(), `create extension citus`); err != nil {
+			return fmt.Errorf("worker %s: %w", w, err)
+		}
+	}
+	// Few shards: a test holds a few rows, and each shard is a table on a
+	// worker that distributing creates.
+	statements := []string{`create extension citus`, `alter database ` + name + ` set citus.shard_count = 4`,
+		fmt.Sprintf(`select citus_set_coordinator_host('%s', %s)`, coordinator.Hostname(), coordinator.Port())}
+	for _, w := range workers {
+		host, port, _ := strings.Cut(w, ":")
+		statements = append(statements, fmt.Sprintf(`select citus_add_node('%s', %s)`, host, port))
+	}
+	return execOn(ctx, dbURL, statements...)
+}
+
+// execOn runs the statements, one at a time, on a connection of its own.
+func execOn(ctx context.Context, connString string, statements ...string) error {
+	conn, err := pgx.Connect(ctx, connString)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	for _, s := range statements {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// dropDatabase drops the test database name on the server at adminURL,
+// logging what fails.
+func dropDatabase(ctx context.Context, tb testing.TB, adminURL, name string) {
+	admin, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		tb.Logf("drop test database: %v", err)
+		return
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, `drop database if exists `+name+` with (force)`); err != nil {
+		tb.Logf("drop test database: %v", err)
+	}
 }

@@ -1,0 +1,261 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Citus (distributed Postgres) serves the memory from worker nodes: every
+// table kept per facilitator is split into shards by facilitator_id, all
+// of them alike (colocated), so a facilitator's rows of every table are on
+// one node and each of the service's statements, which all name one
+// facilitator, runs on that node alone. auth.users becomes a reference
+// table, a copy on every node, which the tables' foreign keys reference
+// there.
+//
+// Distribute makes a migrated database on a Citus coordinator so. It is
+// `server migrate --citus`; README "Running on Citus" says how to set up
+// the coordinator and its workers.
+
+// ErrNoCitus is Distribute's answer on a database without the citus
+// extension.
+var ErrNoCitus = errors.New("the citus extension is not installed in this database: " +
+	"on the coordinator and on every worker run `create extension citus`, then add the workers " +
+	"on the coordinator with `select citus_add_node('<host>', <port>)`")
+
+// citusRoles are the roles the service's statements run as. Citus reaches
+// the workers as the role a statement runs as on the coordinator, so each
+// must be able to log in there (the Data API's signed-in users run as
+// authenticated).
+var citusRoles = []string{"authenticated", "memory_service", "memory_worker"}
+
+// Distribute distributes, in one transaction, every table of public with a
+// facilitator_id that is not distributed yet, colocated with
+// public.learners, and makes auth.users a reference table; then lets the
+// service's roles log in and has the database pass SET LOCAL on to the
+// workers (citus.propagate_set_commands). Run again, it distributes only
+// what a migration added since, and changes nothing when there is nothing
+// to do. It returns what it did, a line each.
+func Distribute(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
+	var hasCitus bool
+	if err := pool.QueryRow(ctx, `select exists (select 1 from pg_extension where extname = 'citus')`).Scan(&hasCitus); err != nil {
+		return nil, err
+	}
+	if !hasCitus {
+		return nil, ErrNoCitus
+	}
+	var workers int
+	if err := pool.QueryRow(ctx, `select count(*) from pg_dist_node
+		where noderole = 'primary' and isactive and shouldhaveshards`).Scan(&workers); err != nil {
+		return nil, err
+	}
+	if workers == 0 {
+		return nil, errors.New("this Citus coordinator has no worker to hold the shards: " +
+			"add one with `select citus_add_node('<host>', <port>)`")
+	}
+
+	var done []string
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		// Each table with triggers needs Citus's opt-in (migration 0012's,
+		// 0015's, 0029's and the conversation's own); every trigger here
+		// touches only the rows of its own facilitator.
+		if _, err := tx.Exec(ctx, `set local citus.enable_unsafe_triggers = on`); err != nil {
+			return err
+		}
+		// Creating shards after a reference table was written to in the
+		// transaction must go over one connection per node.
+		if _, err := tx.Exec(ctx, `set local citus.multi_shard_modify_mode = 'sequential'`); err != nil {
+			return err
+		}
+		var err error
+		if done, err = distributeTables(ctx, tx); err != nil {
+			return err
+		}
+		functions, err := distributeFunctions(ctx, tx)
+		if err != nil {
+			return err
+		}
+		done = append(done, functions...)
+		for _, role := range citusRoles {
+			var canLogin bool
+			if err := tx.QueryRow(ctx, `select rolcanlogin from pg_roles where rolname = $1`, role).Scan(&canLogin); err != nil {
+				return fmt.Errorf("role %s: %w", role, err)
+			}
+			if !canLogin {
+				if _, err := tx.Exec(ctx, `alter role `+pgx.Identifier{role}.Sanitize()+` login`); err != nil {
+					return err
+				}
+				done = append(done, "role "+role+" may log in (Citus reaches the workers as it)")
+			}
+		}
+		var propagates bool
+		if err := tx.QueryRow(ctx, `select exists (select 1 from pg_db_role_setting s
+			join pg_database d on d.oid = s.setdatabase and d.datname = current_database()
+			where s.setrole = 0 and 'citus.propagate_set_commands=local' = any(s.setconfig))`).Scan(&propagates); err != nil {
+			return err
+		}
+		if !propagates {
+			var database string
+			if err := tx.QueryRow(ctx, `select current_database()`).Scan(&database); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `alter database `+pgx.Identifier{database}.Sanitize()+
+				` set citus.propagate_set_commands = 'local'`); err != nil {
+				return err
+			}
+			done = append(done, "the database passes SET LOCAL on to the workers (citus.propagate_set_commands = 'local'; "+
+				"connections opened from now on)")
+		}
+		return nil
+	})
+	return done, err
+}
+
+// colocationSource is the table every other is colocated with.
+const colocationSource = "learners"
+
+// distributeTables distributes the tables kept per facilitator that are
+// not distributed yet, and makes auth.users a reference table if it is not
+// one. Citus checks a foreign key as it is created, and refuses one from a
+// distributed table to a table that is neither distributed alike nor a
+// reference table, so every foreign key that involves a table about to
+// change goes first and comes back once all have changed.
+func distributeTables(ctx context.Context, tx pgx.Tx) ([]string, error) {
+	rows, err := tx.Query(ctx, `select c.relname::text from pg_class c
+		where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p')
+			and exists (select 1 from pg_attribute a
+				where a.attrelid = c.oid and a.attname = 'facilitator_id' and a.attnum > 0 and not a.attisdropped)
+			and not exists (select 1 from pg_dist_partition p where p.logicalrelid = c.oid)
+		-- The colocation source first.
+		order by c.relname <> $1, c.relname`, colocationSource)
+	if err != nil {
+		return nil, err
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	var usersReferenced bool
+	if err := tx.QueryRow(ctx, `select exists (select 1 from pg_dist_partition
+		where logicalrelid = 'auth.users'::regclass and partmethod = 'n')`).Scan(&usersReferenced); err != nil {
+		return nil, err
+	}
+	if len(tables) == 0 && usersReferenced {
+		return nil, nil
+	}
+
+	type foreignKey struct{ table, name, definition string }
+	rows, err = tx.Query(ctx, `select c.conrelid::regclass::text, c.conname::text, pg_get_constraintdef(c.oid)
+		from pg_constraint c
+		where c.contype = 'f'
+			and (c.conrelid = any($1::regclass[]) or c.confrelid = any($1::regclass[])
+				or (c.confrelid = 'auth.users'::regclass and not $2))
+		order by 1, 2`, qualified(tables), usersReferenced)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (foreignKey, error) {
+		var k foreignKey
+		return k, row.Scan(&k.table, &k.name, &k.definition)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, k := range keys {
+		if _, err := tx.Exec(ctx, `alter table `+k.table+` drop constraint `+pgx.Identifier{k.name}.Sanitize()); err != nil {
+			return nil, fmt.Errorf("drop %s of %s: %w", k.name, k.table, err)
+		}
+	}
+	for _, table := range tables {
+		if table == colocationSource {
+			_, err = tx.Exec(ctx, `select create_distributed_table($1, 'facilitator_id')`, "public."+table)
+		} else {
+			_, err = tx.Exec(ctx, `select create_distributed_table($1, 'facilitator_id', colocate_with => $2)`,
+				"public."+table, "public."+colocationSource)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("distribute public.%s: %w", table, err)
+		}
+		done = append(done, "distributed public."+table+" by facilitator_id")
+	}
+	if !usersReferenced {
+		if _, err := tx.Exec(ctx, `select create_reference_table('auth.users')`); err != nil {
+			return nil, fmt.Errorf("make auth.users a reference table: %w", err)
+		}
+		done = append(done, "auth.users is a reference table")
+	}
+	for _, k := range keys {
+		definition := citusForeignKey(k.definition)
+		if _, err := tx.Exec(ctx, `alter table `+k.table+` add constraint `+pgx.Identifier{k.name}.Sanitize()+` `+definition); err != nil {
+			return nil, fmt.Errorf("add %s back to %s: %w", k.name, k.table, err)
+		}
+		if definition != k.definition {
+			done = append(done, fmt.Sprintf("%s of %s is %s (Citus refuses %s)", k.name, k.table, definition, k.definition))
+		}
+	}
+	return done, nil
+}
+
+// distributeFunctions creates on every worker the functions of public and
+// auth that Citus has not created there yet. The triggers and policies run
+// on the workers, and so do the functions the service's statements call;
+// Citus creates a function on its workers as it is created on the
+// coordinator once the extension is there, but not those created before
+// (a database migrated before `create extension citus`), bar what a
+// distributed table depends on by name (a trigger's own function, not the
+// functions it calls). A function of a table's row (search_vector,
+// migration 0009) cannot be created on the workers, where the rows are
+// the shards', and is left out: nothing run there may call it.
+func distributeFunctions(ctx context.Context, tx pgx.Tx) ([]string, error) {
+	rows, err := tx.Query(ctx, `select p.oid::regprocedure::text from pg_proc p
+		where p.pronamespace in ('public'::regnamespace, 'auth'::regnamespace)
+			and not exists (select 1 from pg_dist_object o where o.classid = 'pg_proc'::regclass and o.objid = p.oid)
+			and not exists (select 1 from unnest(p.proargtypes) a(type) join pg_type t on t.oid = a.type where t.typrelid <> 0)
+		order by 1`)
+	if err != nil {
+		return nil, err
+	}
+	functions, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, f := range functions {
+		if _, err := tx.Exec(ctx, `select create_distributed_function($1)`, f); err != nil {
+			return nil, fmt.Errorf("create %s on the workers: %w", f, err)
+		}
+		done = append(done, "created "+f+" on the workers")
+	}
+	return done, nil
+}
+
+// setNullOrDefault is a foreign key's ON DELETE or ON UPDATE SET NULL or
+// SET DEFAULT, with or without a list of columns.
+var setNullOrDefault = regexp.MustCompile(` ON (DELETE|UPDATE) SET (NULL|DEFAULT)( \([^)]*\))?`)
+
+// citusForeignKey is the foreign key definition as Citus takes it. Citus
+// refuses SET NULL and SET DEFAULT in a key that holds the distribution
+// column, even when only another of its columns would be set (the memories'
+// key of their session, migration 0005, clears session_id alone). Such a
+// key checks without acting: deleting a session that memories name is
+// refused instead of clearing their session. Nothing deletes a session
+// but its learner's or its user's deletion, which takes the memories too,
+// and erasure, which removes the memories first.
+func citusForeignKey(definition string) string {
+	return setNullOrDefault.ReplaceAllString(definition, "")
+}
+
+// qualified is the tables of public, named as regclass reads them.
+func qualified(tables []string) []string {
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = "public." + pgx.Identifier{t}.Sanitize()
+	}
+	return names
+}
