@@ -32,9 +32,11 @@ func (s *Store) AccountSettings(ctx context.Context) (mentor.AccountSettings, er
 	return settings, err
 }
 
-const accountSettingsSQL = `select coalesce(s.learning, true), s.retention_days
-	from (select $1::uuid as facilitator_id) me
-	left join public.facilitator_settings s on s.facilitator_id = me.facilitator_id`
+// accountSettingsSQL reads the caller's ($1) settings, the defaults when
+// there are none: one row, aggregated from at most one, filtered by the
+// facilitator as Citus needs to send it to one shard.
+const accountSettingsSQL = `select coalesce(bool_and(s.learning), true), max(s.retention_days)
+	from public.facilitator_settings s where s.facilitator_id = $1::uuid`
 
 // ChangeAccountSettings applies the change and returns the settings as
 // they then are.

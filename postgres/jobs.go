@@ -189,8 +189,10 @@ func (s *Store) leaseJob(ctx context.Context, kind string) (*mentor.Job, []byte,
 		var payload []byte
 		leased := false
 		err := s.asWorker(ctx, func(b *pgx.Batch) {
+			// The lease's token is made here: Citus refuses a volatile
+			// function (gen_random_uuid) in an UPDATE.
 			b.Queue(`update public.memory_jobs j
-			set status = 'running', attempts = attempts + 1, lease_token = gen_random_uuid(),
+			set status = 'running', attempts = attempts + 1, lease_token = $4::uuid,
 				leased_until = now() + make_interval(secs => $3)
 			from (select facilitator_id, id from public.memory_jobs
 				where facilitator_id = $1::uuid and id = $2 and run_after <= now()
@@ -198,7 +200,7 @@ func (s *Store) leaseJob(ctx context.Context, kind string) (*mentor.Job, []byte,
 				for update skip locked) due
 			where j.facilitator_id = due.facilitator_id and j.id = due.id
 			returning j.facilitator_id::text, j.id, j.learner_id::text, j.payload, j.attempts, j.lease_token::text`,
-				c.facilitatorID, c.id, jobLease.Seconds())
+				c.facilitatorID, c.id, jobLease.Seconds(), uuid.NewString())
 		}, func(br pgx.BatchResults) error {
 			err := br.QueryRow().Scan(&job.FacilitatorID, &job.ID, &job.LearnerID, &payload, &job.Attempts, &job.Lease)
 			if errors.Is(err, pgx.ErrNoRows) {
@@ -386,14 +388,19 @@ func markJobDone(ctx context.Context, tx pgx.Tx, job mentor.Job) error {
 }
 
 // FailJob records a failed attempt: the job is retried at retryAt, or
-// marked failed for good when retryAt is nil.
+// marked failed for good when retryAt is nil. (Each outcome has a
+// statement of its own: Citus refuses now() within a CASE of an UPDATE.)
 func (s *Store) FailJob(ctx context.Context, job mentor.Job, cause error, retryAt *time.Time) error {
+	if retryAt == nil {
+		return s.execAsWorker(ctx, `update public.memory_jobs
+			set status = 'failed', finished_at = now(), last_error = left($4, 500), lease_token = null
+			where facilitator_id = $1::uuid and id = $2 and lease_token = $3::uuid`,
+			job.FacilitatorID, job.ID, job.Lease, cause.Error())
+	}
 	return s.execAsWorker(ctx, `update public.memory_jobs
-		set status = case when $4::timestamptz is null then 'failed' else 'pending' end,
-			run_after = coalesce($4, run_after), last_error = left($5, 500), lease_token = null,
-			finished_at = case when $4::timestamptz is null then now() end
+		set status = 'pending', run_after = $4, finished_at = null, last_error = left($5, 500), lease_token = null
 		where facilitator_id = $1::uuid and id = $2 and lease_token = $3::uuid`,
-		job.FacilitatorID, job.ID, job.Lease, retryAt, cause.Error())
+		job.FacilitatorID, job.ID, job.Lease, *retryAt, cause.Error())
 }
 
 // IdleSessions lists live sessions idle past the limit, across

@@ -314,7 +314,9 @@ func (s *Store) UpdateMemory(ctx context.Context, id string, p mentor.MemoryPatc
 		var err error
 		updated, err = scanMemory(tx.QueryRow(ctx, `with `+memoryBefore(``)+`
 			said as (
-				select b.id, $14::bool or $10::real is not null or ($8::text is not null and $8 <> b.content) as now_confirmed
+				-- now() as a column: Citus refuses it within a CASE of an UPDATE.
+				select b.id, $14::bool or $10::real is not null or ($8::text is not null and $8 <> b.content) as now_confirmed,
+					now() as at
 				from before b
 			),
 			changed as (
@@ -323,7 +325,7 @@ func (s *Store) UpdateMemory(ctx context.Context, id string, p mentor.MemoryPatc
 					content = coalesce($8, m.content),
 					importance = coalesce($9, importance),
 					confidence = case when s.now_confirmed then coalesce($10, $15) else m.confidence end,
-					last_seen_at = case when s.now_confirmed then now() else last_seen_at end,
+					last_seen_at = case when s.now_confirmed then s.at else last_seen_at end,
 					status = case when $14 then 'current' else status end,
 					superseded_by = case when $14 then null else superseded_by end,
 					needs_review = needs_review and not $14,

@@ -1,0 +1,121 @@
+-- The worker's two sweeps across facilitators, the nightly consolidations
+-- (migrations 0020 and 0025) and retention (0025), find what is due in
+-- one read of every facilitator's rows, then change each facilitator's
+-- rows by statements that name the facilitator. On Citus, where each
+-- facilitator's rows are on the shard of their own, the read runs on
+-- every shard and each change on one; the sweeps as they were, one
+-- statement each, were refused ("Subqueries in HAVING cannot refer to
+-- outer query"; "could not run distributed query with FOR UPDATE/SHARE
+-- commands"). They do what they did.
+
+-- The nightly run: every learner with a memory changed since their last
+-- run ended (or never consolidated), none in the last 20 hours, and
+-- learning on, gets one, up to batch at a time. The learners due are found
+-- by joins on the facilitator (the learning settings are read as
+-- memory_learning_on reads them), and each gets its job and its run.
+create or replace function public.queue_nightly_consolidations(batch integer) returns integer
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  due record;
+  run_id uuid;
+  new_job bigint;
+  added integer;
+  queued integer := 0;
+begin
+  for due in
+    select m.facilitator_id, m.learner_id
+    from (
+      select facilitator_id, learner_id, max(updated_at) as changed
+      from public.learner_memories
+      where learner_id is not null
+      group by facilitator_id, learner_id
+    ) m
+    left join (
+      select facilitator_id, learner_id, max(coalesce(finished_at, created_at)) as last_run,
+        bool_or(status in ('queued', 'running') or created_at > now() - interval '20 hours') as recent
+      from public.consolidation_runs
+      group by facilitator_id, learner_id
+    ) r on r.facilitator_id = m.facilitator_id and r.learner_id = m.learner_id
+    left join public.facilitator_settings fs on fs.facilitator_id = m.facilitator_id
+    left join public.learner_settings ls on ls.facilitator_id = m.facilitator_id and ls.learner_id = m.learner_id
+    where m.changed > coalesce(r.last_run, '-infinity')
+      and not coalesce(r.recent, false)
+      and coalesce(fs.learning, true) and coalesce(ls.learning, true)
+    limit batch
+  loop
+    run_id := gen_random_uuid();
+    insert into public.memory_jobs (facilitator_id, learner_id, kind, dedupe_key, payload)
+    values (due.facilitator_id, due.learner_id, 'consolidate', 'run:' || run_id, jsonb_build_object('run_id', run_id))
+    returning id into new_job;
+    -- A run queued meanwhile for the same learner wins; the job left
+    -- without its run is failed by the worker when claimed.
+    insert into public.consolidation_runs (id, facilitator_id, learner_id, trigger, job_id)
+    values (run_id, due.facilitator_id, due.learner_id, 'nightly', new_job)
+    on conflict do nothing;
+    get diagnostics added = row_count;
+    queued := queued + added;
+  end loop;
+  return queued;
+end
+$$;
+
+revoke execute on function public.queue_nightly_consolidations(integer) from public, anon, authenticated;
+grant execute on function public.queue_nightly_consolidations(integer) to memory_worker;
+
+-- Retention: forgets up to batch memories that their account's
+-- retention_days let go (confidence as of now below 0.5, not confirmed
+-- within that many days), as a person's forget does. Each candidate is
+-- locked by its key and checked again, and passed over when someone holds
+-- it (a person confirming it, say), as before.
+create or replace function public.forget_unconfirmed_memories(batch integer) returns integer
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  due record;
+  gone integer;
+  forgotten integer := 0;
+begin
+  for due in
+    select m.facilitator_id, m.id, s.retention_days
+    from public.learner_memories m
+    join public.facilitator_settings s on s.facilitator_id = m.facilitator_id
+    where s.retention_days is not null
+      and m.last_seen_at < now() - make_interval(days => s.retention_days)
+      and public.memory_confidence_now(m.confidence, m.last_seen_at) < 0.5
+    limit batch
+  loop
+    perform 1 from public.learner_memories m
+    where m.facilitator_id = due.facilitator_id and m.id = due.id
+      and m.last_seen_at < now() - make_interval(days => due.retention_days)
+      and public.memory_confidence_now(m.confidence, m.last_seen_at) < 0.5
+    for update skip locked;
+    continue when not found;
+
+    with removed as (
+      delete from public.learner_memories m
+      where m.facilitator_id = due.facilitator_id and m.id = due.id
+      returning m.facilitator_id, m.id, m.learner_id, m.session_id
+    ),
+    blanked as (
+      update public.memory_history h set content_before = null, content_after = null
+      where h.facilitator_id = due.facilitator_id and h.memory_id = due.id
+        and (h.content_before is not null or h.content_after is not null)
+    ),
+    history as (
+      insert into public.memory_history (facilitator_id, memory_id, learner_id, change, actor, session_id)
+      select facilitator_id, id, learner_id, 'forgotten', 'retention', session_id from removed
+    )
+    select count(*) into gone from removed;
+    forgotten := forgotten + gone;
+  end loop;
+  return forgotten;
+end
+$$;
+
+revoke execute on function public.forget_unconfirmed_memories(integer) from public, anon, authenticated;
+grant execute on function public.forget_unconfirmed_memories(integer) to memory_worker;
