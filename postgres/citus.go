@@ -42,23 +42,9 @@ var citusRoles = []string{"authenticated", "memory_service", "memory_worker"}
 // what a migration added since, and changes nothing when there is nothing
 // to do. It returns what it did, a line each.
 func Distribute(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
-	var hasCitus bool
-	if err := pool.QueryRow(ctx, `select exists (select 1 from pg_extension where extname = 'citus')`).Scan(&hasCitus); err != nil {
+	if err := CheckCitusCoordinator(ctx, pool); err != nil {
 		return nil, err
 	}
-	if !hasCitus {
-		return nil, ErrNoCitus
-	}
-	var workers int
-	if err := pool.QueryRow(ctx, `select count(*) from pg_dist_node
-		where noderole = 'primary' and isactive and shouldhaveshards`).Scan(&workers); err != nil {
-		return nil, err
-	}
-	if workers == 0 {
-		return nil, errors.New("this Citus coordinator has no worker to hold the shards: " +
-			"add one with `select citus_add_node('<host>', <port>)`")
-	}
-
 	var done []string
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		// Each table with triggers needs Citus's opt-in (migration 0012's,
@@ -114,6 +100,41 @@ func Distribute(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 		return nil
 	})
 	return done, err
+}
+
+// CheckCitusCoordinator fails, saying what to do, unless the database is
+// on a Citus coordinator with a worker to hold the shards.
+func CheckCitusCoordinator(ctx context.Context, pool *pgxpool.Pool) error {
+	var hasCitus bool
+	if err := pool.QueryRow(ctx, `select exists (select 1 from pg_extension where extname = 'citus')`).Scan(&hasCitus); err != nil {
+		return err
+	}
+	if !hasCitus {
+		return ErrNoCitus
+	}
+	// The service writes through the coordinator only: the identity
+	// sequences of the turn log, the jobs and the memories' history hand
+	// out their ids in order there, while a worker's start at its group
+	// number times 2^48, which would sort every turn written through it
+	// after all the others.
+	var group int
+	if err := pool.QueryRow(ctx, `select groupid from pg_dist_local_group`).Scan(&group); err != nil {
+		return err
+	}
+	if group != 0 {
+		return errors.New("this is a Citus worker node: DATABASE_URL must name the coordinator, " +
+			"for `server migrate --citus` and for the service")
+	}
+	var workers int
+	if err := pool.QueryRow(ctx, `select count(*) from pg_dist_node
+		where noderole = 'primary' and isactive and shouldhaveshards`).Scan(&workers); err != nil {
+		return err
+	}
+	if workers == 0 {
+		return errors.New("this Citus coordinator has no worker to hold the shards: " +
+			"add one with `select citus_add_node('<host>', <port>)`")
+	}
+	return nil
 }
 
 // colocationSource is the table every other is colocated with.

@@ -89,15 +89,38 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if *emitTo != "" {
 		return emitSupabaseMigrations(*emitTo, stdout)
 	}
+	if *citus {
+		return migrateOnCitus(ctx, getenv, stdout)
+	}
 	pool, err := migrated(ctx, getenv, stdout)
+	if err == nil {
+		pool.Close()
+	}
+	return err
+}
+
+// migrateOnCitus checks that the configured database is on a Citus
+// coordinator, before it changes anything, then migrates it and
+// distributes its tables, saying what it did.
+func migrateOnCitus(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	db := config.Read(getenv).Database
+	if err := db.Validate(); err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	pool, err := postgres.Open(ctx, db.URL)
 	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	err = postgres.CheckCitusCoordinator(ctx, pool)
+	pool.Close()
+	if err != nil {
+		return fmt.Errorf("distribute on Citus: %w", err)
+	}
+	if pool, err = migrated(ctx, getenv, stdout); err != nil {
 		return err
 	}
 	defer pool.Close()
-	if *citus {
-		return distribute(ctx, pool, stdout)
-	}
-	return nil
+	return distribute(ctx, pool, stdout)
 }
 
 // distribute distributes the migrated tables on a Citus coordinator and
