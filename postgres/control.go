@@ -169,9 +169,11 @@ func forgetSQL(where, actor string) string {
 		where h.facilitator_id = $1::uuid and h.memory_id = g.id
 			and (h.content_before is not null or h.content_after is not null)
 	),
+	-- Returning, as recordChangeSQL's, for Citus.
 	history as (
 		insert into public.memory_history (facilitator_id, memory_id, learner_id, change, actor, session_id)
 		select $1::uuid, id, learner_id, '` + mentor.ChangeForgotten + `', '` + actor + `', session_id from gone
+		returning id
 	)
 	select count(*) from gone`
 }

@@ -103,6 +103,11 @@ limit 1`
 // confidence) and after (CTE changed), and returns the changed memories.
 // $1 is the facilitator. The change and its record are one statement, so
 // neither is ever without the other.
+//
+// The history's insert returns what it wrote, which nothing reads: Citus
+// runs an INSERT within a WITH in steps, and writes the rows of one that
+// returns nothing with COPY, which row-level security refuses; with
+// RETURNING it writes them with an INSERT.
 const recordChangeSQL = `
 history as (
 	insert into public.memory_history (facilitator_id, memory_id, learner_id, change, actor, job_id, session_id,
@@ -110,6 +115,7 @@ history as (
 	select $1::uuid, c.id, c.learner_id, $2, $3, $4::bigint, c.session_id, $5::uuid, b.content, c.content, b.confidence,
 		public.memory_confidence_now(c.confidence, c.last_seen_at), c.status
 	from changed c left join before b on b.id = c.id
+	returning id
 )
 select ` + memoryColumns + ` from changed`
 
