@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -137,8 +138,21 @@ func CheckCitusCoordinator(ctx context.Context, pool *pgxpool.Pool) error {
 	return nil
 }
 
-// colocationSource is the table every other is colocated with.
+// colocationSource is the table every other is colocated with, but for
+// those of apartTables.
 const colocationSource = "learners"
+
+// apartTables are distributed by facilitator_id in a colocation group of
+// their own. Within a transaction Citus refuses to touch a facilitator's
+// shards as one role once another role changed one of them (it reaches the
+// workers as each role over a connection of its own, and neither would see
+// the other's changes). The usage counters are changed by use_quota, which
+// runs as its owner (migration 0017), at the start of a request whose
+// other statements run as memory_service: apart from the facilitator's
+// other shards, they are no longer one of them. Nothing else reads or
+// writes them, and their only foreign key is to auth.users, a reference
+// table, which a table of any colocation group may reference.
+var apartTables = []string{"usage_counters"}
 
 // distributeTables distributes the tables kept per facilitator that are
 // not distributed yet, and makes auth.users a reference table if it is not
@@ -194,9 +208,13 @@ func distributeTables(ctx context.Context, tx pgx.Tx) ([]string, error) {
 		}
 	}
 	for _, table := range tables {
-		if table == colocationSource {
+		switch {
+		case table == colocationSource:
 			_, err = tx.Exec(ctx, `select create_distributed_table($1, 'facilitator_id')`, "public."+table)
-		} else {
+		case slices.Contains(apartTables, table):
+			_, err = tx.Exec(ctx, `select create_distributed_table($1, 'facilitator_id', colocate_with => 'none')`,
+				"public."+table)
+		default:
 			_, err = tx.Exec(ctx, `select create_distributed_table($1, 'facilitator_id', colocate_with => $2)`,
 				"public."+table, "public."+colocationSource)
 		}

@@ -1,3 +1,7 @@
+-- Functions rewritten so that Citus can plan their statements: the
+-- worker's two sweeps, the check whether learning is on, and the quota's
+-- count. Each does what it did.
+
 -- The worker's two sweeps across facilitators, the nightly consolidations
 -- (migrations 0020 and 0025) and retention (0025), find what is due in
 -- one read of every facilitator's rows, then change each facilitator's
@@ -119,3 +123,71 @@ $$;
 
 revoke execute on function public.forget_unconfirmed_memories(integer) from public, anon, authenticated;
 grant execute on function public.forget_unconfirmed_memories(integer) to memory_worker;
+
+-- Whether learning is on (migration 0025), in PL/pgSQL: Citus cannot plan
+-- a SQL function's statement on its tables with the function's arguments
+-- in it ("could not create distributed plan ... parameters in SQL
+-- functions"); a PL/pgSQL function's statements it can. (The SQL function
+-- was not inlined either: a function with sub-selects never is.)
+create or replace function public.memory_learning_on(facilitator uuid, learner uuid) returns boolean
+language plpgsql stable
+set search_path = ''
+as $$
+begin
+  return coalesce((select s.learning from public.facilitator_settings s where s.facilitator_id = facilitator), true)
+    and (learner is null or coalesce((select s.learning from public.learner_settings s
+      where s.facilitator_id = facilitator and s.learner_id = learner), true));
+end
+$$;
+
+revoke execute on function public.memory_learning_on(uuid, uuid) from public, anon;
+grant execute on function public.memory_learning_on(uuid, uuid) to authenticated;
+
+-- The quota's count (migration 0017) reads the time once, into a
+-- variable: Citus refuses a function that is not immutable, now() among
+-- them, in the DO UPDATE SET of an INSERT.
+create or replace function public.use_quota(p_counter text, p_amount bigint, p_quota bigint)
+returns void
+language plpgsql security definer
+set search_path = ''
+as $$
+declare
+  caller uuid := auth.uid();
+  period text := split_part(p_counter, '/', 2);
+  moment timestamptz := now();
+  window_end timestamptz;
+  used_now bigint;
+begin
+  if caller is null then
+    raise exception 'use_quota counts for a signed-in user' using errcode = '42501';
+  end if;
+  if p_amount is null or p_amount < 0 then
+    raise exception 'use_quota only adds usage' using errcode = '22023';
+  end if;
+  if period not in ('minute', 'day') then
+    raise exception 'a counter''s name ends in /minute or /day, not %', p_counter using errcode = '22023';
+  end if;
+  window_end := case period
+    when 'minute' then moment + interval '1 minute'
+    else date_trunc('day', moment, 'UTC') + interval '1 day'
+  end;
+
+  insert into public.usage_counters as c (facilitator_id, counter, window_ends_at, used)
+  values (caller, p_counter, window_end, p_amount)
+  on conflict (facilitator_id, counter) do update
+    set used = case when c.window_ends_at <= moment then excluded.used else c.used + excluded.used end,
+      window_ends_at = case when c.window_ends_at <= moment then excluded.window_ends_at else c.window_ends_at end
+  returning c.used, c.window_ends_at into used_now, window_end;
+
+  if used_now > p_quota then
+    raise exception using
+      errcode = 'PT429',
+      message = format('the %s quota of %s is used up', p_counter, p_quota),
+      detail = greatest(1, ceil(extract(epoch from window_end - moment)))::text,
+      constraint = p_counter;
+  end if;
+end
+$$;
+
+revoke execute on function public.use_quota(text, bigint, bigint) from public, anon, authenticated;
+grant execute on function public.use_quota(text, bigint, bigint) to memory_service;
