@@ -77,7 +77,7 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 		{table: "learner_settings", set: "learning = true", deleteDenied: true,
 			insert: `insert into public.learner_settings (facilitator_id, learner_id, learning) values ($1::uuid,
 				coalesce((select id from public.learners where facilitator_id = $1::uuid limit 1), gen_random_uuid()), false)`},
-		{table: "memory_jobs", ownInsert: true, set: "status = 'done'", updateDenied: true, deleteDenied: true,
+		{table: "memory_jobs", ownInsert: true, set: "payload = '{}'", updateDenied: true, deleteDenied: true,
 			insert: `insert into public.memory_jobs (facilitator_id, kind, dedupe_key) values ($1::uuid, 'extract', 'intruder')`},
 		{table: "usage_counters", set: "used = 0", updateDenied: true, deleteDenied: true,
 			insert: `insert into public.usage_counters (facilitator_id, counter, window_ends_at, used) values ($1::uuid, 'read/minute', now(), 0)`},

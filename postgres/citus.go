@@ -80,23 +80,26 @@ func Distribute(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 				done = append(done, "role "+role+" may log in (Citus reaches the workers as it)")
 			}
 		}
-		var propagates bool
-		if err := tx.QueryRow(ctx, `select exists (select 1 from pg_db_role_setting s
-			join pg_database d on d.oid = s.setdatabase and d.datname = current_database()
-			where s.setrole = 0 and 'citus.propagate_set_commands=local' = any(s.setconfig))`).Scan(&propagates); err != nil {
-			return err
-		}
-		if !propagates {
+		for _, setting := range citusDatabaseSettings {
+			var set bool
+			if err := tx.QueryRow(ctx, `select exists (select 1 from pg_db_role_setting s
+				join pg_database d on d.oid = s.setdatabase and d.datname = current_database()
+				where s.setrole = 0 and $1 = any(s.setconfig))`, setting.name+"="+setting.value).Scan(&set); err != nil {
+				return err
+			}
+			if set {
+				continue
+			}
 			var database string
 			if err := tx.QueryRow(ctx, `select current_database()`).Scan(&database); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, `alter database `+pgx.Identifier{database}.Sanitize()+
-				` set citus.propagate_set_commands = 'local'`); err != nil {
+				` set `+setting.name+` = '`+setting.value+`'`); err != nil {
 				return err
 			}
-			done = append(done, "the database passes SET LOCAL on to the workers (citus.propagate_set_commands = 'local'; "+
-				"connections opened from now on)")
+			done = append(done, fmt.Sprintf("the database sets %s = '%s' (for connections opened from now on): %s",
+				setting.name, setting.value, setting.why))
 		}
 		return nil
 	})
@@ -136,6 +139,15 @@ func CheckCitusCoordinator(ctx context.Context, pool *pgxpool.Pool) error {
 			"add one with `select citus_add_node('<host>', <port>)`")
 	}
 	return nil
+}
+
+// citusDatabaseSettings are set for the database, so that every session
+// has them.
+var citusDatabaseSettings = []struct{ name, value, why string }{
+	{"citus.propagate_set_commands", "local",
+		"Citus passes each request's SET LOCAL settings on to the workers, where the policies read them"},
+	{"citus.enable_unsafe_triggers", "on",
+		"a later migration may create or replace a trigger of a distributed table (each trigger here changes its own facilitator's rows only)"},
 }
 
 // colocationSource is the table every other is colocated with, but for

@@ -43,12 +43,13 @@ const accountSettingsSQL = `select coalesce(bool_and(s.learning), true), max(s.r
 func (s *Store) ChangeAccountSettings(ctx context.Context, c mentor.AccountSettingsChange) (mentor.AccountSettings, error) {
 	var settings mentor.AccountSettings
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
-		return tx.QueryRow(ctx, `insert into public.facilitator_settings as s (facilitator_id, learning, retention_days)
-			values ($1::uuid, coalesce($2, true), $4)
+		// The time goes in with the values: Citus refuses now() in DO UPDATE.
+		return tx.QueryRow(ctx, `insert into public.facilitator_settings as s (facilitator_id, learning, retention_days, updated_at)
+			values ($1::uuid, coalesce($2, true), $4, now())
 			on conflict (facilitator_id) do update set
 				learning = coalesce($2, s.learning),
 				retention_days = case when $3 then $4 else s.retention_days end,
-				updated_at = now()
+				updated_at = excluded.updated_at
 			returning learning, retention_days`,
 			me, c.Learning, c.SetRetention, c.RetentionDays).Scan(&settings.Learning, &settings.RetentionDays)
 	})
@@ -79,9 +80,9 @@ func (s *Store) SetLearnerLearning(ctx context.Context, learnerID string, learni
 		if _, err := requireLearner(ctx, tx, me, &learnerID); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `insert into public.learner_settings as s (facilitator_id, learner_id, learning)
-			values ($1::uuid, $2::uuid, $3)
-			on conflict (facilitator_id, learner_id) do update set learning = $3, updated_at = now()`,
+		if _, err := tx.Exec(ctx, `insert into public.learner_settings as s (facilitator_id, learner_id, learning, updated_at)
+			values ($1::uuid, $2::uuid, $3, now())
+			on conflict (facilitator_id, learner_id) do update set learning = $3, updated_at = excluded.updated_at`,
 			me, learnerID, learning); err != nil {
 			return err
 		}

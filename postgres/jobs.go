@@ -370,13 +370,12 @@ func (s *Store) addLearntToSession(ctx context.Context, tx pgx.Tx, me string, jo
 	return err
 }
 
-// markJobDone finishes the job if this worker still holds its lease. Jobs
-// are the queue's bookkeeping, closed to callers, so the statement runs as
-// memory_worker: the role changes for the rest of the transaction.
+// markJobDone finishes the job if this worker still holds its lease, in
+// the transaction of the job's work, as the job's facilitator: the policy
+// memory_jobs_finish (migration 0042) lets memory_service end a running
+// job of its caller's, and nothing else of the queue. (It switched to role
+// memory_worker, which Citus cannot follow within a transaction.)
 func markJobDone(ctx context.Context, tx pgx.Tx, job mentor.Job) error {
-	if _, err := tx.Exec(ctx, `set local role memory_worker`); err != nil {
-		return err
-	}
 	tag, err := tx.Exec(ctx, `update public.memory_jobs
 		set status = 'done', finished_at = now(), lease_token = null, last_error = null
 		where facilitator_id = $1::uuid and id = $2 and status = 'running' and lease_token = $3::uuid`,

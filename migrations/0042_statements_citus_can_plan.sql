@@ -1,6 +1,7 @@
--- Functions rewritten so that Citus can plan their statements: the
--- worker's two sweeps, the check whether learning is on, and the quota's
--- count. Each does what it did.
+-- What Citus needs so that it can plan every statement: the worker's two
+-- sweeps, the check whether learning is on and the quota's count are
+-- rewritten, each doing what it did, and the service finishes the job it
+-- leased as the role it learnt with.
 
 -- The worker's two sweeps across facilitators, the nightly consolidations
 -- (migrations 0020 and 0025) and retention (0025), find what is due in
@@ -191,3 +192,19 @@ $$;
 
 revoke execute on function public.use_quota(text, bigint, bigint) from public, anon, authenticated;
 grant execute on function public.use_quota(text, bigint, bigint) to memory_service;
+
+-- A job's work (memories learnt, a consolidation, closing words) and the
+-- job's end are one transaction, run as memory_service for the job's
+-- facilitator; the end was written as memory_worker, switching roles
+-- midway (migration 0018). Citus reaches its workers as the role a
+-- statement runs as, over a connection of its own, and refuses to touch a
+-- facilitator's shards as one role once another changed them in the
+-- transaction. So memory_service ends the job itself, within bounds: only
+-- its caller's job, only one running under a lease (which the statement
+-- names), and only to done, clearing the lease. Leasing, failing and
+-- deferring jobs stay the worker's; the payload and everything else of a
+-- job stay out of memory_service's reach.
+grant update (status, finished_at, lease_token, last_error) on public.memory_jobs to memory_service;
+create policy memory_jobs_finish on public.memory_jobs for update to memory_service
+  using (facilitator_id = auth.uid() and status = 'running' and lease_token is not null)
+  with check (facilitator_id = auth.uid() and status = 'done' and lease_token is null and finished_at is not null);
