@@ -56,10 +56,13 @@ func (s *Store) ChangeAccountSettings(ctx context.Context, c mentor.AccountSetti
 	return settings, err
 }
 
-// learnerSettingsSQL reads the settings of the caller's ($1) learner $2.
+// learnerSettingsSQL reads the settings of the caller's ($1) learner $2,
+// and the account's, each on unless turned off. (Not by memory_learning_on:
+// Citus sends this statement to the facilitator's shard, where a function
+// that queries the tables again cannot run.)
 const learnerSettingsSQL = `select coalesce((select learning from public.learner_settings
 		where facilitator_id = $1::uuid and learner_id = $2::uuid), true),
-	public.memory_learning_on($1::uuid, null)`
+	coalesce((select learning from public.facilitator_settings where facilitator_id = $1::uuid), true)`
 
 // LearnerSettings reads the learner's settings; CodeNotFound for a
 // learner that is not the caller's.
@@ -97,8 +100,11 @@ func (s *Store) SetLearnerLearning(ctx context.Context, learnerID string, learni
 func (s *Store) LearningNow(ctx context.Context, learnerID string) (mentor.LearningNow, error) {
 	now := mentor.LearningNow{LearnerID: learnerID}
 	err := s.read(ctx, &learnerID, func(b *pgx.Batch, me string) {
-		b.Queue(`select public.memory_learning_on($1::uuid, $2::uuid),
-				count(*) filter (where kind = 'extract' and not held),
+		// Whether learning is on, a statement of its own: Citus sends the
+		// count to the facilitator's shard, where memory_learning_on,
+		// which queries the tables again, cannot run.
+		b.Queue(learningOnSQL, me, learnerID)
+		b.Queue(`select count(*) filter (where kind = 'extract' and not held),
 				count(*) filter (where kind = 'extract' and held),
 				count(*) filter (where kind = 'consolidate' and not held),
 				count(*) filter (where kind = 'consolidate' and held)
@@ -107,7 +113,10 @@ func (s *Store) LearningNow(ctx context.Context, learnerID string) (mentor.Learn
 				where facilitator_id = $1::uuid and learner_id = $2::uuid
 					and kind in ('extract', 'consolidate') and status in ('pending', 'running')) jobs`, me, learnerID)
 	}, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(&now.Learning, &now.Extracting.Queued, &now.Extracting.Running,
+		if err := br.QueryRow().Scan(&now.Learning); err != nil {
+			return err
+		}
+		return br.QueryRow().Scan(&now.Extracting.Queued, &now.Extracting.Running,
 			&now.Consolidating.Queued, &now.Consolidating.Running)
 	})
 	now.Active = now.Extracting != mentor.JobCounts{} || now.Consolidating != mentor.JobCounts{}
