@@ -106,6 +106,30 @@ func Distribute(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 	return done, err
 }
 
+// MigrateOnCitus is Migrate on a Citus coordinator, for `server migrate
+// --citus`. Once the tables are distributed, each migration it applies is
+// followed by Distribute: a table a migration adds is distributed before
+// the next migration runs, which may then give it a foreign key to another
+// distributed table (Citus refuses one from a table not distributed yet).
+// It returns the migrations applied and what distributing them did.
+func MigrateOnCitus(ctx context.Context, pool *pgxpool.Pool) (applied, distributed []string, err error) {
+	var alreadyDistributed bool
+	if err := pool.QueryRow(ctx, `select exists (select 1 from pg_dist_partition
+		where logicalrelid = to_regclass('public.`+colocationSource+`') and partmethod = 'h')`).Scan(&alreadyDistributed); err != nil {
+		return nil, nil, err
+	}
+	var after func(string) error
+	if alreadyDistributed {
+		after = func(string) error {
+			done, err := Distribute(ctx, pool)
+			distributed = append(distributed, done...)
+			return err
+		}
+	}
+	applied, err = migrate(ctx, pool, after)
+	return applied, distributed, err
+}
+
 // CheckCitusCoordinator fails, saying what to do, unless the database is
 // on a Citus coordinator with a worker to hold the shards.
 func CheckCitusCoordinator(ctx context.Context, pool *pgxpool.Pool) error {
@@ -177,7 +201,9 @@ func distributeTables(ctx context.Context, tx pgx.Tx) ([]string, error) {
 		where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p')
 			and exists (select 1 from pg_attribute a
 				where a.attrelid = c.oid and a.attname = 'facilitator_id' and a.attnum > 0 and not a.attisdropped)
-			and not exists (select 1 from pg_dist_partition p where p.logicalrelid = c.oid)
+			-- A table Citus added to its metadata by itself (a local table
+			-- with a key to a reference table) is not distributed yet.
+			and not exists (select 1 from pg_dist_partition p where p.logicalrelid = c.oid and p.partmethod = 'h')
 		-- The colocation source first.
 		order by c.relname <> $1, c.relname`, colocationSource)
 	if err != nil {

@@ -30,6 +30,12 @@ alter table public.memory_migrations enable row level security;`
 // its own transaction, and records it in public.memory_migrations, and in
 // the Supabase CLI's history when the database has one.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err error) {
+	return migrate(ctx, pool, nil)
+}
+
+// migrate is Migrate, calling after (when not nil) once each migration is
+// applied.
+func migrate(ctx context.Context, pool *pgxpool.Pool, after func(version string) error) (applied []string, err error) {
 	names, err := fs.Glob(migrations.Files, "*.sql")
 	if err != nil {
 		return nil, err
@@ -54,6 +60,11 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err err
 		}
 		if done {
 			applied = append(applied, version)
+			if after != nil {
+				if err := after(version); err != nil {
+					return applied, fmt.Errorf("after migration %s: %w", version, err)
+				}
+			}
 		}
 	}
 	if err := recordForSupabaseCLI(ctx, pool, names); err != nil {

@@ -101,7 +101,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 
 // migrateOnCitus checks that the configured database is on a Citus
 // coordinator, before it changes anything, then migrates it and
-// distributes its tables, saying what it did.
+// distributes its tables (postgres.MigrateOnCitus), saying what it did.
 func migrateOnCitus(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	db := config.Read(getenv).Database
 	if err := db.Validate(); err != nil {
@@ -111,15 +111,23 @@ func migrateOnCitus(ctx context.Context, getenv func(string) string, stdout io.W
 	if err != nil {
 		return fmt.Errorf("DATABASE_URL: %w", err)
 	}
-	err = postgres.CheckCitusCoordinator(ctx, pool)
-	pool.Close()
-	if err != nil {
+	defer pool.Close()
+	if err := postgres.CheckCitusCoordinator(ctx, pool); err != nil {
 		return fmt.Errorf("distribute on Citus: %w", err)
 	}
-	if pool, err = migrated(ctx, getenv, stdout); err != nil {
-		return err
+	applied, distributed, err := postgres.MigrateOnCitus(ctx, pool)
+	for _, v := range applied {
+		fmt.Fprintln(stdout, "applied migration", v)
 	}
-	defer pool.Close()
+	for _, line := range distributed {
+		fmt.Fprintln(stdout, line)
+	}
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if len(applied) == 0 {
+		fmt.Fprintln(stdout, "database is up to date")
+	}
 	return distribute(ctx, pool, stdout)
 }
 
