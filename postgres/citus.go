@@ -23,8 +23,8 @@ import (
 // `server migrate --citus`; README "Running on Citus" says how to set up
 // the coordinator and its workers.
 
-// ErrNoCitus is Distribute's answer on a database without the citus
-// extension.
+// ErrNoCitus is CheckCitusCoordinator's answer on a database without the
+// citus extension.
 var ErrNoCitus = errors.New("the citus extension is not installed in this database: " +
 	"on the coordinator and on every worker run `create extension citus`, then add the workers " +
 	"on the coordinator with `select citus_add_node('<host>', <port>)`")
@@ -37,11 +37,12 @@ var citusRoles = []string{"authenticated", "memory_service", "memory_worker"}
 
 // Distribute distributes, in one transaction, every table of public with a
 // facilitator_id that is not distributed yet, colocated with
-// public.learners, and makes auth.users a reference table; then lets the
-// service's roles log in and has the database pass SET LOCAL on to the
-// workers (citus.propagate_set_commands). Run again, it distributes only
-// what a migration added since, and changes nothing when there is nothing
-// to do. It returns what it did, a line each.
+// public.learners (but for apartTables), and makes auth.users a reference
+// table; creates on the workers the functions Citus has not created there;
+// lets the service's roles log in; and sets citusDatabaseSettings for the
+// database. Run again, it distributes only what a migration added since,
+// and changes nothing when there is nothing to do. It returns what it did,
+// a line each.
 func Distribute(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 	if err := CheckCitusCoordinator(ctx, pool); err != nil {
 		return nil, err
