@@ -55,6 +55,8 @@ var (
 	// An INSERT's value for facilitator_id: a parameter, a constant or a
 	// PL/pgSQL variable, not a column (facilitator_id itself, x.column).
 	plainValue = regexp.MustCompile(`^(?:\$\d+|\$s|` + name + `)(?:::` + name + `)?$`)
+	// The one source an INSERT's SELECT reads, when it reads one.
+	selectSource = regexp.MustCompile(`^select [^;]*? from (` + name + `)(?:\s+` + name + `)?(?:\s*$|\s+(?:where|returning|on conflict)\b)`)
 
 	notAnAlias = []string{"where", "on", "set", "join", "left", "right", "inner", "full", "cross", "natural",
 		"lateral", "using", "order", "group", "limit", "offset", "returning", "values", "select", "for", "union",
@@ -107,8 +109,9 @@ func (s *statement) unrouted() []string {
 		other, column, qualified := strings.Cut(right, ".")
 		switch {
 		case slices.Contains(notAValue, right):
-		case qualified && (other == "new" || other == "old"):
-			// A trigger's row: one value.
+		case qualified && isRecord(q, other):
+			// A PL/pgSQL record's field (a trigger's new or old row, a
+			// loop's row): one value.
 			if left == "" {
 				unqualified = append(unqualified, at)
 			} else {
@@ -157,7 +160,7 @@ func (s *statement) unrouted() []string {
 
 	var unrouted []string
 	for _, r := range refs {
-		if tied[nameOf(r)] || s.insertsOneFacilitator(r) || slices.Contains(unrouted, r.table) {
+		if tied[nameOf(r)] || s.insertsOneFacilitator(r, subqueries) || slices.Contains(unrouted, r.table) {
 			continue
 		}
 		unrouted = append(unrouted, r.table)
@@ -221,8 +224,9 @@ func subqueryTied(body string, tables map[string]bool) bool {
 
 // insertsOneFacilitator says whether r is an INSERT's table whose rows all
 // get one facilitator: facilitator_id is among its columns, and the VALUES
-// or the SELECT that follow give it a value.
-func (s *statement) insertsOneFacilitator(r reference) bool {
+// or the SELECT that follow give it a value, or the SELECT reads it from a
+// subquery or common table expression whose rows are one facilitator's.
+func (s *statement) insertsOneFacilitator(r reference, subqueries map[string]string) bool {
 	columns := strings.Split(strings.ReplaceAll(r.insertColumns, " ", ""), ",")
 	at := slices.Index(columns, "facilitator_id")
 	if at < 0 {
@@ -237,8 +241,13 @@ func (s *statement) insertsOneFacilitator(r reference) bool {
 		if at >= len(items) {
 			return false
 		}
-		item := strings.TrimSpace(items[at])
-		return item != "facilitator_id" && plainValue.MatchString(item)
+		if item := strings.TrimSpace(items[at]); item != "facilitator_id" && plainValue.MatchString(item) {
+			return true
+		}
+		if m := selectSource.FindStringSubmatch(rest); m != nil {
+			body, ok := subqueries[m[1]]
+			return ok && subqueryTied(body, s.tables)
+		}
 	}
 	return false
 }
@@ -283,6 +292,18 @@ func matchingParen(q string, open int) int {
 		}
 	}
 	return -1
+}
+
+// isRecord says whether name is a PL/pgSQL record in the statement: a
+// name that appears only with a field after it (new.x, due.x), never
+// introduced as a table, subquery or alias of its own.
+func isRecord(q, name string) bool {
+	for _, m := range regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\b(\s*\.)?`).FindAllStringSubmatchIndex(q, -1) {
+		if m[2] < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // group is the regexp's submatch n, "" when it did not match.

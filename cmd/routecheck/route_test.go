@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-var testTables = map[string]bool{"learners": true, "conversation_turns": true, "search_vocabulary": true,
+var testTables = map[string]bool{"learners": true, "learner_memories": true, "memory_history": true, "conversation_turns": true, "search_vocabulary": true,
 	"memory_jobs": true, "conversation_updates": true, "mentor_sessions": true, "session_openings": true}
 
 func TestStatementsThatNameTheirFacilitatorAreRouted(t *testing.T) {
@@ -34,6 +34,9 @@ func TestStatementsThatNameTheirFacilitatorAreRouted(t *testing.T) {
 		"a foreign key's action": `DELETE FROM ONLY "public"."conversation_turns" WHERE $1 OPERATOR(pg_catalog.=) "facilitator_id" AND $2 OPERATOR(pg_catalog.=) "learner_id"`,
 		"a trigger's row": `new.fair_at := greatest(now(), coalesce((select max(j.fair_at) + interval '1 second' from public.memory_jobs j
 			where j.facilitator_id = new.facilitator_id and j.status in ('pending', 'running')), now()))`,
+		"a loop's record": `with removed as (delete from public.learner_memories m where m.facilitator_id = due.facilitator_id
+			and m.id = due.id returning m.facilitator_id, m.id), history as (insert into public.memory_history (facilitator_id, memory_id)
+			select facilitator_id, id from removed) select count(*) from removed`,
 		"no table of ours":     `select exists (select 1 from auth.users where id = $1::uuid)`,
 		"a column qualified":   `select conversation_turns.id from public.conversation_turns where facilitator_id = $1`,
 		"a comment and string": `select 1 /* from public.learners */ from public.learners where facilitator_id = $1 and name <> 'from learners'`,
