@@ -240,7 +240,8 @@ func postTurns(t *testing.T, q apptest.DB, facilitatorID string, learnerID *stri
 }
 
 // insertTurns appends turns to the log of one conversation, in order, in
-// one statement as the store does.
+// one statement as the store does (with RETURNING, which Citus needs, see
+// cmd/routecheck).
 func insertTurns(t *testing.T, q apptest.DB, facilitatorID string, learnerID *string, turns ...turn) {
 	t.Helper()
 	roles := make([]string, len(turns))
@@ -251,7 +252,8 @@ func insertTurns(t *testing.T, q apptest.DB, facilitatorID string, learnerID *st
 	n := apptest.Exec(t, q, `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
 		select $1::uuid, $2::uuid, u.role, u.content
 		from unnest($3::text[], $4::text[]) with ordinality as u(role, content, n)
-		order by u.n`, facilitatorID, learnerID, roles, contents)
+		order by u.n
+		returning id`, facilitatorID, learnerID, roles, contents)
 	if n != int64(len(turns)) {
 		t.Fatalf("inserted %d turns, want %d", n, len(turns))
 	}

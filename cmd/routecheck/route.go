@@ -321,3 +321,42 @@ func nameOf(r reference) string {
 	}
 	return r.table
 }
+
+var insertSelect = regexp.MustCompile(`\binsert into (?:public\.)?(` + name + `)(?:\s+as\s+` + name + `)?\s*(?:\([a-z0-9_, ]*\))?\s*select\b`)
+
+// copiedInserts lists the tables kept per facilitator that the statement
+// fills by an INSERT … SELECT with neither RETURNING nor ON CONFLICT. Citus
+// sends such an INSERT to the shard whole only when it reads distributed
+// tables alone, joined on the distribution column; any other (one from a
+// common table expression, one from unnest) it runs in steps, and writes
+// its rows with COPY, which row-level security refuses to a role subject
+// to it. With RETURNING or ON CONFLICT it writes them with an INSERT.
+func copiedInserts(query string, perFacilitator map[string]bool) []string {
+	q := normalize(query)
+	var tables []string
+	for _, m := range insertSelect.FindAllStringSubmatchIndex(q, -1) {
+		table := group(q, m, 1)
+		if !perFacilitator[table] {
+			continue
+		}
+		// The INSERT ends where the parenthesis around it closes, or with
+		// the statement.
+		end, depth := len(q), 0
+		for i := m[1]; i < len(q); i++ {
+			if q[i] == '(' {
+				depth++
+			} else if q[i] == ')' {
+				if depth == 0 {
+					end = i
+					break
+				}
+				depth--
+			}
+		}
+		if insert := q[m[0]:end]; !strings.Contains(insert, " returning ") && !strings.Contains(insert, " on conflict ") &&
+			!slices.Contains(tables, table) {
+			tables = append(tables, table)
+		}
+	}
+	return tables
+}

@@ -75,3 +75,22 @@ func TestStatementsThatDoNotNameOneFacilitatorAreReported(t *testing.T) {
 		}
 	}
 }
+
+func TestAnInsertSelectThatCitusWouldCopyIsReported(t *testing.T) {
+	cases := map[string][]string{
+		`with changed as (update public.learner_memories set content = $2 where facilitator_id = $1 returning *),
+			history as (insert into public.memory_history (facilitator_id, memory_id) select $1::uuid, id from changed)
+			select * from changed`: {"memory_history"},
+		`with changed as (update public.learner_memories set content = $2 where facilitator_id = $1 returning *),
+			history as (insert into public.memory_history (facilitator_id, memory_id) select $1::uuid, id from changed returning id)
+			select * from changed`: nil,
+		`insert into public.search_vocabulary (facilitator_id, word) select $1, w from unnest($2::text[]) w on conflict do nothing`: nil,
+		`insert into public.learners (facilitator_id, name) values ($1, $2)`:                                                        nil,
+		`insert into public.learners (facilitator_id, name) select $1, n from unnest($2::text[]) n`:                                 {"learners"},
+	}
+	for query, want := range cases {
+		if got := copiedInserts(query, testTables); !slices.Equal(got, want) {
+			t.Errorf("copiedInserts = %v, want %v in\n%s", got, want, query)
+		}
+	}
+}
