@@ -208,3 +208,15 @@ grant update (status, finished_at, lease_token, last_error) on public.memory_job
 create policy memory_jobs_finish on public.memory_jobs for update to memory_service
   using (facilitator_id = auth.uid() and status = 'running' and lease_token is not null)
   with check (facilitator_id = auth.uid() and status = 'done' and lease_token is null and finished_at is not null);
+
+-- The service inserted a pending action naming only the columns it may
+-- give (migration 0024); id, status and created_at kept their defaults.
+-- Citus computes a row's defaults on the coordinator and sends the worker
+-- the whole row, which a grant of some columns refuses. The grant is now of
+-- the row, and the policy keeps what the columns did: an action is
+-- inserted pending, undecided, and dated now (give or take a minute, the
+-- clocks of a coordinator and its workers differing by less).
+grant insert on public.pending_actions to memory_service;
+alter policy pending_actions_insert on public.pending_actions
+  with check (facilitator_id = auth.uid() and status = 'pending' and decided_at is null
+    and created_at between now() - interval '1 minute' and now() + interval '1 minute');
