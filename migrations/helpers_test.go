@@ -100,14 +100,17 @@ func inTx(t *testing.T, pool *pgxpool.Pool, role, claims string, fn func(tx pgx.
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
+	// The claims first, as the login role: public.set_local, which the
+	// service sets them with (SET LOCAL, which Citus passes on to its
+	// workers), is the service's roles' to call.
+	if claims != "" {
+		if _, err := tx.Exec(ctx, `select public.set_local('request.jwt.claims', $1::text)`, claims); err != nil {
+			t.Fatalf("set claims: %v", err)
+		}
+	}
 	if role != "" {
 		if _, err := tx.Exec(ctx, `select set_config('role', $1::text, true)`, role); err != nil {
 			t.Fatalf("set role %s: %v", role, err)
-		}
-	}
-	if claims != "" {
-		if _, err := tx.Exec(ctx, `select set_config('request.jwt.claims', $1::text, true)`, claims); err != nil {
-			t.Fatalf("set claims: %v", err)
 		}
 	}
 	fn(tx)
@@ -121,7 +124,7 @@ func inTx(t *testing.T, pool *pgxpool.Pool, role, claims string, fn func(tx pgx.
 // transaction, as the store does.
 func setArchiveTurns(t *testing.T, tx pgx.Tx, limit int) {
 	t.Helper()
-	apptest.Exec(t, tx, `select set_config('mentor.archive_turns', $1::text, true)`, fmt.Sprint(limit))
+	apptest.Exec(t, tx, `select public.set_local('mentor.archive_turns', $1::text)`, fmt.Sprint(limit))
 }
 
 // tryExec runs a statement in a savepoint, so a failure leaves the
