@@ -239,13 +239,17 @@ func (s *Store) ForgetUnconfirmedMemories(ctx context.Context, batch int) (int, 
 // being cleared: its stored opening goes, and the live session's closing
 // state (feelings, key moments, hooks, what was learnt) and last message
 // start again. The session itself stays live. Called after the
-// conversation's row is locked, so the order of locks is a post's.
+// conversation's row is locked, so the order of locks is a post's. The
+// closing state keeps its count of exchanges alone, set into an empty
+// object by jsonb_set, which is immutable: Citus refuses a stable function
+// (jsonb_build_object) of a column in an UPDATE.
 func startAfresh(ctx context.Context, tx pgx.Tx, me string, learnerID *string) error {
 	_, err := tx.Exec(ctx, `with opening as (
 			delete from public.session_openings where `+sameConversation+`
 		)
 		update public.mentor_sessions
-		set closing = jsonb_strip_nulls(jsonb_build_object('exchanges', closing->'exchanges')), last_message = ''
+		set closing = coalesce(jsonb_strip_nulls(jsonb_set('{}'::jsonb, '{exchanges}', closing->'exchanges')), '{}'::jsonb),
+			last_message = ''
 		where `+sameConversation+` and ended_at is null`, me, learnerKey(learnerID))
 	return err
 }
