@@ -116,6 +116,22 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 		cfg.Model.Chat.Budget = mentor.NewModelBudget(store, limits)
 	}
 	a.Metrics = metrics.New(a.Pool, store, log)
+	// The service's reads that may be a moment behind go to the read
+	// replica, when there is one; the worker, which reads what was just
+	// written, keeps to the primary.
+	var reads mentor.Store = store
+	if cfg.Database.ReplicaURL != "" {
+		replicaPool, err := postgres.Open(ctx, cfg.Database.ReplicaURL)
+		if err != nil {
+			a.Close()
+			return nil, err
+		}
+		replica := postgres.NewReplica(a.Pool, replicaPool,
+			cmp.Or(cfg.Database.ReplicaMaxLag, config.DefaultReplicaMaxLag), a.Metrics, log)
+		// Closed in this order: the probes stop before their pool.
+		a.close = append(a.close, replica.Close, replicaPool.Close)
+		reads = store.WithReplica(replica)
+	}
 	models := newModels(cfg.Model, log, a.Metrics, o)
 	// The offline summarizer needs no network and answers in about a
 	// millisecond, so a post writes its summary in its own transaction.
@@ -136,7 +152,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	// worker has its own bound (cfg.Model.Workers).
 	busyWait := cmp.Or(cfg.Web.BusyWait, config.DefaultBusyWait)
 	perFacilitator := cmp.Or(cfg.Database.PerFacilitator, config.DefaultPerFacilitator)
-	fair := mentor.LimitPerFacilitator(store, perFacilitator, busyWait)
+	fair := mentor.LimitPerFacilitator(reads, perFacilitator, busyWait)
 	a.Service = mentor.NewService(fair, models.summarizer, log).WithEmbedder(models.embedder)
 	a.Worker = worker.New(store, worker.Config{
 		Extractor: models.extractor, Embedder: models.embedder, Concurrency: cfg.Model.Workers, Now: o.clock,

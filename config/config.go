@@ -40,7 +40,20 @@ type Database struct {
 	// that one facilitator cannot hold every connection of the pool (4 on
 	// 2 cores); the others wait up to Web.BusyWait, then get a 503.
 	PerFacilitator int
-	problems       []error
+	// ReplicaURL (DATABASE_REPLICA_URL, optional) is a hot standby of the
+	// database, kept by streaming replication, that answers the reads
+	// which may be a moment behind: search, recall, session openings,
+	// memory lists and exports. A facilitator's reads stay on the primary
+	// until the standby has replayed their own last write (as this server
+	// process saw it); a standby that is down or lags more than
+	// ReplicaMaxLag sends them all back to the primary. Unset: every read
+	// is the primary's.
+	ReplicaURL string
+	// ReplicaMaxLag (DATABASE_REPLICA_MAX_LAG, default 1s, from 100ms to
+	// 1h) is how far behind the primary the standby may be and still
+	// answer.
+	ReplicaMaxLag time.Duration
+	problems      []error
 }
 
 // Auth is how access tokens are verified, and the optional checks and
@@ -157,6 +170,16 @@ const (
 	DefaultRequestsInFlight = 64
 	DefaultBodyMBInFlight   = 16
 	DefaultBusyWait         = time.Second
+	DefaultReplicaMaxLag    = time.Second
+)
+
+// The bounds of DATABASE_REPLICA_MAX_LAG: the standby's lag is measured a
+// few times within the bound (postgres.NewReplica), at most every 50 ms, so
+// a tighter one could not be told; a looser one than an hour would let
+// reads be older than anyone expects of "the memory".
+const (
+	minReplicaMaxLag = 100 * time.Millisecond
+	maxReplicaMaxLag = time.Hour
 )
 
 // ChatConfigured reports whether a language model is configured.
@@ -194,6 +217,15 @@ func readDatabase(r *reader) Database {
 		URL:            r.text("DATABASE_URL"),
 		ArchiveTurns:   r.number("MEMORY_ARCHIVE_TURNS", 50, 2, 10_000),
 		PerFacilitator: r.number("DB_CONCURRENCY_PER_FACILITATOR", DefaultPerFacilitator, 1, 1000),
+		ReplicaURL:     r.text("DATABASE_REPLICA_URL"),
+		ReplicaMaxLag:  r.duration("DATABASE_REPLICA_MAX_LAG", DefaultReplicaMaxLag),
+	}
+	if d.ReplicaMaxLag < minReplicaMaxLag || d.ReplicaMaxLag > maxReplicaMaxLag {
+		r.fail("DATABASE_REPLICA_MAX_LAG must be from 100ms to 1h, got %q", r.text("DATABASE_REPLICA_MAX_LAG"))
+		d.ReplicaMaxLag = DefaultReplicaMaxLag
+	}
+	if d.ReplicaURL == "" && r.text("DATABASE_REPLICA_MAX_LAG") != "" {
+		r.fail("DATABASE_REPLICA_MAX_LAG needs DATABASE_REPLICA_URL, the standby it bounds")
 	}
 	d.problems = r.problems
 	return d
@@ -205,11 +237,24 @@ func (d Database) Validate() error {
 	switch {
 	case d.URL == "":
 		errs = append(errs, errors.New("DATABASE_URL is required (postgres://user:pass@host:5432/db)"))
-	case !strings.HasPrefix(d.URL, "postgres://") && !strings.HasPrefix(d.URL, "postgresql://") &&
-		!strings.Contains(d.URL, "="):
+	case !isConnectionString(d.URL):
 		errs = append(errs, errors.New("DATABASE_URL must be a postgres:// URL or a key=value connection string"))
 	}
+	switch {
+	case d.ReplicaURL == "":
+	case !isConnectionString(d.ReplicaURL):
+		errs = append(errs, errors.New("DATABASE_REPLICA_URL must be a postgres:// URL or a key=value connection string"))
+	case d.ReplicaURL == d.URL:
+		errs = append(errs, errors.New("DATABASE_REPLICA_URL must name a hot standby of the database, not DATABASE_URL itself"))
+	}
 	return errors.Join(errs...)
+}
+
+// isConnectionString tells a Postgres connection string from a mistake
+// (another database's URL, a bare host name); pgx checks the rest when it
+// connects.
+func isConnectionString(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") || strings.Contains(s, "=")
 }
 
 func readAuth(r *reader) Auth {

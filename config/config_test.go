@@ -34,6 +34,23 @@ func TestDefaults(t *testing.T) {
 	if cfg.Web.RequestsInFlight != 64 || cfg.Web.BodyBytesInFlight != 16<<20 || cfg.Web.BusyWait != time.Second || cfg.Database.PerFacilitator != 2 {
 		t.Fatalf("limits on work in flight: %+v %+v", cfg.Web, cfg.Database)
 	}
+	if cfg.Database.ReplicaURL != "" || cfg.Database.ReplicaMaxLag != time.Second {
+		t.Fatalf("no replica by default, and a bound of 1s on its lag: %+v", cfg.Database)
+	}
+}
+
+// A hot standby takes the reads that may lag, within the bound set.
+func TestAReplicaIsReadWithinTheLagSet(t *testing.T) {
+	cfg, err := FromEnv(envOf(map[string]string{
+		"DATABASE_URL": "postgres://u@primary/db", "SUPABASE_JWT_SECRET": strings.Repeat("s", 32),
+		"DATABASE_REPLICA_URL": " postgres://u@standby/db ", "DATABASE_REPLICA_MAX_LAG": "250ms",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Database.ReplicaURL != "postgres://u@standby/db" || cfg.Database.ReplicaMaxLag != 250*time.Millisecond {
+		t.Fatalf("replica settings: %+v", cfg.Database)
+	}
 }
 
 // Each limit can be set, 0 lifts one, and MENTOR_LIMITS=off lifts them all.
@@ -101,6 +118,12 @@ func TestEachErrorNamesItsVariable(t *testing.T) {
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "CRON_SECRET": "guessable"}, "CRON_SECRET must be at least 16 characters"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "METRICS_TOKEN": "guessable"}, "METRICS_TOKEN must be at least 16 characters"},
 		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "METRICS_ADDR": "9464"}, "METRICS_ADDR must be host:port"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "DATABASE_REPLICA_URL": "standby:5432"}, "DATABASE_REPLICA_URL must be a postgres:// URL"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "DATABASE_REPLICA_URL": "postgres://x"}, "DATABASE_REPLICA_URL must name a hot standby of the database, not DATABASE_URL itself"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "DATABASE_REPLICA_URL": "postgres://y", "DATABASE_REPLICA_MAX_LAG": "a second"}, "DATABASE_REPLICA_MAX_LAG must be a positive duration"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "DATABASE_REPLICA_URL": "postgres://y", "DATABASE_REPLICA_MAX_LAG": "10ms"}, "DATABASE_REPLICA_MAX_LAG must be from 100ms to 1h"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "DATABASE_REPLICA_URL": "postgres://y", "DATABASE_REPLICA_MAX_LAG": "2h"}, "DATABASE_REPLICA_MAX_LAG must be from 100ms to 1h"},
+		{map[string]string{"DATABASE_URL": "postgres://x", "SUPABASE_URL": "https://p.supabase.co", "DATABASE_REPLICA_MAX_LAG": "5s"}, "DATABASE_REPLICA_MAX_LAG needs DATABASE_REPLICA_URL"},
 	}
 	for _, tc := range cases {
 		_, err := FromEnv(envOf(tc.vars))

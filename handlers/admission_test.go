@@ -49,10 +49,11 @@ func TestOneFacilitatorHoldsAShareOfTheRequestsInFlight(t *testing.T) {
 	flooder, other := svc.NewUser(t), svc.NewUser(t)
 	held := holdRequest(t, svc, flooder.Token, "/api/learners", `{"name":"Emma"}`, 5)
 
-	for range 50 {
+	for range admissionTries {
 		r := svc.Call(t, flooder.Token, http.MethodGet, "/api/learners", nil)
 		if r.Status == http.StatusOK {
-			continue // the held request may not be admitted yet
+			time.Sleep(admissionPause) // the held request may not be admitted yet
+			continue
 		}
 		r.WantError(http.StatusServiceUnavailable, "Too many of your requests in progress, please retry")
 		if r.Header.Get("Retry-After") == "" {
@@ -90,18 +91,29 @@ func TestBodiesOverTheInFlightLimitAnswer503(t *testing.T) {
 	svc.Call(t, u.Token, http.MethodPost, "/api/learners", map[string]any{"name": "Emma"}).WantStatus(http.StatusCreated)
 }
 
+// A held request is admitted within milliseconds on a quiet machine, and
+// took over five seconds on a machine running three test suites at once:
+// the tests wait for it at least admissionTries × admissionPause (20 s),
+// sending fewer requests than the facilitators' quotas allow (100 learners
+// a day, 300 reads a minute).
+const (
+	admissionTries = 80
+	admissionPause = 250 * time.Millisecond
+)
+
 // untilBusy sends requests until one is refused for lack of room, which
 // must come as the API's 503 with Retry-After; until then each is served.
 // The request holding the room may not be admitted yet when the first ones
 // arrive.
 func untilBusy(t *testing.T, send func() apptest.Response) {
 	t.Helper()
-	for range 50 {
+	for range admissionTries {
 		r := send()
 		if r.Status != http.StatusServiceUnavailable {
 			if r.Status >= 300 {
 				t.Fatalf("answer %s, want a 2xx before the limit is reached and a 503 after", r)
 			}
+			time.Sleep(admissionPause)
 			continue
 		}
 		r.WantError(http.StatusServiceUnavailable, "Too many requests in progress, please retry")

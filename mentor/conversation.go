@@ -1,7 +1,9 @@
 package mentor
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -85,6 +87,80 @@ func (r TurnsJSON) Turns() ([]Turn, error) {
 		return turns, nil
 	}
 	return turns, json.Unmarshal(r, &turns)
+}
+
+// WithLatest returns the array with turns appended, cut to its last keep
+// elements. The turns already there are carried over as they are, cut out
+// of the array rather than decoded and encoded again: every post does this
+// to its conversation's last turns, and decoding them cost more than the
+// rest of the post's own Go work on the record.
+func (r TurnsJSON) WithLatest(turns []Turn, keep int) (TurnsJSON, error) {
+	elements, err := arrayElements(r)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range turns {
+		raw, err := json.Marshal(t)
+		if err != nil {
+			return nil, err
+		}
+		elements = append(elements, raw)
+	}
+	elements = elements[max(0, len(elements)-keep):]
+	out := []byte{'['}
+	for i, e := range elements {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	return TurnsJSON(append(out, ']')), nil
+}
+
+// arrayElements cuts a JSON array into its elements, each as written. It
+// reads only the array's structure (brackets, braces, strings and commas),
+// so the array must be valid JSON, as a jsonb column's always is; an empty
+// input is an empty array.
+func arrayElements(raw []byte) ([][]byte, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	if raw[0] != '[' || raw[len(raw)-1] != ']' {
+		return nil, errors.New("not a JSON array")
+	}
+	body := raw[1 : len(raw)-1]
+	var elements [][]byte
+	depth, start, inString, escaped := 0, 0, false, false
+	for i, c := range body {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case c == ',' && depth == 0:
+			elements = append(elements, bytes.TrimSpace(body[start:i]))
+			start = i + 1
+		}
+	}
+	if last := bytes.TrimSpace(body[start:]); len(last) > 0 {
+		elements = append(elements, last)
+	}
+	if depth != 0 || inString {
+		return nil, errors.New("not a JSON array")
+	}
+	return elements, nil
 }
 
 // MarshalJSON writes the array as stored; encoding/json still checks it

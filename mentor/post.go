@@ -145,9 +145,9 @@ type InlineSummary struct {
 // RecordUpdate is what a post writes to its conversation's record.
 type RecordUpdate struct {
 	AddedTurns int
-	// AddedText is the new turns' text, one per line, by which the
-	// conversation's search index grows.
-	AddedText   string
+	// AddedBytes is the size of the new turns' text, one per line, by
+	// which the segment grows toward its byte limit.
+	AddedBytes  int
 	RecentTurns TurnsJSON
 	// Summary, when set, replaces the summary, which then covers the turns
 	// through SummarizedTurnID and is no longer stale.
@@ -170,16 +170,11 @@ func UpdateRecord(record ConversationRecord, added []Turn, inline *InlineSummary
 	if len(added) == 0 && inline == nil {
 		return RecordUpdate{}, false, nil
 	}
-	recent, err := record.RecentTurns.Turns()
+	recentJSON, err := record.RecentTurns.WithLatest(added, recentTurnsKept)
 	if err != nil {
 		return RecordUpdate{}, false, err
 	}
-	recent = append(recent, added...)
-	recentJSON, err := NewTurnsJSON(recent[max(0, len(recent)-recentTurnsKept):])
-	if err != nil {
-		return RecordUpdate{}, false, err
-	}
-	update := RecordUpdate{AddedTurns: len(added), AddedText: joinContents(added), RecentTurns: recentJSON}
+	update := RecordUpdate{AddedTurns: len(added), AddedBytes: len(joinContents(added)), RecentTurns: recentJSON}
 	for _, t := range added {
 		if update.FirstTurnAt.IsZero() || t.CreatedAt.Before(update.FirstTurnAt) {
 			update.FirstTurnAt = t.CreatedAt
@@ -197,6 +192,21 @@ func UpdateRecord(record ConversationRecord, added []Turn, inline *InlineSummary
 		update.SummarizedTurnID = inline.Job.ThroughTurnID
 	}
 	return update, true, nil
+}
+
+// Applied is the record as the update leaves it, given the turn count and
+// the time of the update, which the database decides: archiving, which the
+// update may set off, takes the oldest turns away from the count.
+func (u RecordUpdate) Applied(record ConversationRecord, turnCount int, updatedAt time.Time) ConversationRecord {
+	record.TurnCount, record.UpdatedAt = turnCount, updatedAt
+	record.RecentTurns = u.RecentTurns
+	switch {
+	case u.Summary != nil:
+		record.Summary, record.SummarizedTurnID, record.SummaryStale = *u.Summary, u.SummarizedTurnID, false
+	case u.MarkStale:
+		record.SummaryStale = true
+	}
+	return record
 }
 
 // joinContents is the text of turns, one per line.

@@ -115,8 +115,8 @@ func TestUpdateRecordKeepsTheLastTenTurns(t *testing.T) {
 	if !slices.Equal(recent, want) {
 		t.Fatalf("recent turns %v, want %v", recent, want)
 	}
-	if update.AddedTurns != 4 || update.AddedText != "new 0\nnew 1\nnew 2\nnew 3" {
-		t.Fatalf("added %d turns with the text %q", update.AddedTurns, update.AddedText)
+	if update.AddedTurns != 4 || update.AddedBytes != len("new 0\nnew 1\nnew 2\nnew 3") {
+		t.Fatalf("added %d turns of %d bytes", update.AddedTurns, update.AddedBytes)
 	}
 	if update.Summary != nil || update.MarkStale {
 		t.Fatalf("without a summary written the summary changed: %+v", update)

@@ -75,6 +75,16 @@ var nextTime = regexp.MustCompile(`(?i)\b(next time|next session|next week|tomor
 
 var sentenceEnd = regexp.MustCompile(`[^.!?]+[.!?]*`)
 
+// mayLeaveHooks reports whether text holds one of the words every hook
+// nextTime finds starts with, so that most of the mentor's turns, which
+// hold none, are not split into sentences and searched one by one. Lower
+// case matches the pattern's (?i) for these words: none holds an s or a k,
+// the letters whose other case forms lower casing does not fold.
+func mayLeaveHooks(text string) bool {
+	lower := strings.ToLower(text)
+	return strings.Contains(lower, "next") || strings.Contains(lower, "tomorrow") || strings.Contains(lower, "we'll")
+}
+
 // closingReadTurns is how many of a post's new turns are read for
 // feelings, moments and hooks. A post of many new turns (a client sending a
 // long history at once) is no single sitting: all its questions count as
@@ -107,6 +117,9 @@ func AdvanceClosing(state ClosingState, exchange []Turn, learnerName string) Clo
 					state.EmotionalArc = append(state.EmotionalArc, e)
 				}
 			}
+			continue
+		}
+		if !mayLeaveHooks(t.Content) {
 			continue
 		}
 		for _, sentence := range sentenceEnd.FindAllString(t.Content, -1) {

@@ -104,3 +104,26 @@ func TestUnreadableClosingStateStartsAfresh(t *testing.T) {
 		t.Fatalf("a sound state must read as written: %+v %v", state, err)
 	}
 }
+
+// TestEveryKindOfHookIsFound checks each form of what the mentor leaves for
+// the next session, in any case, among sentences that leave none: the
+// turns that cannot hold one are skipped before their sentences are read,
+// and none that can is.
+func TestEveryKindOfHookIsFound(t *testing.T) {
+	hooks := []string{"NEXT TIME bring the atlas.", "We start fractions next session.", "See you Next Week.",
+		"TOMORROW read a chapter.", "We'll try the puzzle.", "WE'LL LOOK at maps.", "Let's pick up the story next."}
+	for _, hook := range hooks {
+		write := mentor.AdvanceSession(mentor.CurrentSession{}, []mentor.Turn{
+			user("How did it go?"), reply("It went well. " + hook + " Good night!"),
+		}, "Alex", func() string { return "s-1" })
+		if !slices.Equal(write.Closing.NextSessionHooks, []string{hook}) {
+			t.Errorf("hooks %q, want %q", write.Closing.NextSessionHooks, hook)
+		}
+	}
+	write := mentor.AdvanceSession(mentor.CurrentSession{}, []mentor.Turn{
+		user("How did it go?"), reply("It went well. The atlas helped. Good night!"),
+	}, "Alex", func() string { return "s-1" })
+	if len(write.Closing.NextSessionHooks) != 0 {
+		t.Errorf("hooks %q in a turn that leaves none", write.Closing.NextSessionHooks)
+	}
+}

@@ -1,8 +1,12 @@
 // Package metrics is what the operator scrapes, in Prometheus's format:
 // requests by route and status with their latency, the database pool, the
-// job queue's depth and age, jobs done and failed, and the model calls by
-// purpose. Each app has a registry of its own, so that two apps in one
-// process (the tests) count apart.
+// job queue's depth and age, jobs done and failed, the model calls by
+// purpose, and, with a read replica (DATABASE_REPLICA_URL), the reads it
+// could take by where they were served and why
+// (mentor_db_reads_total{target,reason}), whether it is in service
+// (mentor_db_replica_up) and how far it lags
+// (mentor_db_replica_lag_seconds). Each app has a registry of its own, so
+// that two apps in one process (the tests) count apart.
 package metrics
 
 import (
@@ -10,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -30,6 +35,12 @@ type Metrics struct {
 	modelTokens    *prometheus.CounterVec
 	streamsOpen    prometheus.Gauge
 	firstText      prometheus.Histogram
+	dbReads        *prometheus.CounterVec
+	replicaUp      prometheus.Gauge
+	replicaLag     prometheus.Gauge
+	// replicaSeen registers the replica's gauges at its first probe, so a
+	// service without a replica shows none.
+	replicaSeen sync.Once
 }
 
 // QueueStats is the job queue as one scrape sees it: for each kind, the
@@ -89,9 +100,19 @@ func New(pool *pgxpool.Pool, queue QueueReader, log *slog.Logger) *Metrics {
 			Name: "mentor_counselor_first_text_seconds", Help: "Time from a streamed request to the first piece of its reply.",
 			Buckets: modelBuckets,
 		}),
+		dbReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mentor_db_reads_total",
+			Help: "Reads the read replica may answer, by the database that did (replica, primary) and why (fresh; replica_down, replica_lagging, own_write, replica_failed).",
+		}, []string{"target", "reason"}),
+		replicaUp: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mentor_db_replica_up", Help: "Whether the read replica answered its last probe as a standby (1) or not (0).",
+		}),
+		replicaLag: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mentor_db_replica_lag_seconds", Help: "How far the read replica's replay was behind the primary at the last probe that reached it (0: caught up).",
+		}),
 	}
 	m.registry.MustRegister(m.requests, m.requestSeconds, m.jobs, m.modelCalls, m.modelSeconds, m.modelTokens,
-		m.streamsOpen, m.firstText,
+		m.streamsOpen, m.firstText, m.dbReads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if pool != nil {
 		m.registry.MustRegister(poolCollector{pool})
@@ -166,6 +187,49 @@ func (m *Metrics) ObserveModelCall(purpose string, took time.Duration, tokens in
 	if tokens > 0 {
 		m.modelTokens.WithLabelValues(purpose).Add(float64(tokens))
 	}
+}
+
+// Where a read the replica may answer was served (target), and why
+// (reason), for ObserveRead.
+const (
+	ReadOnReplica = "replica"
+	ReadOnPrimary = "primary"
+
+	// ReplicaFresh: the replica has replayed the caller's last write and
+	// lags less than the bound.
+	ReplicaFresh = "fresh"
+	// ReplicaDown: its last probe, or a read, failed.
+	ReplicaDown = "replica_down"
+	// ReplicaLagging: it lags more than the bound, or has not been probed
+	// for that long.
+	ReplicaLagging = "replica_lagging"
+	// OwnWrite: it has not replayed the caller's last write yet.
+	OwnWrite = "own_write"
+	// ReplicaFailed: the read failed on the replica and was read again on
+	// the primary.
+	ReplicaFailed = "replica_failed"
+)
+
+// ObserveRead counts a read the replica may answer, served by target for
+// reason.
+func (m *Metrics) ObserveRead(target, reason string) {
+	if m != nil {
+		m.dbReads.WithLabelValues(target, reason).Inc()
+	}
+}
+
+// ObserveReplica records what a probe of the replica found: whether it is
+// in service, and how far behind the primary its replay was.
+func (m *Metrics) ObserveReplica(up bool, lag time.Duration) {
+	if m == nil {
+		return
+	}
+	m.replicaSeen.Do(func() { m.registry.MustRegister(m.replicaUp, m.replicaLag) })
+	m.replicaUp.Set(0)
+	if up {
+		m.replicaUp.Set(1)
+	}
+	m.replicaLag.Set(lag.Seconds())
 }
 
 // poolCollector reads the database pool's figures at each scrape.

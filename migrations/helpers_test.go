@@ -276,7 +276,8 @@ func numberedTurns(n int) []turn {
 	return turns
 }
 
-// logRow is one row of the turn log.
+// logRow is one row of the turn log, with the archive it belongs to
+// (archive_of, migration 0037).
 type logRow struct {
 	turn
 	archiveID *string
@@ -285,10 +286,10 @@ type logRow struct {
 // turnLog returns the log of one conversation in order, read through q.
 func turnLog(t *testing.T, q apptest.DB, facilitatorID string, learnerID *string) []logRow {
 	t.Helper()
-	rows, err := q.Query(t.Context(), `select role, content, archive_id::text
-		from public.conversation_turns
-		where facilitator_id = $1::uuid and learner_id is not distinct from $2::uuid
-		order by id`, facilitatorID, learnerID)
+	rows, err := q.Query(t.Context(), `select t.role, t.content, public.archive_of(t)::text
+		from public.conversation_turns t
+		where t.facilitator_id = $1::uuid and t.learner_id is not distinct from $2::uuid
+		order by t.id`, facilitatorID, learnerID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +320,7 @@ func archives(t *testing.T, q apptest.DB, facilitatorID string, learnerID *strin
 		from public.conversation_history_archive a
 		where a.facilitator_id = $1::uuid and a.learner_id is not distinct from $2::uuid
 		order by (select min(t.id) from public.conversation_turns t
-			where t.facilitator_id = a.facilitator_id and t.archive_id = a.id), a.archived_at`,
+			where t.facilitator_id = a.facilitator_id and public.archive_of(t) = a.id), a.archived_at`,
 		facilitatorID, learnerID)
 	if err != nil {
 		t.Fatal(err)

@@ -187,8 +187,8 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			_, err := tryExec(t, tx, `select public.archive_oldest_turns($1::uuid, $2::uuid, 'Hijacked', 100, 1000000)`, a.id, a.learner)
 			wantState(t, err, insufficientPrivilege, "anon calls archive_oldest_turns for A")
 		})
-		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.conversation_turns
-			where facilitator_id = $1::uuid and archive_id is not null`, a.id); n != 0 {
+		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.conversation_turns t
+			where t.facilitator_id = $1::uuid and public.archive_of(t) is not null`, a.id); n != 0 {
 			t.Errorf("%d of A's turns were archived by the calls", n)
 		}
 		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.conversation_history_archive

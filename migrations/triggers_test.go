@@ -74,7 +74,7 @@ func TestDeleteArchivesActiveTurns(t *testing.T) {
 				}
 				for i, r := range turnLog(t, tx, a, learner) {
 					if r.archiveID == nil || *r.archiveID != arc.id {
-						t.Errorf("log turn %d: archive_id = %v, want %s", i+1, deref(r.archiveID), arc.id)
+						t.Errorf("log turn %d: archive_of = %v, want %s", i+1, deref(r.archiveID), arc.id)
 					}
 				}
 				for _, r := range turnLog(t, tx, a, other) {
@@ -180,13 +180,13 @@ func TestAutoArchive(t *testing.T) {
 					}
 					for j, r := range log[i*tc.segment : (i+1)*tc.segment] {
 						if r.archiveID == nil || *r.archiveID != arc.id {
-							t.Errorf("log turn %d: archive_id %v, want %s", i*tc.segment+j+1, deref(r.archiveID), arc.id)
+							t.Errorf("log turn %d: archive_of %v, want %s", i*tc.segment+j+1, deref(r.archiveID), arc.id)
 						}
 					}
 				}
 				for _, r := range log[tc.turns-left:] {
 					if r.archiveID != nil {
-						t.Errorf("log turn %q: archive_id %s, want null (still active)", r.Content, *r.archiveID)
+						t.Errorf("log turn %q: archive_of %s, want null (still active)", r.Content, *r.archiveID)
 					}
 				}
 			})
@@ -206,6 +206,123 @@ func TestAutoArchive(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestArchivingRewritesNoTurn checks that archiving records the range of
+// the turns it takes (migration 0037) instead of stamping each of them: the
+// archived turns' rows are the ones the posts wrote, and they belong to
+// their archive all the same.
+func TestArchivingRewritesNoTurn(t *testing.T) {
+	pool := newDatabase(t)
+	a := apptest.NewUser(t, pool).ID
+	asService(t, pool, a, func(tx pgx.Tx) {
+		setArchiveTurns(t, tx, 4)
+		createConversation(t, tx, a, nil, "Rivers.")
+		insertTurns(t, tx, a, nil, numberedTurns(6)...)
+		before := apptest.Scalar[string](t, tx, `select string_agg(ctid::text || xmin::text, ' ' order by id)
+			from public.conversation_turns where facilitator_id = $1::uuid`, a)
+		apptest.Exec(t, tx, `update public.conversation_updates set turn_count = 6 where facilitator_id = $1::uuid`, a)
+		after := apptest.Scalar[string](t, tx, `select string_agg(ctid::text || xmin::text, ' ' order by id)
+			from public.conversation_turns where facilitator_id = $1::uuid`, a)
+		if before != after {
+			t.Errorf("archiving rewrote turns: %s, then %s", before, after)
+		}
+		arcs := archives(t, tx, a, nil)
+		if len(arcs) != 1 {
+			t.Fatalf("%d archive rows, want 1", len(arcs))
+		}
+		for i, r := range turnLog(t, tx, a, nil) {
+			if archived := r.archiveID != nil && *r.archiveID == arcs[0].id; archived != (i < 4) {
+				t.Errorf("turn %d: archive_of %v", i+1, deref(r.archiveID))
+			}
+		}
+	})
+}
+
+// TestLinkedTurnsStayWithTheirArchive checks turns that an import links to
+// their archive, written while posts add turns to the same conversation,
+// so that the two interleave in the log: the posted turns stay active, the
+// linked ones stay with their archive, and archiving the active segment
+// later takes the posted turns only.
+func TestLinkedTurnsStayWithTheirArchive(t *testing.T) {
+	pool := newDatabase(t)
+	a := apptest.NewUser(t, pool).ID
+	asService(t, pool, a, func(tx pgx.Tx) {
+		setArchiveTurns(t, tx, 2)
+		createConversation(t, tx, a, nil, "Now.")
+		imported := apptest.Scalar[string](t, tx, `insert into public.conversation_history_archive
+				(facilitator_id, summary, conversation_turns, turn_count)
+			values ($1::uuid, 'Imported.', '[]', 2) returning id::text`, a)
+		link := func(content string) {
+			apptest.Exec(t, tx, `insert into public.conversation_turns (facilitator_id, archive_id, role, content, import_key)
+				values ($1::uuid, $2::uuid, 'user', $3::text, gen_random_uuid())`, a, imported, content)
+		}
+		link("imported 1")
+		postTurns(t, tx, a, nil, turn{"user", "posted 1"})
+		link("imported 2")
+		if n := postTurns(t, tx, a, nil, turn{"user", "posted 2"}, turn{"user", "posted 3"}); n != 1 {
+			t.Errorf("turn_count %d after archiving, want 1", n)
+		}
+		arcs := archives(t, tx, a, nil)
+		if len(arcs) != 2 {
+			t.Fatalf("%d archive rows, want the imported one and one archived", len(arcs))
+		}
+		archived := arcs[0]
+		if archived.id == imported {
+			archived = arcs[1]
+		}
+		want := map[string]string{"imported 1": imported, "imported 2": imported,
+			"posted 1": archived.id, "posted 2": archived.id, "posted 3": ""}
+		for _, r := range turnLog(t, tx, a, nil) {
+			got := ""
+			if r.archiveID != nil {
+				got = *r.archiveID
+			}
+			if got != want[r.Content] {
+				t.Errorf("%q: archive_of %q, want %q", r.Content, got, want[r.Content])
+			}
+		}
+		if !slices.Equal(archived.turns, []turn{{"user", "posted 1"}, {"user", "posted 2"}}) {
+			t.Errorf("archived turns %v, want the first two posted", archived.turns)
+		}
+	})
+}
+
+// TestAutoArchiveFiresPastTheLimitsItsFunctionsName checks that the
+// auto_archive trigger's condition, which spells the two limits out rather
+// than call the functions (migration 0035), agrees with them: an update to
+// exactly archive_turn_limit() turns or segment_byte_limit() bytes archives
+// nothing, one past either archives.
+func TestAutoArchiveFiresPastTheLimitsItsFunctionsName(t *testing.T) {
+	pool := newDatabase(t)
+	for _, tc := range []struct {
+		name, set string
+		limit     int // mentor.archive_turns, 0: not set
+		archived  bool
+	}{
+		{"turns at the default limit", "turn_count = public.archive_turn_limit()", 0, false},
+		{"turns past the default limit", "turn_count = public.archive_turn_limit() + 1", 0, true},
+		{"turns at a limit set", "turn_count = public.archive_turn_limit()", 3, false},
+		{"turns past a limit set", "turn_count = public.archive_turn_limit() + 1", 3, true},
+		{"bytes at the limit", "turns_bytes = public.segment_byte_limit()", 0, false},
+		{"bytes past the limit", "turns_bytes = public.segment_byte_limit() + 1", 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := apptest.NewUser(t, pool).ID
+			asService(t, pool, a, func(tx pgx.Tx) {
+				if tc.limit != 0 {
+					setArchiveTurns(t, tx, tc.limit)
+				}
+				createConversation(t, tx, a, nil, "A summary.")
+				insertTurns(t, tx, a, nil, numberedTurns(2)...)
+				apptest.Exec(t, tx, `update public.conversation_updates set `+tc.set+`
+					where facilitator_id = $1::uuid`, a)
+				if got := len(archives(t, tx, a, nil)) > 0; got != tc.archived {
+					t.Errorf("archived: %v, want %v", got, tc.archived)
+				}
+			})
+		})
+	}
 }
 
 // TestConversationSearchVector checks the active conversation's search

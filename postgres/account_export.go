@@ -45,13 +45,17 @@ var exportTables = []exportTable{
 		from public.conversation_updates t
 		where t.facilitator_id = $1::uuid and ` + inScope + `
 		order by t.created_at, t.id`},
-	{"archived_conversation", `select (to_jsonb(t) - array['facilitator_id', 'search_vector'])::text
+	// Its range of log ids names turns of this account only: the turns
+	// name their archive instead.
+	{"archived_conversation", `select (to_jsonb(t) - array['facilitator_id', 'search_vector', 'first_turn_id', 'last_turn_id'])::text
 		from public.conversation_history_archive t
 		where t.facilitator_id = $1::uuid and ` + inScope + `
 		order by t.archived_at, t.id`},
 	// Every turn ever received, in the order received; archive_id names the
-	// archived conversation a turn was moved to.
-	{"turn", `select (to_jsonb(t) - array['facilitator_id', 'content_vector'])::text
+	// archived conversation a turn was moved to (archive_of, migration
+	// 0037).
+	{"turn", `select (to_jsonb(t) - array['facilitator_id', 'content_vector']
+			|| jsonb_build_object('archive_id', public.archive_of(t)))::text
 		from public.conversation_turns t
 		where t.facilitator_id = $1::uuid and ` + inScope + `
 		order by t.id`},

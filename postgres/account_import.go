@@ -435,7 +435,7 @@ func (run *importRun) finish(ctx context.Context, tx pgx.Tx) error {
 				from public.conversation_turns t, public.conversation_updates u
 				where u.facilitator_id = $1::uuid and u.id = $2::uuid and t.facilitator_id = $1::uuid
 					and coalesce(t.learner_id, '`+nilLearner+`'::uuid) = coalesce(u.learner_id, '`+nilLearner+`'::uuid)
-					and t.archive_id is null) a
+					and `+activeTurn("t", "$1::uuid", "coalesce(u.learner_id, '"+nilLearner+"'::uuid)")+`) a
 			where c.facilitator_id = $1::uuid and c.id = $2::uuid`, run.me, c.id, c.summarizedTurn); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
@@ -15,7 +16,10 @@ import (
 // a short archived conversation next to a long one of the same learner: the
 // page holds that conversation's turns alone, in order, comes in one round
 // trip with the conversation, and the generic plan of the turns' read
-// probes the archive's index instead of reading the facilitator's turns.
+// probes indexes instead of reading the facilitator's turns: the archive's
+// row by its key, the turns linked to it (as an import writes them) by the
+// index of linked turns, and the turns of its range of log ids (as
+// archiving leaves them, migration 0037) by the conversation's index.
 func TestAnArchivedConversationIsReadInOneRoundTripByItsIndex(t *testing.T) {
 	ctx := context.Background()
 	pool, counter := countedPool(t)
@@ -35,7 +39,17 @@ func TestAnArchivedConversationIsReadInOneRoundTripByItsIndex(t *testing.T) {
 			}
 		}
 	}
-	if _, err := pool.Exec(ctx, `analyze public.conversation_turns`); err != nil {
+	// Archives that hold their turns by range (as archiving leaves them):
+	// forty of a turn each.
+	if _, err := pool.Exec(ctx, `with turns as (
+			insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+			select $1::uuid, $2::uuid, 'user', 'an earlier session ' || n from generate_series(1, 40) n
+			returning id)
+		insert into public.conversation_history_archive (facilitator_id, learner_id, summary, turn_count, first_turn_id, last_turn_id)
+		select $1::uuid, $2::uuid, 'An earlier session', 1, id, id from turns`, facilitator, learner); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `analyze public.conversation_turns, public.conversation_history_archive`); err != nil {
 		t.Fatal(err)
 	}
 
@@ -63,7 +77,41 @@ func TestAnArchivedConversationIsReadInOneRoundTripByItsIndex(t *testing.T) {
 		}
 	}
 
-	// The same read under the generic plan prepared statements settle on.
-	genericPlanReadsOnly(t, pool, "archive_turns", postgres.ArchiveTurnsSQL,
-		`'`+facilitator+`', '`+short+`', 50, 100`, "conversation_turns_archive_in_order")
+	// The same read under the generic plan prepared statements settle on:
+	// the turns through the index of linked turns and a range of the
+	// facilitator's, never all of them. (The archive's own row is one of
+	// a few here, which the planner may read whole.)
+	plan, raw := genericPlan(t, pool, "archive_turns", postgres.ArchiveTurnsSQL, `'`+facilitator+`', '`+short+`', 50, 100`, false, nil)
+	if indexes := plan.indexes(); !slices.Contains(indexes, "conversation_turns_archive_in_order") ||
+		!slices.ContainsFunc(indexes, func(i string) bool {
+			return i == "conversation_turns_pkey" || i == "conversation_turns_scope_recent"
+		}) || slices.Contains(plan.seqScans(), "conversation_turns") {
+		t.Fatalf("the generic plan of an archive's page reads indexes %v and tables %v whole:\n%s", indexes, plan.seqScans(), raw)
+	}
+
+	// An archive that holds its turns by range: those of its conversation
+	// in it, not those of another.
+	ranged := uuid.NewString()
+	if _, err := pool.Exec(ctx, `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+		select $1::uuid, l, 'user', 'ranged turn ' || n || case when l is null then ' (general)' else '' end
+		from generate_series(1, 30) n, unnest(array[$2::uuid, null]) l`, facilitator, learner); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `insert into public.conversation_history_archive (id, facilitator_id, learner_id, summary,
+			turn_count, first_turn_id, last_turn_id)
+		select $3::uuid, $1::uuid, $2::uuid, 'Ranged', 30, min(id), max(id) from public.conversation_turns
+		where facilitator_id = $1::uuid and learner_id = $2::uuid and content like 'ranged turn %'`,
+		facilitator, learner, ranged); err != nil {
+		t.Fatal(err)
+	}
+	got, err = store.Archive(asFacilitator(ctx, facilitator), mentor.ArchiveQuery{ID: ranged, Limit: 25, Offset: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turns, err = got.Turns.Turns(); err != nil {
+		t.Fatal(err)
+	}
+	if len(turns) != 25 || got.NextOffset == nil || turns[0].Content != "ranged turn 1" || turns[24].Content != "ranged turn 25" {
+		t.Fatalf("the first page of the ranged archive: %d turns (%v … ), next %v; want its first 25", len(turns), turns[:min(2, len(turns))], got.NextOffset)
+	}
 }

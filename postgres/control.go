@@ -129,10 +129,11 @@ func (s *Store) MemorySources(ctx context.Context, id string) (mentor.MemorySour
 	sources := mentor.MemorySources{MemoryID: id}
 	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
 		b.Queue(`select source from public.learner_memories where facilitator_id = $1::uuid and id = $2::uuid`, me, id)
-		b.Queue(`select id, role, content, created_at, archive_id is not null from public.conversation_turns
-			where facilitator_id = $1::uuid and id = any ((select source_turn_ids from public.learner_memories
+		b.Queue(`select t.id, t.role, t.content, t.created_at, public.archive_of(t) is not null
+			from public.conversation_turns t
+			where t.facilitator_id = $1::uuid and t.id = any ((select source_turn_ids from public.learner_memories
 				where facilitator_id = $1::uuid and id = $2::uuid)::bigint[])
-			order by id`, me, id)
+			order by t.id`, me, id)
 	}, func(br pgx.BatchResults) error {
 		err := br.QueryRow().Scan(&sources.Source)
 		if errors.Is(err, pgx.ErrNoRows) {

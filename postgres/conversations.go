@@ -47,10 +47,13 @@ const archiveSQL = `select id::text, learner_id::text, coalesce(summary, ''), tu
 	from public.conversation_history_archive where facilitator_id = $1::uuid and id = $2::uuid`
 
 // archiveTurnsSQL reads a page of an archived conversation's ($2) turns,
-// the ones archiving linked to it, in the order they were said: $3 of them
-// from offset $4, as a JSON array, and whether another page follows. The
-// page is read with one turn more than it holds, and that turn only says
-// whether there is more.
+// in the order they were said: $3 of them from offset $4, as a JSON array,
+// and whether another page follows. The page is read with one turn more
+// than it holds, and that turn only says whether there is more. The turns
+// an archive holds (migration 0037) are read in two halves, each in order
+// from an index of its own and cut to the page's end: those linked to it,
+// and, of those linked to none, the ones of its conversation in its range
+// of log ids.
 const archiveTurnsSQL = `select coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('id', p.client_turn_id,
 		'role', p.role, 'content', p.content, 'created_at', p.created_at)) order by p.id)
 		filter (where p.n <= $3::int), '[]'::jsonb),
@@ -58,11 +61,46 @@ const archiveTurnsSQL = `select coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build
 from (
 	select t.*, row_number() over (order by t.id) as n
 	from (
-		select id, client_turn_id, role, content, created_at from public.conversation_turns
-		where facilitator_id = $1::uuid and archive_id = $2::uuid
+		select * from (
+			(select id, client_turn_id, role, content, created_at from public.conversation_turns
+				where facilitator_id = $1::uuid and archive_id = $2::uuid
+				order by id limit $3::int + 1 + $4::int)
+			union all
+			(select t.id, t.client_turn_id, t.role, t.content, t.created_at
+				from public.conversation_history_archive a
+				join public.conversation_turns t on t.facilitator_id = a.facilitator_id
+					and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(a.learner_id, '` + nilLearner + `'::uuid)
+					and t.id between a.first_turn_id and a.last_turn_id
+				where a.facilitator_id = $1::uuid and a.id = $2::uuid and t.archive_id is null
+				order by t.id limit $3::int + 1 + $4::int)
+		) held
 		order by id limit $3::int + 1 offset $4::int
 	) t
 ) p`
+
+// archivedTurnsSQL is the turns archive a holds (migration 0037), as
+// archiveTurnsSQL reads them: those linked to it, and, of those linked to
+// none, the ones of its conversation in its range of log ids. (The linked
+// turns' index is partial: "is not null" lets the planner use it for a
+// join.)
+const archivedTurnsSQL = `select t.* from public.conversation_turns t
+	where t.facilitator_id = a.facilitator_id and t.archive_id is not null and t.archive_id = a.id
+	union all
+	select t.* from public.conversation_turns t
+	where t.facilitator_id = a.facilitator_id and t.archive_id is null
+		and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(a.learner_id, '` + nilLearner + `'::uuid)
+		and t.id between a.first_turn_id and a.last_turn_id`
+
+// activeTurn is the condition that the turn named turn, of the
+// conversation of facilitator and learnerKey (SQL expressions), is in the
+// active segment: linked to no archive, and above the highest range of the
+// conversation's archives (migration 0037).
+func activeTurn(turn, facilitator, learnerKey string) string {
+	return turn + `.archive_id is null and ` + turn + `.id > (select coalesce(max(h.last_turn_id), 0)
+		from public.conversation_history_archive h
+		where h.facilitator_id = ` + facilitator + ` and coalesce(h.learner_id, '` + nilLearner + `'::uuid) = ` + learnerKey + `
+			and h.last_turn_id is not null)`
+}
 
 // Archive reads the archived conversation and a page of its turns in one
 // round trip.
@@ -124,6 +162,7 @@ type opened struct {
 func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *string, posted []mentor.Turn) (opened, error) {
 	var o opened
 	b := &pgx.Batch{}
+	b.Queue(genericPlansSQL)
 	if learnerID != nil {
 		b.Queue(learnerNameSQL, me, *learnerID)
 	}
@@ -133,6 +172,9 @@ func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *stri
 	queueStoredTurns(b, me, learnerID, posted)
 	b.Queue(lockLiveSessionSQL, me, learnerKey(learnerID), mentor.SessionIdleLimit.Seconds())
 	err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil { // the generic plans
+			return err
+		}
 		var err error
 		if learnerID != nil {
 			if o.learnerName, err = learnerName(br.QueryRow()); err != nil {
@@ -155,6 +197,15 @@ func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *stri
 	})
 	return o, err
 }
+
+// genericPlansSQL makes the rest of a post's transaction run every
+// statement on the plan prepared for it once per connection. Left to
+// choose, Postgres planned two of them again on every post (the resent
+// turns' lookup by client ids, and the summary's turns after an id),
+// because a plan made for the values at hand looked cheaper than the
+// generic one, which is the plan the index tests check; planning them was
+// a tenth of a post's time in Postgres.
+const genericPlansSQL = `select set_config('plan_cache_mode', 'force_generic_plan', true)`
 
 // createConversationSQL creates the conversation's active record ($1
 // facilitator, $2 learner key) unless it exists, or the learner is not the
@@ -224,7 +275,12 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 		}
 		// Queued after the insert, so the new turns are among those read.
 		queueSummaryTurns(b, me, req.LearnerID, o.conv, mentor.SummaryFromScratch(o.conv, req.Regenerate))
-		b.Queue(otherLearnerNamesSQL, me, learnerKey(req.LearnerID))
+		// The other learners' names are hidden from a model's prompt; the
+		// offline summarizer sends none.
+		readNames := s.inlineSummarizer == nil
+		if readNames {
+			b.Queue(otherLearnerNamesSQL, me, learnerKey(req.LearnerID))
+		}
 		var stored turnRange
 		var summaryTurns []mentor.StoredTurn
 		var otherNames []string
@@ -249,7 +305,7 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 				}
 			}
 			var err error
-			if summaryTurns, err = readSummaryTurns(br); err != nil {
+			if summaryTurns, err = readSummaryTurns(br); err != nil || !readNames {
 				return err
 			}
 			return br.QueryRow().Scan(&otherNames)
@@ -287,33 +343,49 @@ func (s *Store) appendTurns(ctx context.Context, req mentor.AppendRequest) (ment
 			out.Conversation = o.conv
 			return nil
 		}
-		// The search vector grows by the new turns only; archiving, which
-		// the update may trigger, rebuilds it. When the segment's text
-		// passes its byte limit (migration 0016) archiving is certain, and
-		// the vector is not built past what Postgres can hold.
-		conv, err := scanConversation(tx.QueryRow(ctx, `update public.conversation_updates
-			set turn_count = turn_count + $3, recent_turns = $4::jsonb, updated_at = now(),
-				turns_bytes = turns_bytes + octet_length($5),
-				turns_vector = case when turns_bytes + octet_length($5) > public.segment_byte_limit() then ''::tsvector
-					else turns_vector || to_tsvector('english', $5) end,
-				summary = coalesce($6, summary),
-				summary_stale = case when $6::text is null then summary_stale or $8 else false end,
-				summarized_turn_id = case when $6::text is null then summarized_turn_id else $7 end,
-				first_turn_at = least(first_turn_at, $9), last_turn_at = greatest(last_turn_at, $10)
-			where facilitator_id = $1::uuid and id = $2::uuid
-			returning `+conversationColumns,
-			me, o.conv.ID, update.AddedTurns, string(update.RecentTurns), update.AddedText,
+		// The search vector grows by the new turns only, whose vectors the
+		// insert stored with them (concatenated, not parsed again);
+		// archiving, which the update may trigger, rebuilds it. When the
+		// segment's text passes its byte limit (migration 0016) archiving
+		// is certain, and the vector is not built past what Postgres can
+		// hold. The update answers only what the database decides: the
+		// rest of the record is what this post wrote.
+		var turnCount int
+		var updatedAt time.Time
+		if err := tx.QueryRow(ctx, recordUpdateSQL,
+			me, o.conv.ID, update.AddedTurns, string(update.RecentTurns), update.AddedBytes,
 			update.Summary, update.SummarizedTurnID, update.MarkStale,
-			timeOrNull(update.FirstTurnAt), timeOrNull(update.LastTurnAt)))
-		if err != nil {
+			timeOrNull(update.FirstTurnAt), timeOrNull(update.LastTurnAt),
+			stored.first, stored.last, learnerKey(req.LearnerID)).Scan(&turnCount, &updatedAt); err != nil {
 			return err
 		}
-		out.Archived = conv.TurnCount < o.conv.TurnCount+update.AddedTurns
-		out.Conversation = conv
+		out.Archived = turnCount < o.conv.TurnCount+update.AddedTurns
+		out.Conversation = update.Applied(o.conv, turnCount, updatedAt)
 		return nil
 	})
 	return out, err
 }
+
+// recordUpdateSQL writes a post's mentor.RecordUpdate to the conversation's
+// record ($1 facilitator, $2 conversation): $3 turns of $5 bytes added, $4
+// the recent turns, $6 the summary written (null: none), $7 the turn it
+// covers through, $8 whether the summarizer failed, $9 and $10 the span of
+// the added turns' times; $11..$12 the log ids of the added turns, in the
+// conversation $13 (learner key), whose stored vectors extend the record's.
+const recordUpdateSQL = `update public.conversation_updates
+	set turn_count = turn_count + $3, recent_turns = $4::jsonb, updated_at = now(),
+		turns_bytes = turns_bytes + $5,
+		turns_vector = case when turns_bytes + $5 > public.segment_byte_limit() then ''::tsvector
+			else turns_vector || coalesce((select public.tsvector_agg(t.content_vector order by t.id)
+				from public.conversation_turns t
+				where t.facilitator_id = $1::uuid and t.id between $11 and $12
+					and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = $13::uuid), ''::tsvector) end,
+		summary = coalesce($6, summary),
+		summary_stale = case when $6::text is null then summary_stale or $8 else false end,
+		summarized_turn_id = case when $6::text is null then summarized_turn_id else $7 end,
+		first_turn_at = least(first_turn_at, $9), last_turn_at = greatest(last_turn_at, $10)
+	where facilitator_id = $1::uuid and id = $2::uuid
+	returning turn_count, updated_at`
 
 // timeOrNull is t for a statement, NULL when it is the zero time.
 func timeOrNull(t time.Time) *time.Time {
@@ -428,7 +500,8 @@ func queueSummaryTurns(b *pgx.Batch, me string, learnerID *string, conv mentor.C
 	after := conv.SummarizedTurnID
 	if fromScratch {
 		query = `select id, role, content, coalesce(client_turn_id, ''), created_at
-			from public.conversation_turns where ` + sameConversation + ` and archive_id is null and id > $3
+			from public.conversation_turns t where ` + sameConversation + ` and ` + activeTurn("t", "$1::uuid", "$2::uuid") + `
+				and id > $3
 			order by id desc limit $4`
 		after = 0
 	}
@@ -508,8 +581,8 @@ func (s *Store) ClearConversation(ctx context.Context, learnerID *string) (bool,
 		case err != nil:
 			return err
 		default:
-			if err := tx.QueryRow(ctx, `select exists (select 1 from public.conversation_turns
-				where `+sameConversation+` and archive_id is null)`, me, learnerKey(learnerID)).Scan(&archived); err != nil {
+			if err := tx.QueryRow(ctx, `select exists (select 1 from public.conversation_turns t
+				where `+sameConversation+` and `+activeTurn("t", "$1::uuid", "$2::uuid")+`)`, me, learnerKey(learnerID)).Scan(&archived); err != nil {
 				return err
 			}
 			// The delete trigger moves the active turns to the archive first.

@@ -56,3 +56,9 @@ func (h *Health) ConnPID() uint32 {
 // ArchiveTurnsSQL is the read of a page of an archived conversation's
 // turns.
 const ArchiveTurnsSQL = archiveTurnsSQL
+
+// SearchSQL is the ranking statement, and CandidateBudget the most
+// archived conversations it reads to rank (its last parameter).
+var SearchSQL = searchSQL
+
+const CandidateBudget = candidateBudget

@@ -46,34 +46,62 @@ func TestResentTurnsAreFoundByIndexProbes(t *testing.T) {
 // literals), reads the index want alone and no table whole.
 func genericPlanReadsOnly(t *testing.T, pool *pgxpool.Pool, name, query, args, want string) {
 	t.Helper()
+	parsed, plan := genericPlan(t, pool, name, query, args, false, nil)
+	if indexes := parsed.indexes(); len(indexes) != 1 || indexes[0] != want || strings.Contains(string(plan), "Seq Scan") {
+		t.Fatalf("the generic plan of %s reads indexes %v, want %s alone and no table whole:\n%s", name, indexes, want, plan)
+	}
+}
+
+// genericPlan is the plan of query, prepared as name under the generic
+// plan prepared statements settle on and executed with args (SQL
+// literals), as EXPLAIN gives it in JSON; with analyze, run, with the rows
+// each node returned. The setup statements run first on the connection
+// (to act as a role, say).
+func genericPlan(t *testing.T, pool *pgxpool.Pool, name, query, args string, analyze bool, setup []string) (planNode, []byte) {
+	t.Helper()
 	ctx := context.Background()
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	for _, q := range []string{`set plan_cache_mode = force_generic_plan`, `prepare ` + name + ` as ` + query} {
+	defer func() {
+		// Back to the pool as it came; the statements pgx prepared on the
+		// connection stay.
+		if _, err := conn.Exec(context.Background(), `reset all; reset role; deallocate `+name); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	for _, q := range append(setup, `set plan_cache_mode = force_generic_plan`, `prepare `+name+` as `+query) {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	options := "format json"
+	if analyze {
+		options += ", analyze"
+	}
 	var plan []byte
-	if err := conn.QueryRow(ctx, `explain (format json) execute `+name+`(`+args+`)`).Scan(&plan); err != nil {
+	if err := conn.QueryRow(ctx, `explain (`+options+`) execute `+name+`(`+args+`)`).Scan(&plan); err != nil {
 		t.Fatal(err)
 	}
 	var parsed []struct{ Plan planNode }
 	if err := json.Unmarshal(plan, &parsed); err != nil || len(parsed) != 1 {
 		t.Fatalf("plan %s: %v", plan, err)
 	}
-	if indexes := parsed[0].Plan.indexes(); len(indexes) != 1 || indexes[0] != want || strings.Contains(string(plan), "Seq Scan") {
-		t.Fatalf("the generic plan of %s reads indexes %v, want %s alone and no table whole:\n%s", name, indexes, want, plan)
-	}
+	return parsed[0].Plan, plan
 }
 
-// planNode is a node of EXPLAIN's JSON plan, with the fields the test reads.
+// planNode is a node of EXPLAIN's JSON plan, with the fields the tests read.
 type planNode struct {
-	IndexName string     `json:"Index Name"`
-	Plans     []planNode `json:"Plans"`
+	NodeType     string     `json:"Node Type"`
+	RelationName string     `json:"Relation Name"`
+	IndexName    string     `json:"Index Name"`
+	ActualRows   float64    `json:"Actual Rows"`
+	ActualLoops  float64    `json:"Actual Loops"`
+	Filtered     float64    `json:"Rows Removed by Filter"`
+	Rechecked    float64    `json:"Rows Removed by Index Recheck"`
+	Plans        []planNode `json:"Plans"`
 }
 
 // indexes lists the indexes the plan reads, in plan order.
@@ -86,6 +114,32 @@ func (n planNode) indexes() []string {
 		names = append(names, child.indexes()...)
 	}
 	return names
+}
+
+// seqScans lists the tables the plan reads whole.
+func (n planNode) seqScans() []string {
+	var tables []string
+	if n.NodeType == "Seq Scan" {
+		tables = append(tables, n.RelationName)
+	}
+	for _, child := range n.Plans {
+		tables = append(tables, child.seqScans()...)
+	}
+	return tables
+}
+
+// rowsOf is how many rows the plan's scans of a table read in all (from
+// EXPLAIN ANALYZE): those they returned and those their conditions then
+// turned away.
+func (n planNode) rowsOf(table string) float64 {
+	rows := 0.0
+	if n.RelationName == table {
+		rows += (n.ActualRows + n.Filtered + n.Rechecked) * n.ActualLoops
+	}
+	for _, child := range n.Plans {
+		rows += child.rowsOf(table)
+	}
+	return rows
 }
 
 // The opening is built from the most important personal and context

@@ -38,6 +38,11 @@ const (
 	// enough to pass one that matches them much better (the README gives
 	// the measurements).
 	timeBoost = 0.5
+	// At most about this many archived conversations are read to rank a
+	// search (and as many more of the time a question names), however
+	// long the facilitator's history: up to it, the ranking is exact BM25
+	// (the README gives the measurements).
+	candidateBudget = 200
 )
 
 // Highlight delimiters, from Unicode's private use area; they become <mark>
@@ -53,13 +58,13 @@ const (
 // all), $5 include archive, $6 limit, $7 summary weight, $8 k1, $9 b,
 // $10 most query terms, $11 most corrected words, $12 and $13 the start
 // and end of the time the question names (null for none), $14 the time
-// boost.
+// boost, $15 the candidate budget.
 //
 // The terms are the english stems of the text's words, plus, for each of
 // the longest few words the facilitator never used, the stems of the
 // closest word they did use.
 // With no terms (only stopwords) the query is null and nothing matches.
-const searchSQL = `
+var searchSQL = `
 with words as (
 	select distinct w.word
 	from unnest(tsvector_to_array(to_tsvector('simple', $2))) as w(word)
@@ -94,14 +99,83 @@ candidate_terms as (
 	union all
 	select lexeme, $3::float8 from corrections c, unnest(to_tsvector('english', c.word))
 ),
--- Each term's one-word query is parsed once here, not once per conversation.
+-- Each term's query is built once here, not once per conversation: the
+-- lexeme alone, quoted, so that a hyphenated word's term ("parent-teach")
+-- is the one lexeme the vectors and the archive's statistics hold, not
+-- its parts.
 terms as materialized (
-	select term, plainto_tsquery('simple', term) as term_query, max(weight) as weight from candidate_terms
+	select term, ('''' || replace(replace(term, '\', '\\'), '''', '''''') || '''')::tsquery as term_query,
+		max(weight) as weight
+	from candidate_terms
 	group by term order by max(weight) desc, term limit $10
 ),
 
 query as materialized (
 	select string_agg(term_query::text, ' | ')::tsquery as q from terms
+),
+-- The archive's statistics (migration 0031): for each term, how many of
+-- the facilitator's archived conversations hold it, and for '' how many
+-- there are and their lengths summed. A few index probes, however long
+-- the history.
+archive_stats as materialized (
+	select s.term, s.conversations::float8 as conversations, s.lexemes::float8 as lexemes
+	from public.archive_term_stats s
+	where s.facilitator_id = $1::uuid and s.term = any(array(select term from terms) || ''::text)
+),
+-- The candidates in the archive, at most $15 of them (and as many more
+-- of the time the question names), so that the cost of a search stays
+-- flat as the history grows (migration 0032). While the facilitator has
+-- at most $15 archived conversations, every one is a candidate and the
+-- ranking is exact BM25. Past that, every conversation holding one of the
+-- question's rarer terms, rarest first for as long as those terms are in
+-- $15 conversations at most; or, when none of its terms is that rare,
+-- conversations holding every one of them (two or more), as many as the
+-- index gives first; both found by the index over the conversations'
+-- words; then the newest others, up to $15 in all. So a conversation
+-- holding only some of the question's common terms is a candidate when
+-- it is among the newest. And the newest $15 whose last turn falls in the
+-- time the question names (one that began before that time and ended
+-- after it is not one for its time).
+archive_size as materialized (
+	select coalesce(max(conversations), 0) as n from archive_stats where term = ''
+),
+rare_terms as materialized (
+	select string_agg(r.term_query::text, ' | ')::tsquery as q
+	from (
+		select t.term_query, sum(s.conversations) over (order by s.conversations, t.term) as reach
+		from terms t join archive_stats s using (term)
+	) r
+	where r.reach <= $15
+),
+candidate_query as materialized (
+	select case
+		when not $5::boolean or (select n from archive_size) <= $15 then null
+		when (select q from rare_terms) is not null then (select q from rare_terms)
+		else (select string_agg(term_query::text, ' & ')::tsquery from terms having count(*) > 1)
+	end as q
+),
+-- Through the view of the caller's archived conversations (migration
+-- 0038), which the words' index serves under row-level security.
+found as materialized (
+	select w.id from private.caller_archive_words w
+	where w.facilitator_id = $1::uuid and w.search_vector @@ (select q from candidate_query) and ($4::uuid is null or w.learner_id = $4::uuid)
+	limit $15
+),
+archived as materialized (
+	select id from found
+	union
+	(select a.id from public.conversation_history_archive a
+	where $5::boolean and $4::uuid is null and a.facilitator_id = $1::uuid and a.id not in (select id from found)
+	order by a.archived_at desc limit $15 - (select count(*) from found))
+	union
+	(select a.id from public.conversation_history_archive a
+	where $5::boolean and a.facilitator_id = $1::uuid and a.learner_id = $4::uuid and a.id not in (select id from found)
+	order by a.archived_at desc limit $15 - (select count(*) from found))
+	union
+	(select a.id from public.conversation_history_archive a
+	where $5::boolean and a.facilitator_id = $1::uuid and ($4::uuid is null or a.learner_id = $4::uuid)
+		and a.last_turn_at >= $12::timestamptz and a.last_turn_at < $13::timestamptz
+	order by a.last_turn_at desc limit $15)
 ),
 -- Every candidate conversation is read once, in place: its length and,
 -- when it matches, each term's frequency, in the order of term. Nothing
@@ -133,12 +207,22 @@ docs as materialized (
 		union all
 		select true, a.id, a.archived_at, a.search_vector,
 			coalesce(a.first_turn_at < $13::timestamptz and a.last_turn_at >= $12::timestamptz, false)
-		from public.conversation_history_archive a
-		where $5::boolean and a.facilitator_id = $1::uuid and ($4::uuid is null or a.learner_id = $4::uuid)
+		from archived k
+		join public.conversation_history_archive a on a.facilitator_id = $1::uuid and a.id = k.id
 	) d
 ),
+-- BM25's statistics over all the facilitator's archived conversations
+-- (whether or not the archive is searched, and whichever learner's) and
+-- the active conversations searched: their number, average length, and
+-- each term's document frequency.
 stats as materialized (
-	select count(*)::float8 as n, greatest(avg(dl), 1)::float8 as avgdl from docs
+	select n, greatest(lexemes / greatest(n, 1), 1)::float8 as avgdl
+	from (
+		select (select count(*) from docs where not archived)
+				+ coalesce((select conversations from archive_stats where term = ''), 0) as n,
+			(select coalesce(sum(dl), 0) from docs where not archived)
+				+ coalesce((select lexemes from archive_stats where term = ''), 0) as lexemes
+	) c
 ),
 freqs as materialized (
 	select d.archived, d.id, d.date, d.in_window, d.dl, f.term_no, f.tf
@@ -147,11 +231,15 @@ freqs as materialized (
 ),
 -- Each term's weight and inverse document frequency, numbered as in tfs.
 term_weights as materialized (
-	select t.term_no, t.weight, ln(1 + (s.n - count(*) + 0.5) / (count(*) + 0.5)) as idf
-	from (select row_number() over (order by term) as term_no, weight from terms) t
-	join freqs f using (term_no)
+	select w.term_no, w.weight, ln(1 + (s.n - w.df + 0.5) / (w.df + 0.5)) as idf
+	from (
+		select t.term_no, t.weight,
+			coalesce((select a.conversations from archive_stats a where a.term = t.term), 0)
+				+ (select count(*) from freqs f where not f.archived and f.term_no = t.term_no) as df
+		from (select row_number() over (order by term) as term_no, term, weight from terms) t
+	) w
 	cross join stats s
-	group by t.term_no, t.weight, s.n
+	where w.df > 0
 ),
 scores as materialized (
 	select f.archived, f.id, f.date, f.in_window,
@@ -206,15 +294,17 @@ left join lateral (
 	from (
 		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
 			ts_rank(t.content_vector, (select q from query)) as rank
-		from public.conversation_turns t
-		where r.archived and not r.time_only and t.facilitator_id = $1::uuid and t.archive_id = r.id
+		from public.conversation_history_archive a
+		cross join lateral (` + archivedTurnsSQL + `) t
+		where r.archived and not r.time_only and a.facilitator_id = $1::uuid and a.id = r.id
 			and t.content_vector @@ (select q from query)
 		union all
 		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
 			ts_rank(t.content_vector, (select q from query))
 		from public.conversation_turns t
-		where not r.archived and not r.time_only and t.facilitator_id = $1::uuid and t.archive_id is null
+		where not r.archived and not r.time_only and t.facilitator_id = $1::uuid
 			and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(d.learner_id, '` + nilLearner + `'::uuid)
+			and ` + activeTurn("t", "$1::uuid", "coalesce(d.learner_id, '"+nilLearner+"'::uuid)") + `
 			and t.content_vector @@ (select q from query)
 		order by rank desc, id
 		limit 3
@@ -230,7 +320,7 @@ func (s *Store) Search(ctx context.Context, q mentor.SearchQuery) ([]mentor.Sear
 	}
 	err := s.read(ctx, q.LearnerID, func(b *pgx.Batch, me string) {
 		b.Queue(searchSQL, me, q.Text, correctionWeight, q.LearnerID, q.IncludeArchive, q.Limit,
-			summaryWeight, bm25K1, bm25B, maxQueryTerms, maxCorrectedWords, start, end, timeBoost)
+			summaryWeight, bm25K1, bm25B, maxQueryTerms, maxCorrectedWords, start, end, timeBoost, candidateBudget)
 	}, func(br pgx.BatchResults) error {
 		var err error
 		results, err = collectRows(br, func(row pgx.CollectableRow) (mentor.SearchResult, error) {

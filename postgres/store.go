@@ -89,6 +89,9 @@ type Store struct {
 	// statementTimeout bounds each statement: statementTimeout for a
 	// request's, the whole transaction for a long one's.
 	statementTimeout string
+	// replica, when set, is told where each write left the primary's WAL,
+	// so that the writer's next reads wait for it there (see replica.go).
+	replica *Replica
 }
 
 var _ mentor.Store = (*Store)(nil)
@@ -126,7 +129,9 @@ func (s *Store) WithClosingWords() *Store {
 // about a millisecond (the offline one): one transaction and one commit per
 // post instead of two. Without it a post leaves the summary to the service
 // (mentor.Appended.Job), which asks the summarizer once the turns are
-// committed.
+// committed. The service's summarizer must then be one that sends nothing
+// to a model too (app.New gives both the offline one): a post no longer
+// reads the names that a model's prompt hides.
 func (s *Store) WithInlineSummarizer(summarizer mentor.Summarizer) *Store {
 	s.inlineSummarizer = summarizer
 	return s
@@ -182,7 +187,13 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) (
 	if err := fn(tx, caller.UserID); err != nil {
 		return dbError(err)
 	}
-	return dbError(tx.Commit(ctx))
+	if err := tx.Commit(ctx); err != nil {
+		return dbError(err)
+	}
+	if s.replica != nil && s.txOptions.AccessMode != pgx.ReadOnly {
+		s.replica.noteWrite(ctx, caller.UserID)
+	}
+	return nil
 }
 
 // queueActAsCaller queues, at the start of a transaction, the check that

@@ -8,9 +8,14 @@
 # Database: with DATABASE_URL unset, a private cluster is started in
 # ./.data/test-postgres on 127.0.0.1:54330 (PostgreSQL installed if missing)
 # and DATABASE_URL points at its `postgres` database; tests create their own
-# databases from it. The cluster keeps running for faster reruns, except
-# under CI=true, where it is stopped at exit. Under CI=true a missing
-# database is an error; elsewhere the database tests are left to skip.
+# databases from it. A streaming hot standby of it is made afresh
+# (pg_basebackup) in ./.data/test-standby on 127.0.0.1:54332, for the tests
+# of the read replica (TEST_DATABASE_REPLICA_URL), and stopped and removed
+# at exit however the run ends. The primary keeps running for faster
+# reruns, except under CI=true, where it is stopped at exit too. Under
+# CI=true a missing database or standby is an error; elsewhere the tests
+# that need them are left to skip. With DATABASE_URL set, nothing is
+# started: TEST_DATABASE_REPLICA_URL may name its standby.
 #
 # Arguments go to `go test`: flags only (`-run TestX -v`) test ./...;
 # a package first (`./memory -run TestX`) tests just what is given, and
@@ -28,26 +33,55 @@ source scripts/lib/pgtap.sh
 
 TEST_PG_DIR=$ROOT/.data/test-postgres
 TEST_PG_PORT=${TEST_PG_PORT:-54330}
+TEST_STANDBY_DIR=$ROOT/.data/test-standby
+TEST_STANDBY_PORT=${TEST_STANDBY_PORT:-$((TEST_PG_PORT + 2))}  # 54331 is the benchmark's
+TEST_STANDBY_SLOT=mentor_test_standby
 CI=${CI:-}
 FUZZ_TIME=${FUZZ_TIME:-8s}
 
+# What this run started, for stop_databases.
+STARTED_PRIMARY=
+STARTED_STANDBY=
+
 start_test_db() {
   pg_ensure_installed || return 1
+  STARTED_PRIMARY=1
   PG_EXTRA_CONF="${PG_EXTRA_CONF:+$PG_EXTRA_CONF$'\n'}$ROUTECHECK_CONF" \
     pg_start_private "$TEST_PG_DIR" "$TEST_PG_PORT" || return 1
   DATABASE_URL=$(pg_url "$TEST_PG_PORT" postgres)
   export DATABASE_URL
 }
 
+start_test_standby() {
+  STARTED_STANDBY=1
+  pg_start_standby "$TEST_PG_PORT" "$TEST_STANDBY_DIR" "$TEST_STANDBY_PORT" "$TEST_STANDBY_SLOT" || return 1
+  TEST_DATABASE_REPLICA_URL=$(pg_url "$TEST_STANDBY_PORT" postgres)
+  export TEST_DATABASE_REPLICA_URL
+}
+
+# stop_databases is the EXIT trap: it stops the standby this run started
+# (it is made afresh each run, and its slot would keep WAL on the primary)
+# and, under CI=true, the primary. It never fails, so the run's status is
+# the tests'. A half-started cluster is stopped too.
+stop_databases() {
+  if [[ -n $STARTED_STANDBY ]]; then
+    pg_stop_standby "$TEST_STANDBY_DIR" "$TEST_PG_PORT" "$TEST_STANDBY_SLOT" || true
+  fi
+  if [[ -n $STARTED_PRIMARY && $CI == true ]]; then
+    pg_stop_private "$TEST_PG_DIR" || true
+  fi
+}
+
 setup_database() {
   section "Database"
   if [[ -n ${DATABASE_URL:-} ]]; then
     log "using the DATABASE_URL from the environment"
+    if [[ -n ${TEST_DATABASE_REPLICA_URL:-} ]]; then
+      log "and its standby, TEST_DATABASE_REPLICA_URL, from the environment"
+    else
+      warn "TEST_DATABASE_REPLICA_URL is not set; the read replica's tests will skip (fail under CI=true)"
+    fi
     return 0
-  fi
-  if [[ $CI == true ]]; then
-    # Set the trap before starting: a half-started cluster is stopped too.
-    trap 'pg_stop_private "$TEST_PG_DIR" || true' EXIT
   fi
   if start_test_db; then
     log "DATABASE_URL=$DATABASE_URL"
@@ -55,6 +89,14 @@ setup_database() {
     die "CI=true and no test database could be started (see above)"
   else
     warn "no test database; tests that need DATABASE_URL will skip"
+    return 0
+  fi
+  if start_test_standby; then
+    log "TEST_DATABASE_REPLICA_URL=$TEST_DATABASE_REPLICA_URL"
+  elif [[ $CI == true ]]; then
+    die "CI=true and no hot standby of the test database could be started (see above)"
+  else
+    warn "no hot standby; the read replica's tests will skip"
   fi
 }
 
@@ -203,6 +245,12 @@ routecheck() {
 }
 
 main() {
+  # Set before anything starts. A signal ends the run through exit, so the
+  # EXIT trap runs then too.
+  trap stop_databases EXIT
+  trap 'exit 129' HUP
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
   ensure_go || exit 1
   ensure_cc || die "go test -race needs a C compiler"
   setup_database

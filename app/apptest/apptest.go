@@ -4,7 +4,8 @@
 // send requests and check the answers; Exec, Count, Scalar and Column read
 // and write as the database's owner; Used and EndWindow read a quota's
 // counter and end its window; Logs collects what the app logs;
-// SupabaseAuth stands in for Supabase Auth (JWKS, session check, sign-in).
+// SupabaseAuth stands in for Supabase Auth (JWKS, session check, sign-in);
+// Scrape reads the metrics.
 package apptest
 
 import (
@@ -56,12 +57,23 @@ type Options struct {
 	// that misbehaves between them.
 	DatabaseURL string
 	TxTimeout   time.Duration // default: postgres.DefaultTxTimeout
+	// Standby, when set, is a hot standby of the database's server
+	// (pgtest.StandbyURL): the app reads from the test's database there
+	// (DATABASE_REPLICA_URL), as far as ReplicaMaxLag (default
+	// config.DefaultReplicaMaxLag) behind. Start waits until the standby
+	// has the database.
+	Standby       string
+	ReplicaMaxLag time.Duration
 }
 
 // Service is a running app and its database.
 type Service struct {
 	Pool *pgxpool.Pool // superuser, for seeding and checking
 	URL  string
+	// ReplicaURL is the test's database on Options.Standby, which the app
+	// reads from; "" without one.
+	ReplicaURL   string
+	metricsToken string
 }
 
 // Start runs the app, as app.New builds it, on a fresh, migrated database,
@@ -84,6 +96,12 @@ func Start(tb testing.TB, opts Options) *Service {
 		opts.Summarizer = summarizer.NewOffline()
 	}
 	pool := appPool(tb, opts.DatabaseURL)
+	if opts.Standby != "" {
+		dbURL := pool.Config().ConnString()
+		cfg.Database.ReplicaURL = pgtest.OnStandby(tb, dbURL, opts.Standby)
+		cfg.Database.ReplicaMaxLag = opts.ReplicaMaxLag
+		pgtest.WaitForReplay(tb, dbURL, cfg.Database.ReplicaURL)
+	}
 	// Server errors show in the failing test's output; the rest is noise.
 	log := slog.New(slog.NewTextHandler(testLog{tb}, &slog.HandlerOptions{Level: slog.LevelError}))
 	if opts.Logs != nil {
@@ -100,7 +118,7 @@ func Start(tb testing.TB, opts Options) *Service {
 	srv.Config = a.HTTPServer("")
 	srv.Start()
 	tb.Cleanup(srv.Close)
-	return &Service{Pool: pool, URL: srv.URL}
+	return &Service{Pool: pool, URL: srv.URL, ReplicaURL: cfg.Database.ReplicaURL, metricsToken: cfg.Web.MetricsToken}
 }
 
 // appPool is the app's pool: on a fresh, migrated database, or through

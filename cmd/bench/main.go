@@ -4,17 +4,23 @@
 // work is done by mentormemory/test/bench; this reads the flags.
 //
 //	bench load -db URL [-facilitators 1000] [-archives 100] [-turns 10] [-active-turns 10] [-workers 3]
+//	           [-heavy 100,1000,10000] [-heavy-turns 50] [-heavy-learners 30]
 //	           [-memories 500] [-memory-learners 1000]
 //	bench run  -db URL [-concurrency 8] [-duration 20s] [-requests 5000] [-warmup 3s] [-out FILE]
-//	           [-routes get,search,recall-light] [-cpuprofile FILE]
+//	           [-routes get,search,recall-light | -routes heavy | -routes search-10000] [-cpuprofile FILE]
 //	bench clients -db URL [-clients 50] [-duration 60s] [-think-min 500ms] [-think-max 2s]
 //	           [-modes offline,model] [-model-latency 1s] [-out FILE]
+//	bench serve -addr 127.0.0.1:PORT -server-log FILE [-cpuprofile FILE]   (run's server process)
 //	bench rss  -db URL -server BIN [-label NAME] [-duration 20s] [-settle 10s] [-header-conns 300]
 //	           [-posters 150] [-stalled 200] [-loads headers,posts,stalled] [-out FILE]
 //
-// load skips what is loaded already, so a second run reuses the data; run
+// load skips what is loaded already, so a second run reuses the data, and
+// adds the heavy tenants (one facilitator each, with that many archived
+// conversations) not loaded yet without reloading the rest; run
 // needs the data loaded, and so does clients, the load run of concurrent
-// web clients. rss needs no data: it runs a server binary on a database of
+// web clients. run serves the app from a process of its own, this binary
+// under serve, so that the server's CPU time is told from the load
+// generator's. rss needs no data: it runs a server binary on a database of
 // its own and measures that process's memory. The learner memories (-memories per learner, 0 for none)
 // are a data set of their own, loaded after the conversations.
 // scripts/bench starts a private cluster and runs both. -db must connect as
@@ -29,6 +35,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -51,6 +58,11 @@ func command(ctx context.Context, args []string) error {
 		return errors.New("usage: bench load|run|clients|rss [flags] (bench load -h for the flags)")
 	}
 	name, args := args[0], args[1:]
+	if name == "serve" {
+		// The per-route run's server process: its settings come from the
+		// environment run gives it.
+		return bench.ServeCommand(ctx, args, os.Stdout)
+	}
 	flags := flag.NewFlagSet("bench "+name, flag.ContinueOnError)
 	db := flags.String("db", os.Getenv("BENCH_DATABASE_URL"), "database URL, as a superuser (default $BENCH_DATABASE_URL)")
 	parse := func() error {
@@ -72,12 +84,25 @@ func command(ctx context.Context, args []string) error {
 		flags.Uint64Var(&c.Shape.Seed, "seed", 1, "seed of the generated data")
 		flags.IntVar(&c.Workers, "workers", 3, "concurrent loading connections")
 		flags.IntVar(&c.Batch, "batch", 20, "facilitators per batch (one transaction each)")
+		heavy := flags.String("heavy", "", "heavy tenants to load beside the data set, by their archived conversations: comma-separated, e.g. 100,1000,10000")
+		flags.IntVar(&c.Heavy.TurnsPerArchive, "heavy-turns", 50, "turns per archived conversation of the heavy tenants")
+		flags.IntVar(&c.Heavy.Learners, "heavy-learners", 30, "learners of each heavy tenant")
 		flags.IntVar(&c.Memories.PerLearner, "memories", 500, "learner memories per learner (0: no memory data)")
 		flags.IntVar(&c.Memories.Learners, "memory-learners", 1000, "learners with memories: the first learner of each of the first N facilitators")
 		if err := parse(); err != nil {
 			return err
 		}
 		c.DatabaseURL = *db
+		for _, n := range strings.Split(*heavy, ",") {
+			if n = strings.TrimSpace(n); n == "" {
+				continue
+			}
+			archives, err := strconv.Atoi(n)
+			if err != nil {
+				return fmt.Errorf("-heavy: %q is not a number of archived conversations", n)
+			}
+			c.Heavy.Archives = append(c.Heavy.Archives, archives)
+		}
 		return bench.Load(ctx, c)
 	case "run":
 		c := bench.RunConfig{}
@@ -92,8 +117,9 @@ func command(ctx context.Context, args []string) error {
 		flags.StringVar(&c.Out, "out", ".data/bench-results.md", "Markdown results file")
 		flags.StringVar(&c.ServerLog, "server-log", ".data/bench-server.log", "the app's request log")
 		flags.Uint64Var(&c.Seed, "seed", 1, "seed of the request mix")
-		flags.StringVar(&c.Routes, "routes", "", "measure only these routes: comma-separated "+strings.Join(bench.RouteKeys, ", "))
-		flags.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of this process (app and clients) to this file")
+		flags.StringVar(&c.Routes, "routes", "", "measure only these routes: comma-separated "+strings.Join(bench.RouteKeys, ", ")+
+			"; heavy, or search-N and get-N, for the heavy tenants (measured only when named)")
+		flags.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the server process (the app alone) to this file")
 		if err := parse(); err != nil {
 			return err
 		}

@@ -1,7 +1,8 @@
 // Package pgtest gives tests a real, freshly migrated Postgres database.
 //
 // DATABASE_URL names a server the tests may create databases on (the test
-// script starts a private one). Without it the tests that need a database
+// script starts a private one), and TEST_DATABASE_REPLICA_URL a hot standby
+// of it (the script starts one too). Without them the tests that need them
 // skip, except under CI=true, where they fail: CI must never pass by
 // skipping.
 //
@@ -50,6 +51,81 @@ func URL(tb testing.TB) string {
 		tb.Skip("DATABASE_URL is not set; run scripts/test.sh to start a private database")
 	}
 	return adminURL
+}
+
+// StandbyURL returns TEST_DATABASE_REPLICA_URL, a streaming hot standby of
+// the server at DATABASE_URL (scripts/test.sh starts one), or ends the test
+// as URL does when there is none. Test packages share it, in parallel: a
+// test reads from it and never stops or pauses it; one that must, makes a
+// standby of its own (test/faults does).
+func StandbyURL(tb testing.TB) string {
+	tb.Helper()
+	URL(tb)
+	standbyURL := os.Getenv("TEST_DATABASE_REPLICA_URL")
+	if standbyURL == "" {
+		if os.Getenv("CI") == "true" {
+			tb.Fatal("TEST_DATABASE_REPLICA_URL is not set: CI needs a hot standby of DATABASE_URL (run scripts/test.sh)")
+		}
+		tb.Skip("TEST_DATABASE_REPLICA_URL is not set; run scripts/test.sh to start a private database with a hot standby")
+	}
+	return standbyURL
+}
+
+// OnStandby returns the URL of the database dbURL names, on the standby at
+// standbyURL.
+func OnStandby(tb testing.TB, dbURL, standbyURL string) string {
+	tb.Helper()
+	cfg, err := pgx.ParseConfig(dbURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	onStandby, err := withDatabase(standbyURL, cfg.Database)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return onStandby
+}
+
+// WaitForReplay waits until the standby at standbyURL has replayed all the
+// primary at primaryURL had committed, and begun to write, when it was
+// called; it fails the test after a minute. It commits a transaction there
+// that writes a message to the WAL and nothing else: its commit flushes
+// the WAL past every record begun before, so the position it waits for,
+// the flushed one, is past the one the service notes after a write (the
+// primary's insert position then), and is one the standby can reach.
+func WaitForReplay(tb testing.TB, primaryURL, standbyURL string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var message, written string
+	err := queryRow(ctx, primaryURL, `select pg_logical_emit_message(true, 'pgtest', 'wait for replay')::text`, &message)
+	if err == nil {
+		err = queryRow(ctx, primaryURL, `select pg_current_wal_flush_lsn()::text`, &written)
+	}
+	if err != nil {
+		tb.Fatalf("the primary's WAL position: %v", err)
+	}
+	for {
+		var replayed bool
+		err := queryRow(ctx, standbyURL, `select coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false)`, &replayed, written)
+		if err == nil && replayed {
+			return
+		}
+		if ctx.Err() != nil {
+			tb.Fatalf("the standby has not replayed the primary's WAL up to %s after a minute (last error: %v)", written, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// queryRow reads one row of sql over a connection of its own.
+func queryRow(ctx context.Context, databaseURL, sql string, into any, args ...any) error {
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return conn.QueryRow(ctx, sql, args...).Scan(into)
 }
 
 // NewDatabase creates an empty, migrated database for this test and drops

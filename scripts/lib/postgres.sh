@@ -11,6 +11,11 @@
 #   pg_start_private DIR PORT    create (first time) and start; no-op if running
 #                                (PG_EXTRA_CONF: settings appended to the cluster's own)
 #   pg_stop_private DIR          stop if running
+#   pg_start_standby PRIMARY_PORT DIR PORT SLOT
+#                                make DIR afresh a streaming hot standby of the
+#                                private cluster on PRIMARY_PORT and start it
+#   pg_stop_standby DIR PRIMARY_PORT SLOT
+#                                stop it, drop its slot on the primary, remove DIR
 #   pg_url PORT DB               print the connection URL of a database
 #   pg_create_db PORT NAME       create database NAME if missing
 #   with_database URL NAME       URL with its database replaced by NAME
@@ -190,9 +195,27 @@ shared_buffers = 256MB
 fsync = on
 synchronous_commit = on
 full_page_writes = on
+# Any private cluster can feed a streaming hot standby (pg_start_standby).
+# A standby's replication slot keeps the WAL it has not received, but never
+# more than max_slot_wal_keep_size: one gone for good cannot fill the disk.
+wal_level = replica
+max_wal_senders = 10
+max_replication_slots = 10
+max_slot_wal_keep_size = 1GB
 ${PG_EXTRA_CONF:-}
 EOF
   [[ $EUID -ne 0 ]] || chown "$user:" "$data/mentor.conf"
+}
+
+# _pg_allow_replication DATA: a standby (pg_basebackup, then its WAL
+# receiver) connects to the `replication` pseudo-database, which `all` does
+# not cover. initdb writes these lines; a cluster made otherwise gets them.
+_pg_allow_replication() {
+  local hba=$1/pg_hba.conf
+  grep -qE '^[[:space:]]*host[[:space:]]+replication[[:space:]]+all[[:space:]]+127\.0\.0\.1/32[[:space:]]+trust' "$hba" &&
+    return 0
+  log "allowing local replication connections in $hba"
+  printf 'host    replication     all             127.0.0.1/32            trust\n' >>"$hba"
 }
 
 # _pg_wait_ready BIN PORT LOG: wait (30 s at most) until the server accepts
@@ -234,6 +257,7 @@ pg_start_private() {
       _pg_initdb "$user" "$bin" "$data" "$logf" || return 1
     fi
     _pg_write_conf "$user" "$data" "$port" "$run" || return 1
+    _pg_allow_replication "$data" || return 1
     log "starting PostgreSQL ($bin) in $data on 127.0.0.1:$port as $user; log: $logf"
     if ! _pg_as "$user" "$bin/pg_ctl" -D "$data" -l "$logf" -w -t 30 start >&2; then
       err "PostgreSQL did not start; last lines of $logf:"
@@ -255,6 +279,121 @@ pg_stop_private() {
     log "stopping PostgreSQL in $data"
     _pg_as "$user" "$bin/pg_ctl" -D "$data" -m fast -w -t 60 stop >&2
   fi
+}
+
+# _pg_psql PORT SQL...: run SQL (psql -c each) as the superuser on the
+# private cluster at PORT; prints the results unaligned, one a line.
+_pg_psql() {
+  local port=$1 bin arg args=()
+  shift
+  bin=${PG_BIN:-$(_pg_newest_bin)} || return 1
+  for arg in "$@"; do args+=(-c "$arg"); done
+  "$bin/psql" -X -q -At -v ON_ERROR_STOP=1 "$(pg_url "$port" postgres)" "${args[@]}"
+}
+
+# _pg_drop_slot PORT SLOT: drop replication slot SLOT on the cluster at PORT
+# if it exists. A standby just stopped may still hold it for a moment (its
+# WAL sender has not exited yet), so this tries for 10 s.
+_pg_drop_slot() {
+  local port=$1 slot=$2 deadline=$((SECONDS + 10))
+  [[ $slot =~ ^[a-z0-9_]+$ ]] || { err "bad replication slot name: $slot"; return 1; }
+  while :; do
+    _pg_psql "$port" "select pg_drop_replication_slot(slot_name) from pg_replication_slots
+      where slot_name = '$slot'" >/dev/null 2>&1 && return 0
+    ((SECONDS < deadline)) || break
+    sleep 0.5
+  done
+  err "could not drop replication slot $slot on port $port"
+  return 1
+}
+
+# _pg_remove_standby DATA: remove a standby's directory, after checking it
+# is one (pg_start_standby's, with standby.signal), or empty.
+_pg_remove_standby() {
+  local data=$1
+  [[ -d $data ]] || return 0
+  if [[ -f $data/standby.signal || -z $(ls -A "$data") ]]; then
+    rm -rf "$data"
+  else
+    err "$data is not a standby made by pg_start_standby; not removing it"
+    return 1
+  fi
+}
+
+# pg_start_standby PRIMARY_PORT DIR PORT SLOT: make DIR a streaming hot
+# standby of the private cluster on 127.0.0.1:PRIMARY_PORT and start it on
+# 127.0.0.1:PORT, as pg_start_private starts a cluster. DIR is made afresh
+# each time (a copy of a small test cluster takes a second or two), so it
+# never follows a primary that was recreated since. pg_basebackup -R writes
+# the connection to the primary and standby.signal; the replication slot
+# SLOT keeps the WAL the standby has not received yet, so a standby that
+# stops or falls behind catches up (up to the primary's
+# max_slot_wal_keep_size). Returns once the standby streams.
+pg_start_standby() {
+  local primary_port port slot data base run logf bin user deadline version
+  if [[ $# -ne 4 ]]; then err "usage: pg_start_standby PRIMARY_PORT DIR PORT SLOT"; return 1; fi
+  primary_port=$1 port=$3 slot=$4
+  mkdir -p "$2" || return 1
+  data=$(cd "$2" && pwd -P) || return 1
+  base=$(dirname "$data")
+  run=$base/run
+  logf=$base/$(basename "$data").log
+
+  # Left over from an earlier run: stopped and removed first.
+  if [[ -f $data/PG_VERSION ]]; then pg_stop_private "$data" || return 1; fi
+  _pg_remove_standby "$data" || return 1
+  _pg_drop_slot "$primary_port" "$slot" || return 1
+
+  # The standby runs the primary's major version.
+  version=$(_pg_psql "$primary_port" "select current_setting('server_version_num')::int / 10000") || {
+    err "the primary on port $primary_port does not answer"
+    return 1
+  }
+  bin=/usr/lib/postgresql/$version/bin
+  [[ -x $bin/pg_basebackup ]] || { err "pg_basebackup of PostgreSQL $version not found in $bin"; return 1; }
+  user=$(_pg_os_user "$data") || return 1
+  _pg_prepare "$user" "$data" "$run" "$logf" || return 1
+  chmod 0700 "$data" || return 1
+
+  log "copying the cluster on port $primary_port into $data (pg_basebackup, slot $slot)"
+  # --checkpoint=fast: the copy starts now, not at the primary's next
+  # checkpoint, which may be minutes away.
+  if ! _pg_as "$user" "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$data" \
+    -R -X stream -C -S "$slot" --checkpoint=fast >>"$logf" 2>&1; then
+    err "pg_basebackup failed; last lines of $logf:"
+    tail -n 20 "$logf" >&2
+    return 1
+  fi
+  # hot_standby_feedback: the primary's vacuum keeps the rows a query on the
+  # standby still reads, so long reads (an export) are not cancelled.
+  PG_EXTRA_CONF=$'hot_standby = on\nhot_standby_feedback = on\nshared_buffers = 128MB' \
+    pg_start_private "$data" "$port" || return 1
+
+  deadline=$((SECONDS + 30))
+  until [[ $(_pg_psql "$port" "select status from pg_stat_wal_receiver" 2>/dev/null) == streaming ]]; do
+    if ((SECONDS >= deadline)); then
+      err "the standby on port $port does not stream from port $primary_port after 30 s; last lines of $logf:"
+      tail -n 30 "$logf" >&2
+      return 1
+    fi
+    sleep 0.2
+  done
+  log "standby of port $primary_port streaming on 127.0.0.1:$port"
+}
+
+# pg_stop_standby DIR PRIMARY_PORT SLOT: stop the standby in DIR, drop its
+# slot on the primary (so the primary keeps no WAL for it) and remove DIR.
+# Each step is tried even when one before it failed.
+pg_stop_standby() {
+  local status=0
+  if [[ $# -ne 3 ]]; then err "usage: pg_stop_standby DIR PRIMARY_PORT SLOT"; return 1; fi
+  pg_stop_private "$1" || status=1
+  if ((status == 0)); then _pg_remove_standby "$1" || status=1; fi
+  # The primary may be stopped already (its slot then waits for next time).
+  if _pg_psql "$2" "select 1" >/dev/null 2>&1; then
+    _pg_drop_slot "$2" "$3" || status=1
+  fi
+  return "$status"
 }
 
 pg_url() {

@@ -27,7 +27,8 @@ const benchSecret = "bench-secret-that-is-at-least-32-characters-long"
 // summarizer). The facilitators' limits are far above what the benchmark
 // asks of any of them, so every request is counted, as in production, and
 // none is refused.
-func benchConfig(databaseURL string, model map[string]string) (config.Config, error) {
+// The environment it is read from is returned too, for a server process.
+func benchConfig(databaseURL string, model map[string]string) (config.Config, map[string]string, error) {
 	env := map[string]string{"DATABASE_URL": databaseURL, "SUPABASE_JWT_SECRET": benchSecret}
 	for _, limit := range []string{"READS_PER_MINUTE", "SEARCHES_PER_MINUTE", "WRITES_PER_MINUTE", "MODEL_REQUESTS_PER_MINUTE",
 		"LEARNERS_PER_DAY", "TURNS_PER_DAY", "MODEL_CALLS_PER_DAY", "MODEL_TOKENS_PER_DAY"} {
@@ -36,9 +37,9 @@ func benchConfig(databaseURL string, model map[string]string) (config.Config, er
 	maps.Copy(env, model)
 	cfg, err := config.FromEnv(func(name string) string { return env[name] })
 	if err != nil {
-		return cfg, fmt.Errorf("configuration: %w", err)
+		return cfg, nil, fmt.Errorf("configuration: %w", err)
 	}
-	return cfg, nil
+	return cfg, env, nil
 }
 
 // newApp builds the app in this process as cmd/server does: its garbage
@@ -95,19 +96,7 @@ func serveApp(ctx context.Context, cfg config.Config, serverLog string, conns in
 	srv := a.HTTPServer(ln.Addr().String())
 	go func() { _ = srv.Serve(ln) }()
 
-	// Keep-alive connections, never through a proxy, no compression: what
-	// is measured is the service, not the client.
-	client := &http.Client{
-		Timeout: 30 * time.Second,
-		Transport: &http.Transport{
-			Proxy:               nil,
-			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-			MaxIdleConns:        2 * conns,
-			MaxIdleConnsPerHost: 2 * conns,
-			IdleConnTimeout:     time.Minute,
-			DisableCompression:  true,
-		},
-	}
+	client := benchClient(conns)
 	s := &servedApp{app: a, base: "http://" + ln.Addr().String(), client: client}
 	s.close = func() {
 		client.CloseIdleConnections()
@@ -121,6 +110,23 @@ func serveApp(ctx context.Context, cfg config.Config, serverLog string, conns in
 		return nil, err
 	}
 	return s, nil
+}
+
+// benchClient is the load generator's HTTP client: keep-alive connections,
+// up to conns of them idle, never through a proxy, no compression: what is
+// measured is the service, not the client.
+func benchClient(conns int) *http.Client {
+	return &http.Client{
+		Timeout: 30 * time.Second,
+		Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+			MaxIdleConns:        2 * conns,
+			MaxIdleConnsPerHost: 2 * conns,
+			IdleConnTimeout:     time.Minute,
+			DisableCompression:  true,
+		},
+	}
 }
 
 func healthy(ctx context.Context, client *http.Client, base string) error {

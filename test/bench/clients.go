@@ -154,7 +154,7 @@ func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, 
 			return nil, err
 		}
 	}
-	cfg, err := benchConfig(withApplicationName(c.DatabaseURL, appName), modelEnv)
+	cfg, _, err := benchConfig(withApplicationName(c.DatabaseURL, appName), modelEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, 
 	}
 	defer served.close()
 	a := served.app
-	if run.env, err = describe(ctx, admin, a, cfg, c.DatabaseURL, len(fs)); err != nil {
+	if run.env, err = describe(ctx, admin, "in this process, with its clients", describeApp(a), cfg, c.DatabaseURL, len(fs)); err != nil {
 		return nil, err
 	}
 
@@ -195,14 +195,14 @@ func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, 
 		return nil, err
 	}
 
-	cpuBefore := sampleCPU(ctx, admin, localDB)
+	cpuBefore := sampleCPU(ctx, admin, localDB, 0)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan *watch)
 	go func() { watched <- watchLoad(watchCtx, admin, a.Pool) }()
 	run.load(ctx, served, c, index)
 	stopWatch()
 	run.watch = <-watched
-	run.cpu = cpuBetween(cpuBefore, sampleCPU(ctx, admin, localDB))
+	run.cpu = cpuBetween(cpuBefore, sampleCPU(ctx, admin, localDB, 0))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

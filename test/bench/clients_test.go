@@ -96,7 +96,7 @@ func TestEachClientIsAnotherFacilitator(t *testing.T) {
 func TestFakeModelAnswersTheAppsModelClients(t *testing.T) {
 	m := newFakeModel(50*time.Millisecond, 1)
 	defer m.close()
-	cfg, err := benchConfig("postgres://127.0.0.1/unused", map[string]string{"OPENAI_API_KEY": "bench-fake-key", "OPENAI_BASE_URL": m.url()})
+	cfg, _, err := benchConfig("postgres://127.0.0.1/unused", map[string]string{"OPENAI_API_KEY": "bench-fake-key", "OPENAI_BASE_URL": m.url()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,13 @@ import (
 // The settings of the three commands, as cmd/bench reads them from its
 // flags, and what each accepts.
 
-// LoadConfig is what `bench load` loads: the conversations, then the
-// learner memories (none when Memories.PerLearner is 0).
+// LoadConfig is what `bench load` loads: the conversations, the heavy
+// tenants beside them, then the learner memories (none when
+// Memories.PerLearner is 0).
 type LoadConfig struct {
 	DatabaseURL string
 	Shape       Shape
+	Heavy       HeavyShape
 	Memories    MemoryShape
 	Workers     int // concurrent loading connections
 	Batch       int // facilitators per transaction
@@ -24,6 +26,9 @@ type LoadConfig struct {
 
 func (c LoadConfig) validate() error {
 	if err := c.Shape.validate(); err != nil {
+		return err
+	}
+	if err := c.Heavy.validate(); err != nil {
 		return err
 	}
 	if c.Memories.PerLearner > 0 {

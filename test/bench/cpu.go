@@ -13,10 +13,11 @@ import (
 
 // The machine is shared: anything else running (a test suite, a build)
 // takes CPU from the app and Postgres and inflates the latencies. So each
-// route's CPU time is split into this process (app and clients), the
-// database's processes and everything else, and the report shows the
-// share of the rest. Linux only; elsewhere, or with a remote database, the
-// figures are left out.
+// route's CPU time is split into this process (the load generator, and the
+// app when it runs in this process), the server process when it has one of
+// its own, the database's processes and everything else, and the report
+// shows the share of the rest. Linux only; elsewhere, or with a remote
+// database, the figures are left out.
 
 // cpuSample is a reading of the CPU time counters, in clock ticks.
 type cpuSample struct {
@@ -24,16 +25,21 @@ type cpuSample struct {
 	total    uint64 // all CPUs, idle included
 	busy     uint64 // all CPUs, not idle
 	self     uint64
+	server   uint64 // the server process, when it is not this one
 	postgres map[int]uint64
 }
 
 // cpuUse is the share of the machine's CPU time over an interval.
 type cpuUse struct {
-	ok                           bool
-	busy, self, postgres, others float64 // fractions of all CPUs' time
+	ok                                   bool
+	busy, self, server, postgres, others float64 // fractions of all CPUs' time
+	seconds                              float64 // all CPUs' time, idle included
 }
 
-func sampleCPU(ctx context.Context, admin *pgxpool.Pool, localDB bool) cpuSample {
+// sampleCPU reads the counters: the machine's, this process's, the server
+// process's (serverPID, 0 when the app runs in this process) and, when the
+// database is on this machine, its processes'.
+func sampleCPU(ctx context.Context, admin *pgxpool.Pool, localDB bool, serverPID int) cpuSample {
 	stat, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		return cpuSample{}
@@ -43,6 +49,11 @@ func sampleCPU(ctx context.Context, admin *pgxpool.Pool, localDB bool) cpuSample
 		return cpuSample{}
 	}
 	s.self, _ = processTicks("self")
+	if serverPID != 0 {
+		if s.server, ok = processTicks(strconv.Itoa(serverPID)); !ok {
+			return cpuSample{}
+		}
+	}
 	s.postgres = map[int]uint64{}
 	if localDB {
 		// Backends of this database and the cluster's background processes
@@ -115,10 +126,14 @@ func parseProcessTicks(stat string) (uint64, bool) {
 	return utime + stime, true
 }
 
+// ticksPerSecond is the kernel's USER_HZ, the unit of /proc's CPU times:
+// 100 on every Linux this runs on.
+const ticksPerSecond = 100
+
 func cpuBetween(a, b cpuSample) cpuUse {
 	// Counters tick 100 times a second per CPU: under a second of
 	// measuring, rounding alone would be several percent.
-	if !a.ok || !b.ok || b.total < a.total+uint64(100*runtime.NumCPU()) {
+	if !a.ok || !b.ok || b.total < a.total+uint64(ticksPerSecond*runtime.NumCPU()) {
 		return cpuUse{}
 	}
 	total := float64(b.total - a.total)
@@ -130,9 +145,11 @@ func cpuBetween(a, b cpuSample) cpuUse {
 		ok:       true,
 		busy:     float64(b.busy-a.busy) / total,
 		self:     float64(b.self-a.self) / total,
+		server:   float64(b.server-a.server) / total,
 		postgres: float64(pg) / total,
+		seconds:  total / ticksPerSecond,
 	}
-	u.others = max(0, u.busy-u.self-u.postgres)
+	u.others = max(0, u.busy-u.self-u.server-u.postgres)
 	return u
 }
 

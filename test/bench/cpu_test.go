@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"testing"
@@ -47,14 +48,24 @@ func TestParseProcessTicks(t *testing.T) {
 func TestCPUBetween(t *testing.T) {
 	// Ten seconds of every CPU, in ticks of 1/100 s.
 	span := uint64(1000 * runtime.NumCPU())
-	a := cpuSample{ok: true, total: 50_000, busy: 10_000, self: 2_000, postgres: map[int]uint64{10: 500, 11: 800}}
-	b := cpuSample{ok: true, total: 50_000 + span, busy: 10_000 + span/2, self: 2_000 + span/4,
+	a := cpuSample{ok: true, total: 50_000, busy: 10_000, self: 2_000, server: 300, postgres: map[int]uint64{10: 500, 11: 800}}
+	b := cpuSample{ok: true, total: 50_000 + span, busy: 10_000 + span/2, self: 2_000 + span/10, server: 300 + span/5,
 		// 11 ended, 12 started meanwhile and counts from 0.
 		postgres: map[int]uint64{10: 500 + span/10, 12: span / 20}}
 	u := cpuBetween(a, b)
 	near := func(x, want float64) bool { return math.Abs(x-want) < 0.001 }
-	if !u.ok || !near(u.busy, 0.5) || !near(u.self, 0.25) || !near(u.postgres, 0.15) || !near(u.others, 0.10) {
-		t.Errorf("shares %+v; want busy 0.5, self 0.25, postgres 0.15, others 0.10", u)
+	if !u.ok || !near(u.busy, 0.5) || !near(u.self, 0.1) || !near(u.server, 0.2) || !near(u.postgres, 0.15) || !near(u.others, 0.05) ||
+		!near(u.seconds, float64(10*runtime.NumCPU())) {
+		t.Errorf("shares %+v; want busy 0.5, self 0.1, server 0.2, postgres 0.15, others 0.05, over %d CPU-seconds", u, 10*runtime.NumCPU())
+	}
+	// 700 requests over those ten seconds: the server and Postgres spent
+	// 35% of all CPUs' time on them.
+	if got, want := cpuPerRequest(u, 700), fmt.Sprintf("%.2f ms (%.2f + %.2f)",
+		0.35*u.seconds*1000/700, 0.2*u.seconds*1000/700, 0.15*u.seconds*1000/700); got != want {
+		t.Errorf("per request %q, want %q", got, want)
+	}
+	if got := cpuPerRequest(cpuUse{}, 700); got != "n/a" {
+		t.Errorf("per request without a reading %q, want n/a", got)
 	}
 
 	short := b

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +26,7 @@ func tinyDataSet(t *testing.T) (string, *pgxpool.Pool) {
 	c := LoadConfig{
 		DatabaseURL: url,
 		Shape:       Shape{Facilitators: 4, Archives: 3, TurnsPerArchive: 6, ActiveTurns: 4, Seed: 1},
+		Heavy:       HeavyShape{Archives: []int{5, 12}, TurnsPerArchive: 4, Learners: 3},
 		Memories:    MemoryShape{Learners: 3, PerLearner: 30},
 		Workers:     2,
 		Batch:       2,
@@ -47,14 +50,16 @@ func TestLoadAndMeasureEveryRoute(t *testing.T) {
 	ctx := context.Background()
 	url, admin := tinyDataSet(t)
 	var users, turns, memories, loads int
-	if err := admin.QueryRow(ctx, `select (select count(*) from auth.users), (select count(*) from public.conversation_turns),
+	if err := admin.QueryRow(ctx, `select (select count(*) from auth.users where email like 'bench-%'),
+			(select count(*) from public.conversation_turns t join auth.users u on u.id = t.facilitator_id where u.email like 'bench-%'),
 			(select count(*) from public.learner_memories), (select count(*) from bench.loads)`).
 		Scan(&users, &turns, &memories, &loads); err != nil {
 		t.Fatal(err)
 	}
-	// 4 × (3 × 6 archived + 3 live conversations of about 4 turns).
-	if users != 4 || turns < 4*(18+3*2) || memories != 90 || loads != 2 {
-		t.Errorf("loaded %d users, %d turns, %d memories, %d loads recorded; want 4, at least 96, 90, 2", users, turns, memories, loads)
+	// 4 × (3 × 6 archived + 3 live conversations of about 4 turns); the
+	// conversations, the two heavy tenants and the memories recorded.
+	if users != 4 || turns < 4*(18+3*2) || memories != 90 || loads != 4 {
+		t.Errorf("loaded %d users, %d turns, %d memories, %d loads recorded; want 4, at least 96, 90, 4", users, turns, memories, loads)
 	}
 
 	dir := t.TempDir()
@@ -113,6 +118,88 @@ func TestLoadAndMeasureEveryRoute(t *testing.T) {
 	}
 	if !strings.Contains(string(md), "| `public.learner_memories` | 90 |") {
 		t.Errorf("the report lacks the memories' table row:\n%s", md)
+	}
+}
+
+// The heavy tenants are loaded beside the data set, each one facilitator
+// with as many archived conversations as its size and a class of
+// learners, and their routes are measured only when named.
+func TestHeavyTenantsAreLoadedBesideTheDataSetAndMeasuredApart(t *testing.T) {
+	ctx := context.Background()
+	url, admin := tinyDataSet(t)
+	for _, size := range []int{5, 12} {
+		var archives, turns, learners, live int
+		if err := admin.QueryRow(ctx, `select
+				(select count(*) from public.conversation_history_archive a where a.facilitator_id = u.id),
+				(select count(*) from public.conversation_turns t where t.facilitator_id = u.id and t.archive_id is not null),
+				(select count(*) from public.learners l where l.facilitator_id = u.id),
+				(select count(*) from public.conversation_updates c where c.facilitator_id = u.id)
+			from auth.users u where u.email = $1`, fmt.Sprintf("heavy-%d@bench.invalid", size)).
+			Scan(&archives, &turns, &learners, &live); err != nil {
+			t.Fatalf("heavy tenant of %d: %v", size, err)
+		}
+		if archives != size || turns != 4*size || learners != 3 || live != 4 {
+			t.Errorf("heavy tenant of %d: %d archived conversations of %d turns in all, %d learners, %d live conversations; want %d, %d, 3, 4",
+				size, archives, turns, learners, live, size, 4*size)
+		}
+	}
+
+	dir := t.TempDir()
+	c := RunConfig{DatabaseURL: url, Concurrency: 1, Duration: 5 * time.Second, Requests: 10,
+		Warmup: time.Second, WarmupRequests: 2, Seed: 1, Routes: "heavy",
+		Out: filepath.Join(dir, "results.md"), ServerLog: filepath.Join(dir, "server.log")}
+	_, results, err := measureRoutes(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, r := range results {
+		keys = append(keys, r.route.key)
+		if r.errors > 0 || r.count != c.Requests {
+			t.Errorf("%s: %d answers, %d errors (%s)", r.route.name, r.count, r.errors, r.firstErr)
+		}
+	}
+	if want := []string{"search-5", "get-5", "search-12", "get-12"}; !slices.Equal(keys, want) {
+		t.Errorf("-routes heavy measured %v, want %v", keys, want)
+	}
+
+	c.Routes = "search-12"
+	if _, results, err = measureRoutes(ctx, c); err != nil || len(results) != 1 || results[0].route.key != "search-12" {
+		t.Errorf("-routes search-12 measured %d routes (%v)", len(results), err)
+	}
+}
+
+// The per-route run serves the app from a process of its own, so that the
+// server's CPU time is read apart from the load generator's; stopping it
+// ends that process.
+func TestTheRunsServerIsAProcessOfItsOwn(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	_, env, err := benchConfig(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile := filepath.Join(t.TempDir(), "server.pprof")
+	served, err := startServerProcess(ctx, env, filepath.Join(t.TempDir(), "server.log"), profile, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if served.pid == os.Getpid() || served.info.PoolMax < 1 || served.info.Summarizer != "offline" {
+		t.Errorf("server pid %d (this process %d), %+v", served.pid, os.Getpid(), served.info)
+	}
+	before := sampleCPU(ctx, nil, false, served.pid)
+	if !before.ok || before.server == 0 {
+		t.Errorf("the server's CPU time was not read apart from this process's: %+v", before)
+	}
+	if err := healthy(ctx, served.client, served.base); err != nil {
+		t.Error(err)
+	}
+	served.stop()
+	if _, ok := processTicks(strconv.Itoa(served.pid)); ok {
+		t.Errorf("the server process %d runs on after stop", served.pid)
+	}
+	if info, err := os.Stat(profile); err != nil || info.Size() == 0 {
+		t.Errorf("no CPU profile of the server: %v", err)
 	}
 }
 

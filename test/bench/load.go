@@ -54,6 +54,22 @@ func (s Shape) facilitatorID(i int) uuid.UUID {
 		s.Seed, s.Archives, s.TurnsPerArchive, s.ActiveTurns, i))
 }
 
+// tenant is one facilitator as generate writes them: the user's id and
+// email, how many learners they have, and the random stream their rows
+// come from.
+type tenant struct {
+	id       uuid.UUID
+	email    string
+	learners int
+	stream   uint64
+}
+
+// tenant is facilitator i of the data set: a parent or teacher with two
+// learners.
+func (s Shape) tenant(i int) tenant {
+	return tenant{id: s.facilitatorID(i), email: fmt.Sprintf("bench-%05d%s", i, benchEmailDomain), learners: 2, stream: uint64(i)}
+}
+
 func learnerID(facilitator uuid.UUID, k int) uuid.UUID {
 	return uuid.NewSHA1(facilitator, fmt.Appendf(nil, "learner/%d", k))
 }
@@ -139,23 +155,24 @@ func loadConversations(ctx context.Context, pool *pgxpool.Pool, s Shape, workers
 
 // dropOtherShapes deletes the benchmark users of a differently shaped data
 // set (another seed or size), so that the run measures one data set. Only
-// users with the benchmark's email domain are touched; their rows go with
-// them by cascade.
+// the data set's users (bench-N with the benchmark's email domain) are
+// touched, not the heavy tenants beside it; their rows go with them by
+// cascade.
 func dropOtherShapes(ctx context.Context, pool *pgxpool.Pool, ids []uuid.UUID) error {
 	var others int
 	if err := pool.QueryRow(ctx, `select count(*) from auth.users
-		where email like '%' || $2 and not (id = any($1::uuid[]))`, uuidStrings(ids), benchEmailDomain).Scan(&others); err != nil {
+		where email like 'bench-%' || $2 and not (id = any($1::uuid[]))`, uuidStrings(ids), benchEmailDomain).Scan(&others); err != nil {
 		return err
 	}
 	if others == 0 {
 		return nil
 	}
 	logf("deleting %d benchmark facilitators of another data shape", others)
-	if _, err := pool.Exec(ctx, `delete from auth.users where email like '%' || $2 and not (id = any($1::uuid[]))`,
+	if _, err := pool.Exec(ctx, `delete from auth.users where email like 'bench-%' || $2 and not (id = any($1::uuid[]))`,
 		uuidStrings(ids), benchEmailDomain); err != nil {
 		return err
 	}
-	_, err := pool.Exec(ctx, `delete from bench.loads`)
+	_, err := pool.Exec(ctx, `delete from bench.loads where shape not like $1 || '%'`, heavyShapePrefix)
 	return err
 }
 
@@ -165,6 +182,17 @@ type loader struct {
 	now        time.Time
 	summarizer *summarizer.Offline
 	progress   progress
+	// heavy, when set, is the one facilitator this loader writes instead
+	// of the shape's (see heavy.go).
+	heavy *heavyTenant
+}
+
+// tenant is the facilitator of index i this loader writes.
+func (l *loader) tenant(i int) tenant {
+	if l.heavy != nil {
+		return l.heavy.tenant()
+	}
+	return l.shape.tenant(i)
 }
 
 // batch holds the rows of a few facilitators, copied in one transaction so
@@ -191,7 +219,7 @@ type turnRow struct {
 func (l *loader) loadBatch(ctx context.Context, facilitators []int) error {
 	ids := make([]uuid.UUID, len(facilitators))
 	for k, i := range facilitators {
-		ids[k] = l.shape.facilitatorID(i)
+		ids[k] = l.tenant(i).id
 	}
 	var present int
 	if err := l.pool.QueryRow(ctx, `select count(*) from auth.users where id = any($1::uuid[])`, uuidStrings(ids)).Scan(&present); err != nil {
@@ -252,10 +280,15 @@ func (l *loader) insert(ctx context.Context, b *batch) error {
 	}, func(tx pgx.Tx) error {
 		// The summaries cover every active turn, as after a successful
 		// update; left at 0, the first post would re-summarize the whole
-		// turn log.
+		// turn log. The active turns' words, bytes and time span are what
+		// the posts would have left (as the archiving trigger recomputes
+		// them): search reads the words and the span.
 		_, err := tx.Exec(ctx, `update public.conversation_updates c
-			set summarized_turn_id = m.last_id
-			from (select facilitator_id, learner_id, max(id) as last_id
+			set summarized_turn_id = m.last_id, turns_vector = m.words, turns_bytes = m.bytes,
+				first_turn_at = m.first_at, last_turn_at = m.last_at
+			from (select facilitator_id, learner_id, max(id) as last_id,
+					to_tsvector('english', string_agg(content, ' ' order by id)) as words,
+					sum(octet_length(content)) as bytes, min(created_at) as first_at, max(created_at) as last_at
 				from public.conversation_turns
 				where facilitator_id = any($1::uuid[]) and archive_id is null
 				group by facilitator_id, learner_id) m
@@ -281,24 +314,22 @@ type archivedTurn struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// generate appends facilitator i's rows: the user, two learners, the
+// generate appends facilitator i's rows: the user, their learners, the
 // archived conversations spread over the past year, and an active
 // conversation per scope from the last few days.
 func (l *loader) generate(ctx context.Context, b *batch, i int) {
 	s := l.shape
-	r := rand.New(rand.NewPCG(s.Seed, uint64(i)))
+	who := l.tenant(i)
+	r := rand.New(rand.NewPCG(s.Seed, who.stream))
 	g := &textGen{r: r}
-	fid := s.facilitatorID(i)
+	fid := who.id
 	day := 24 * time.Hour
 	joined := l.now.Add(-time.Duration(380+r.IntN(60)) * day)
 	b.ids = append(b.ids, fid)
-	b.users = append(b.users, []any{fid, "authenticated", "authenticated",
-		fmt.Sprintf("bench-%05d%s", i, benchEmailDomain), joined, joined, joined})
+	b.users = append(b.users, []any{fid, "authenticated", "authenticated", who.email, joined, joined, joined})
 
 	scopes := []*scope{{first: l.now}}
-	first := r.IntN(len(learnerNames))
-	second := (first + 1 + r.IntN(len(learnerNames)-1)) % len(learnerNames)
-	for k, n := range []int{first, second} {
+	for k, n := range learnerNameIndexes(r, who.learners) {
 		id := learnerID(fid, k)
 		created := joined.Add(time.Duration(k+1) * time.Hour)
 		b.learners = append(b.learners, []any{fid, id, learnerNames[n], created})
@@ -307,7 +338,8 @@ func (l *loader) generate(ctx context.Context, b *batch, i int) {
 	scopes[0].age = 5 + r.IntN(11)
 
 	// Archived conversations start anywhere in the past year up to a week
-	// ago, 40% general and 30% per learner.
+	// ago, 40% general and the rest spread over the learners: two learners
+	// get 30% each, a class's learners are drawn evenly.
 	starts := make([]time.Time, s.Archives)
 	for k := range starts {
 		starts[k] = l.now.Add(-7*day - time.Duration(r.Int64N(int64(358*day))))
@@ -316,7 +348,11 @@ func (l *loader) generate(ctx context.Context, b *batch, i int) {
 	for _, start := range starts {
 		sc := scopes[0]
 		if p := r.IntN(10); p >= 4 {
-			sc = scopes[1+(p-4)/3]
+			k := (p - 4) / 3
+			if who.learners > 2 {
+				k = r.IntN(who.learners)
+			}
+			sc = scopes[1+k]
 		}
 		if start.Before(sc.first) {
 			sc.first = start
@@ -353,6 +389,25 @@ func (l *loader) generate(ctx context.Context, b *batch, i int) {
 		b.convs = append(b.convs, []any{randomUUID(r), fid, sc.learner, l.summarize(ctx, turns, sc.name),
 			mustJSON(recent), len(turns), created, turns[len(turns)-1].CreatedAt})
 	}
+}
+
+// learnerNameIndexes picks n (2 or more) different names from
+// learnerNames: the first at random, the second any other, and for a
+// class the rest in random order. Two learners draw what they always
+// drew, so the data set stays the same.
+func learnerNameIndexes(r *rand.Rand, n int) []int {
+	first := r.IntN(len(learnerNames))
+	second := (first + 1 + r.IntN(len(learnerNames)-1)) % len(learnerNames)
+	picked := []int{first, second}
+	if n <= 2 {
+		return picked
+	}
+	for _, k := range r.Perm(len(learnerNames)) {
+		if k != first && k != second && len(picked) < n {
+			picked = append(picked, k)
+		}
+	}
+	return picked
 }
 
 // conversation writes n alternating turns, parent first, a reply every

@@ -14,7 +14,8 @@ import (
 	"mentormemory/postgres"
 )
 
-// Load runs the conversations' load, then the memories'. Below it is what
+// Load runs the conversations' load, then the heavy tenants', then the
+// memories'. Below it is what
 // the two share: their bookkeeping in bench.loads, and batches loaded
 // concurrently, each in one transaction.
 
@@ -50,8 +51,14 @@ func Load(ctx context.Context, c LoadConfig) error {
 	}
 
 	workers := max(1, c.Workers)
-	if err := loadConversations(ctx, pool, c.Shape, workers, max(1, c.Batch)); err != nil || m.PerLearner == 0 {
+	if err := loadConversations(ctx, pool, c.Shape, workers, max(1, c.Batch)); err != nil {
 		return err
+	}
+	if err := loadHeavyTenants(ctx, pool, c.Heavy, c.Shape.Seed); err != nil {
+		return err
+	}
+	if m.PerLearner == 0 {
+		return nil
 	}
 	// 50 learners (25,000 memories) per transaction.
 	return loadMemories(ctx, pool, m, workers, 50)

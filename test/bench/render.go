@@ -120,12 +120,28 @@ func markdownTable(b *strings.Builder, header []string, rows [][]string) {
 }
 
 // cpuColumn shows how the machine's CPU time was shared while a route was
-// measured, in percent of all CPUs.
+// measured, in percent of all CPUs: this process, the server process when
+// the app has one of its own, Postgres and the rest.
 func cpuColumn(u cpuUse) string {
 	if !u.ok {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", 100*u.self, 100*u.postgres, 100*u.others)
+	if u.server == 0 {
+		return fmt.Sprintf("%.0f%% / %.0f%% / %.0f%%", 100*u.self, 100*u.postgres, 100*u.others)
+	}
+	return fmt.Sprintf("%.0f%% / %.0f%% / %.0f%% / %.0f%%", 100*u.self, 100*u.server, 100*u.postgres, 100*u.others)
+}
+
+// cpuPerRequest shows the server's and Postgres's CPU time per request,
+// and the two parts.
+func cpuPerRequest(u cpuUse, n int) string {
+	if !u.ok || n == 0 {
+		return "n/a"
+	}
+	part := func(share float64) string {
+		return strconv.FormatFloat(share*u.seconds*1000/float64(n), 'f', 2, 64)
+	}
+	return fmt.Sprintf("%s ms (%s + %s)", part(u.server+u.postgres), part(u.server), part(u.postgres))
 }
 
 func ms(d time.Duration) string {

@@ -113,7 +113,10 @@ func TestRunReportWritesTextAndMarkdown(t *testing.T) {
 	e := &environment{when: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), cpus: 2, users: 3,
 		tables: []tableSize{{name: "public.conversation_turns", rows: 1234567, size: "1 GB", note: "all archived"}}}
 	rt := &route{name: "GET conversation (general)", target: 5 * time.Millisecond}
-	results := []*result{{route: rt, count: 4, latencies: millis(4), elapsed: time.Second, outcome: &outcome{}}}
+	// Over one second of two CPUs, the server took a fifth and Postgres a
+	// tenth: 0.6 CPU-seconds for 4 requests.
+	cpu := cpuUse{ok: true, seconds: 2, busy: 0.4, self: 0.1, server: 0.2, postgres: 0.1}
+	results := []*result{{route: rt, count: 4, latencies: millis(4), elapsed: time.Second, outcome: &outcome{}, cpu: cpu}}
 	c := RunConfig{Concurrency: 8, Out: filepath.Join(t.TempDir(), "results", "bench.md")}
 	var stdout strings.Builder
 	if err := report(&stdout, e, c, results); err != nil {
@@ -122,7 +125,8 @@ func TestRunReportWritesTextAndMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"Mentor memory benchmark, 2026-03-01 12:00 UTC",
 		"public.conversation_turns  1,234,567",
-		"GET conversation (general)         4       0      4  2.00 ms  4.00 ms  4.00 ms  4.00 ms   ≤ 5.00 ms    pass  n/a",
+		"GET conversation (general)         4       0      4  2.00 ms  4.00 ms  4.00 ms  4.00 ms   ≤ 5.00 ms    pass",
+		"  150.00 ms (100.00 + 50.00)  ", "  10% / 20% / 10% / 0%",
 	} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("printed report lacks %q:\n%s", want, stdout.String())
@@ -135,7 +139,7 @@ func TestRunReportWritesTextAndMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"### Benchmark, 2026-03-01\n",
 		"| `public.conversation_turns` | 1,234,567 | 1 GB | all archived |",
-		"| GET conversation (general) | 4 | 0 | 4 | 2.00 ms | 4.00 ms | 4.00 ms | 4.00 ms | ≤ 5.00 ms | pass | n/a |",
+		"| GET conversation (general) | 4 | 0 | 4 | 2.00 ms | 4.00 ms | 4.00 ms | 4.00 ms | ≤ 5.00 ms | pass | 150.00 ms (100.00 + 50.00) | 10% / 20% / 10% / 0% |",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)

@@ -29,6 +29,7 @@ type environment struct {
 	goVersion   string
 	pgVersion   string
 	pgSettings  string
+	served      string
 	poolMax     int32
 	poolNote    string
 	execMode    string
@@ -52,16 +53,19 @@ type tableSize struct {
 	note string
 }
 
-func describe(ctx context.Context, admin *pgxpool.Pool, a *app.App, cfg config.Config, databaseURL string, users int) (*environment, error) {
+// describe reads what the figures depend on; served says how the app was
+// served and app what it runs with.
+func describe(ctx context.Context, admin *pgxpool.Pool, served string, info serverInfo, cfg config.Config, databaseURL string, users int) (*environment, error) {
 	e := &environment{
 		when:       time.Now().UTC(),
 		cpus:       runtime.NumCPU(),
 		cpuModel:   procField("/proc/cpuinfo", "model name"),
 		memory:     procField("/proc/meminfo", "MemTotal"),
 		goVersion:  runtime.Version(),
-		poolMax:    a.Pool.Config().MaxConns,
-		execMode:   a.Pool.Config().ConnConfig.DefaultQueryExecMode.String(),
-		summarizer: a.Service.SummarizerName(),
+		served:     served,
+		poolMax:    info.PoolMax,
+		execMode:   info.ExecMode,
+		summarizer: info.Summarizer,
 		archiveAt:  cfg.Database.ArchiveTurns,
 		users:      users,
 	}
@@ -86,7 +90,9 @@ func describe(ctx context.Context, admin *pgxpool.Pool, a *app.App, cfg config.C
 	e.pgSettings = fmt.Sprintf("shared_buffers %s, work_mem %s, max_connections %s", sharedBuffers, workMem, maxConnections)
 
 	var archivedTurns int64
-	if err := admin.QueryRow(ctx, `select count(*) from public.conversation_turns where archive_id is not null`).
+	// Turns linked to their archive, and those archives hold by range.
+	if err := admin.QueryRow(ctx, `select (select count(*) from public.conversation_turns where archive_id is not null)
+			+ (select coalesce(sum(turn_count), 0) from public.conversation_history_archive where last_turn_id is not null)`).
 		Scan(&archivedTurns); err != nil {
 		return nil, err
 	}
@@ -190,8 +196,8 @@ func (e *environment) header(load string) []string {
 		fmt.Sprintf("Machine: %d CPUs (%s), %s RAM, %s/%s, %s; load average before the run %s",
 			e.cpus, e.cpuModel, e.memory, runtime.GOOS, runtime.GOARCH, e.goVersion, e.loadAverage),
 		fmt.Sprintf("Postgres: %s (%s), same machine", e.pgVersion, e.pgSettings),
-		fmt.Sprintf("App: in-process app.New behind net/http on 127.0.0.1; pgxpool max %d connections%s, %s query mode; %s summarizer; archive every %d turns; GOGC %s",
-			e.poolMax, e.poolNote, e.execMode, e.summarizer, e.archiveAt, gcPercent()),
+		fmt.Sprintf("App: %s, behind net/http on 127.0.0.1; pgxpool max %d connections%s, %s query mode; %s summarizer; archive every %d turns; GOGC %s",
+			e.served, e.poolMax, e.poolNote, e.execMode, e.summarizer, e.archiveAt, gcPercent()),
 		"Load: " + load,
 		"Data: " + e.loadLine() + "; database size " + e.dbSize,
 	}
@@ -214,12 +220,12 @@ func report(stdout io.Writer, e *environment, c RunConfig, results []*result) er
 		tableRows = append(tableRows, []string{t.name, thousands(t.rows), t.size, t.note})
 	}
 	routeHeader := []string{"route", "requests", "errors", "req/s", "p50", "p90", "p99", "max", "p99 target", "result",
-		"CPU: app+client / Postgres / other"}
+		"CPU per request: server + Postgres", "CPU: load generator / server / Postgres / other"}
 	var routeRows [][]string
 	for _, r := range results {
 		routeRows = append(routeRows, []string{r.route.name, strconv.Itoa(r.count), strconv.Itoa(r.errors),
 			fmt.Sprintf("%.0f", r.throughput()), ms(r.percentile(0.5)), ms(r.percentile(0.9)), ms(r.percentile(0.99)),
-			ms(r.max()), "≤ " + ms(r.route.target), verdict(r), cpuColumn(r.cpu)})
+			ms(r.max()), "≤ " + ms(r.route.target), verdict(r), cpuPerRequest(r.cpu, r.count), cpuColumn(r.cpu)})
 	}
 	notes := resultNotes(results)
 	header := e.header(fmt.Sprintf("%d concurrent clients over HTTP/1.1 keep-alive, a random facilitator's token per request (%d facilitators); warm-up %s or %d requests, then %s or %d requests per route, whichever first",

@@ -35,6 +35,8 @@ type route struct {
 	// writes marks a route that stores: the database is vacuumed after
 	// it, so the next route does not meet autovacuum cleaning up after it.
 	writes bool
+	// heavy marks a route of one heavy tenant, measured only when asked.
+	heavy bool
 	// prepare, when set, builds the route just before it is measured.
 	prepare func() (*route, error)
 	request func(r *rand.Rand, seq int64) (*http.Request, error)

@@ -264,12 +264,11 @@ type server struct {
 // benchmark's token secret, and waits until it answers /healthz (it
 // migrates first).
 func startServer(ctx context.Context, c RSSConfig, dbURL string) (*server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeLoopbackAddr()
 	if err != nil {
 		return nil, err
 	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
+	_, port, _ := net.SplitHostPort(addr)
 	if err := os.MkdirAll(filepath.Dir(c.ServerLog), 0o755); err != nil {
 		return nil, err
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +24,7 @@ import (
 // search and POST may address.
 type facilitator struct {
 	id       string
+	email    string
 	token    string
 	learners []string
 	names    []string
@@ -59,18 +58,18 @@ func measureRoutes(ctx context.Context, c RunConfig) (*environment, []*result, e
 	if err := vacuumDatabase(ctx, admin); err != nil {
 		return nil, nil, err
 	}
-	cfg, err := benchConfig(c.DatabaseURL, nil)
+	cfg, serverEnv, err := benchConfig(c.DatabaseURL, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	served, err := serveApp(ctx, cfg, c.ServerLog, c.Concurrency)
+	served, err := startServerProcess(ctx, serverEnv, c.ServerLog, c.CPUProfile, c.Concurrency)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer served.close()
-	a, client, base := served.app, served.client, served.base
+	defer served.stop()
+	client, base := served.client, served.base
 
-	env, err := describe(ctx, admin, a, cfg, c.DatabaseURL, len(facilitators))
+	env, err := describe(ctx, admin, "its own process (bench serve: app.New as cmd/server builds it)", served.info, cfg, c.DatabaseURL, len(facilitators))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,27 +101,25 @@ func measureRoutes(ctx context.Context, c RunConfig) (*environment, []*result, e
 		routes = append(routes, memoryRoutes(ctx, admin, base, learners)...)
 	}
 
-	if c.Routes != "" {
-		keep := strings.Split(c.Routes, ",")
-		routes = slices.DeleteFunc(routes, func(rt *route) bool { return !slices.Contains(keep, rt.key) })
-		if len(routes) == 0 {
-			return nil, nil, fmt.Errorf("-routes %q selects nothing (%s)", c.Routes, strings.Join(RouteKeys, ", "))
-		}
+	heavy, err := heavyFacilitators(ctx, admin)
+	if err != nil {
+		return nil, nil, err
 	}
-	if c.CPUProfile != "" {
-		// The profile covers this process, the app and its clients, over
-		// every measured route: where the Go side of a request spends CPU.
-		f, err := os.Create(c.CPUProfile)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return nil, nil, err
-		}
-		defer pprof.StopCPUProfile()
-	}
+	routes = append(routes, heavyRoutes(base, heavy)...)
 
+	// Without -routes, every route of the data set; the heavy tenants'
+	// only when asked for.
+	keep := strings.Split(c.Routes, ",")
+	routes = slices.DeleteFunc(routes, func(rt *route) bool {
+		if c.Routes == "" {
+			return rt.heavy
+		}
+		return !slices.Contains(keep, rt.key) && !(rt.heavy && slices.Contains(keep, heavyRouteGroup))
+	})
+	if len(routes) == 0 {
+		return nil, nil, fmt.Errorf("-routes %q selects nothing (%s; %s, search-N and get-N for the heavy tenants loaded)",
+			c.Routes, strings.Join(RouteKeys, ", "), heavyRouteGroup)
+	}
 	var results []*result
 	for _, rt := range routes {
 		if rt.prepare != nil {
@@ -139,9 +136,9 @@ func measureRoutes(ctx context.Context, c RunConfig) (*environment, []*result, e
 			limit = min(limit, rt.limit)
 		}
 		logf("%s: measuring (%s or %d requests)", rt.name, c.Duration, limit)
-		before := sampleCPU(ctx, admin, localDB)
+		before := sampleCPU(ctx, admin, localDB, served.pid)
 		res := measure(ctx, client, rt, c.Concurrency, c.Duration, limit, c.Seed)
-		res.cpu = cpuBetween(before, sampleCPU(ctx, admin, localDB))
+		res.cpu = cpuBetween(before, sampleCPU(ctx, admin, localDB, served.pid))
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
@@ -157,28 +154,39 @@ func measureRoutes(ctx context.Context, c RunConfig) (*environment, []*result, e
 	return env, results, nil
 }
 
-// benchFacilitators reads the loaded facilitators and their learners.
+// benchFacilitators reads the loaded data set's facilitators and their
+// learners.
 func benchFacilitators(ctx context.Context, admin *pgxpool.Pool) ([]*facilitator, error) {
-	rows, err := admin.Query(ctx, `select u.id::text,
-			coalesce(array_agg(l.id::text order by l.created_at, l.id) filter (where l.id is not null), '{}'),
-			coalesce(array_agg(l.name order by l.created_at, l.id) filter (where l.id is not null), '{}')
-		from auth.users u
-		left join public.learners l on l.facilitator_id = u.id
-		where u.email like 'bench-%' || $1
-		group by u.id
-		order by u.id`, benchEmailDomain)
-	if err != nil {
-		return nil, err
-	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*facilitator, error) {
-		var f facilitator
-		return &f, row.Scan(&f.id, &f.learners, &f.names)
-	})
+	list, err := facilitatorsByEmail(ctx, admin, "bench-%"+benchEmailDomain)
 	if err != nil {
 		return nil, err
 	}
 	if len(list) == 0 {
 		return nil, errors.New("no benchmark data in this database: run `bench load` first")
+	}
+	return list, nil
+}
+
+// facilitatorsByEmail reads the facilitators whose email is like pattern,
+// with their learners and a token each.
+func facilitatorsByEmail(ctx context.Context, admin *pgxpool.Pool, pattern string) ([]*facilitator, error) {
+	rows, err := admin.Query(ctx, `select u.id::text, u.email,
+			coalesce(array_agg(l.id::text order by l.created_at, l.id) filter (where l.id is not null), '{}'),
+			coalesce(array_agg(l.name order by l.created_at, l.id) filter (where l.id is not null), '{}')
+		from auth.users u
+		left join public.learners l on l.facilitator_id = u.id
+		where u.email like $1
+		group by u.id
+		order by u.id`, pattern)
+	if err != nil {
+		return nil, err
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*facilitator, error) {
+		var f facilitator
+		return &f, row.Scan(&f.id, &f.email, &f.learners, &f.names)
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, f := range list {
 		if len(f.learners) == 0 {
@@ -280,9 +288,11 @@ func primeForArchiving(ctx context.Context, admin *pgxpool.Pool, fs []*facilitat
 						'content', r.content, 'created_at', r.created_at)) order by r.id)
 					from (select * from public.conversation_turns r
 						where r.facilitator_id = t.facilitator_id and r.learner_id is null and r.archive_id is null
+							and r.id > `+archivedThrough("t.facilitator_id", "'"+nilLearner+"'::uuid")+`
 						order by r.id desc limit 10) r) as recent
 			from public.conversation_turns t
 			where t.facilitator_id = any($1::uuid[]) and t.learner_id is null and t.archive_id is null
+				and t.id > `+archivedThrough("t.facilitator_id", "'"+nilLearner+"'::uuid")+`
 			group by t.facilitator_id
 		) x
 		where c.facilitator_id = x.facilitator_id and c.learner_id is null and x.n = $2`, ids, limit)

@@ -78,6 +78,34 @@ func TestConversationsAreWellFormed(t *testing.T) {
 	}
 }
 
+// A heavy tenant is a teacher with a class: every learner has a name of
+// their own and a live conversation, and the archived conversations are
+// spread over the general conversation and every learner.
+func TestAHeavyTenantTalksAboutAWholeClass(t *testing.T) {
+	h := HeavyShape{Archives: []int{400}, TurnsPerArchive: 4, Learners: 30}.tenants(1)[0]
+	l := &loader{shape: h.shape, heavy: &h, now: testNow, summarizer: summarizer.NewOffline()}
+	var b batch
+	l.generate(context.Background(), &b, 0)
+	names := map[any]bool{}
+	for _, row := range b.learners {
+		names[row[2]] = true
+	}
+	perScope := map[any]int{}
+	for _, row := range b.archives {
+		perScope[row[2]]++
+	}
+	if len(b.learners) != 30 || len(names) != 30 || len(b.convs) != 31 || len(b.archives) != 400 || len(perScope) != 31 {
+		t.Errorf("%d learners with %d names, %d live conversations, %d archived over %d conversations; want 30, 30, 31, 400, 31",
+			len(b.learners), len(names), len(b.convs), len(b.archives), len(perScope))
+	}
+	if general := perScope[nil]; general < 120 || general > 200 {
+		t.Errorf("%d of 400 archived conversations are general, want about 40%%", general)
+	}
+	if b.users[0][3] != "heavy-400@bench.invalid" || b.ids[0] == testShape.facilitatorID(0) {
+		t.Errorf("the heavy tenant is %v %v, not apart from the data set's facilitators", b.users[0][3], b.ids[0])
+	}
+}
+
 func TestMemoriesAreTheSameForTheSameSeed(t *testing.T) {
 	draw := func(seed uint64) []string {
 		g := newMemoryGen(rand.New(rand.NewPCG(seed, memoryStream)), "Emma")

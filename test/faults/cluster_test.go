@@ -31,6 +31,55 @@ type privateCluster struct {
 // test ends, whether it passes or not.
 func startPrivateCluster(t *testing.T) *privateCluster {
 	t.Helper()
+	c := newPrivateCluster(t)
+	// --no-sync: the cluster is thrown away with the test.
+	c.run(t, "initdb", "-D", c.data, "--username=postgres", "--auth=trust",
+		"--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
+	c.configure(t, fmt.Sprintf(`
+# The test's own cluster: TCP on the loopback interface only, no unix
+# socket (its path could be too long, and nothing needs it), small.
+listen_addresses = '127.0.0.1'
+port = %d
+unix_socket_directories = ''
+max_connections = 50
+shared_buffers = 32MB
+# Its data is thrown away with the test, and the test stops it cleanly.
+fsync = off
+# A standby can follow it (startStandby); initdb lets the loopback
+# interface replicate.
+wal_level = replica
+max_wal_senders = 4
+`, c.port))
+	c.start(t)
+	c.stopAtTheEnd(t)
+	return c
+}
+
+// startStandby makes a streaming hot standby of primary, as an operator
+// does (pg_basebackup -R, with a replication slot so that the primary keeps
+// the WAL it has not received), starts it, and stops it when the test
+// ends.
+func startStandby(t *testing.T, primary *privateCluster) *privateCluster {
+	t.Helper()
+	c := newPrivateCluster(t)
+	c.run(t, "pg_basebackup", "-h", "127.0.0.1", "-p", fmt.Sprint(primary.port), "-U", "postgres", "-D", c.data,
+		"-R", "-X", "stream", "-C", "-S", "standby", "--checkpoint=fast", "--no-sync")
+	// The primary's settings, with a port of its own; the later setting
+	// wins.
+	c.configure(t, fmt.Sprintf(`
+port = %d
+hot_standby = on
+hot_standby_feedback = on
+`, c.port))
+	c.start(t)
+	c.stopAtTheEnd(t)
+	return c
+}
+
+// newPrivateCluster chooses the directory, port and account of a cluster
+// of the test's own, without creating it.
+func newPrivateCluster(t *testing.T) *privateCluster {
+	t.Helper()
 	bin, err := postgresBinDir()
 	if err != nil {
 		missing(t, "PostgreSQL server binaries not found (%v): install postgresql, or run scripts/test.sh, which does", err)
@@ -60,21 +109,12 @@ func startPrivateCluster(t *testing.T) *privateCluster {
 	}
 	c.data = filepath.Join(dir, "data")
 	c.log = filepath.Join(dir, "postgres.log")
+	return c
+}
 
-	// --no-sync: the cluster is thrown away with the test.
-	c.run(t, "initdb", "-D", c.data, "--username=postgres", "--auth=trust",
-		"--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
-	settings := fmt.Sprintf(`
-# The test's own cluster: TCP on the loopback interface only, no unix
-# socket (its path could be too long, and nothing needs it), small.
-listen_addresses = '127.0.0.1'
-port = %d
-unix_socket_directories = ''
-max_connections = 50
-shared_buffers = 32MB
-# Its data is thrown away with the test, and the test stops it cleanly.
-fsync = off
-`, c.port)
+// configure appends settings to the cluster's postgresql.conf.
+func (c *privateCluster) configure(t *testing.T, settings string) {
+	t.Helper()
 	conf, err := os.OpenFile(filepath.Join(c.data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -86,15 +126,16 @@ fsync = off
 	if err != nil {
 		t.Fatal(err)
 	}
+}
 
-	c.start(t)
-	// Registered after t.TempDir, so it runs before the directory goes.
+// stopAtTheEnd stops the cluster when the test ends, whether it passes or
+// not. Registered after t.TempDir, so it runs before the directory goes.
+func (c *privateCluster) stopAtTheEnd(t *testing.T) {
 	t.Cleanup(func() {
 		if c.running() {
 			_ = c.command("pg_ctl", "-D", c.data, "-m", "immediate", "-w", "-t", "30", "stop").Run()
 		}
 	})
-	return c
 }
 
 // url is the superuser's connection URL for database name.

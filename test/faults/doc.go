@@ -13,6 +13,11 @@
 //     memory extraction are in flight: it refuses new connections, finishes
 //     the requests and the extraction, exits with status 0, and the next
 //     start picks up the extractions still queued.
+//   - The read replica (a streaming hot standby of a primary of the test's
+//     own) stops replaying, lags past the bound, stops, or freezes in the
+//     middle of a read: a facilitator still reads their own writes at
+//     once, every read is answered (by the primary), and reads return to
+//     the standby when it is back.
 //
 // The tests need PostgreSQL: its server binaries for a private cluster that
 // the restart test may stop at will, and DATABASE_URL for the others. Without

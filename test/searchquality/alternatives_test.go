@@ -124,9 +124,9 @@ func sessionScoreSQL(dropSummary bool) string {
 // conversation its best turn's score. $1 facilitator, $2 terms, $3
 // weights, $4 k1, $5 b.
 var turnScoreSQL = bm25SQL(`
-	select t.id as doc, t.archive_id as id, t.content_vector as v
+	select t.id as doc, public.archive_of(t) as id, t.content_vector as v
 	from public.conversation_turns t
-	where t.facilitator_id = $1::uuid and t.archive_id is not null
+	where t.facilitator_id = $1::uuid and public.archive_of(t) is not null
 `, "cardinality(u.positions)::float8", "$4::float8", "$5::float8")
 
 // bm25SQL scores archived conversations by BM25 of the weighted query

@@ -293,25 +293,7 @@ func TestSearchQuality(t *testing.T) {
 	loaded := time.Now()
 	rowSession := svc.archiveSessions(t, &d)
 
-	outs := make([]outcome, len(d.Questions))
-	top5 := make([][]searchResult, len(d.Questions))
-	err := forEachAccount(accounts, func(a *account) error {
-		for i, q := range d.Questions {
-			if q.Facilitator != a.f.Key {
-				continue
-			}
-			results, err := svc.search(a, q.Text, depth)
-			if err != nil {
-				return fmt.Errorf("%s: %w", q.ID, err)
-			}
-			top := make([]string, len(results))
-			for j, r := range results {
-				top[j] = rowSession[r.ID]
-			}
-			outs[i], top5[i] = newOutcome(q, top), results
-		}
-		return nil
-	})
+	outs, top5, err := askAll(svc, &d, accounts, rowSession)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,6 +304,14 @@ func TestSearchQuality(t *testing.T) {
 	if alternatives() {
 		measureAlternatives(t, svc.pool, &d, accounts, rowSession, results)
 	}
+	defer func() {
+		// Last, as it changes the data the assertions below were made on.
+		if n := history(t); n > 0 {
+			long := measureLongHistory(t, svc, &d, accounts, rowSession, n, results)
+			t.Logf("recall of the labelled session with a long history (the copy ranks by words alone: compare ALL):\n%s",
+				table(append([]string{"service"}, long...), results))
+		}
+	}()
 	t.Logf("recall of the labelled session (%d questions, %d facilitators; MRR is MRR@%d):\n%s",
 		len(d.Questions), len(d.Facilitators), cutoff, table(names, results))
 	t.Logf("recall@5 by the length of the answer session:\n%s", bucketTable(&d, names, results))
@@ -362,6 +352,31 @@ func TestSearchQuality(t *testing.T) {
 	if got.r5 < base.r5-baselineSlack {
 		t.Errorf("service recall@5 = %.3f, want ≥ reference BM25 %.3f − %.2f", got.r5, base.r5, baselineSlack)
 	}
+}
+
+// askAll asks every question as its facilitator and returns each one's
+// outcome and the results it read.
+func askAll(svc *service, d *Dataset, accounts []*account, rowSession map[string]string) ([]outcome, [][]searchResult, error) {
+	outs := make([]outcome, len(d.Questions))
+	top := make([][]searchResult, len(d.Questions))
+	err := forEachAccount(accounts, func(a *account) error {
+		for i, q := range d.Questions {
+			if q.Facilitator != a.f.Key {
+				continue
+			}
+			results, err := svc.search(a, q.Text, depth)
+			if err != nil {
+				return fmt.Errorf("%s: %w", q.ID, err)
+			}
+			sessions := make([]string, len(results))
+			for j, r := range results {
+				sessions[j] = rowSession[r.ID]
+			}
+			outs[i], top[i] = newOutcome(q, sessions), results
+		}
+		return nil
+	})
+	return outs, top, err
 }
 
 // logMisses shows each missed question with what came back instead and
