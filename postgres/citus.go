@@ -35,8 +35,8 @@ var ErrNoCitus = errors.New("the citus extension is not installed in this databa
 // authenticated).
 var citusRoles = []string{"authenticated", "memory_service", "memory_worker"}
 
-// Distribute distributes, in one transaction, every table of public with a
-// facilitator_id that is not distributed yet, colocated with
+// Distribute distributes, in one transaction, every table of public and
+// private with a facilitator_id that is not distributed yet, colocated with
 // public.learners (but for apartTables), and makes auth.users a reference
 // table; creates on the workers the functions Citus has not created there;
 // lets the service's roles log in; and sets citusDatabaseSettings for the
@@ -116,7 +116,7 @@ func Distribute(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 func MigrateOnCitus(ctx context.Context, pool *pgxpool.Pool) (applied, distributed []string, err error) {
 	var alreadyDistributed bool
 	if err := pool.QueryRow(ctx, `select exists (select 1 from pg_dist_partition
-		where logicalrelid = to_regclass('public.`+colocationSource+`') and partmethod = 'h')`).Scan(&alreadyDistributed); err != nil {
+		where logicalrelid = to_regclass($1) and partmethod = 'h')`, colocationSource).Scan(&alreadyDistributed); err != nil {
 		return nil, nil, err
 	}
 	var after func(string) error
@@ -177,7 +177,7 @@ var citusDatabaseSettings = []struct{ name, value, why string }{
 
 // colocationSource is the table every other is colocated with, but for
 // those of apartTables.
-const colocationSource = "learners"
+const colocationSource = "public.learners"
 
 // apartTables are distributed by facilitator_id in a colocation group of
 // their own. Within a transaction Citus refuses to touch a facilitator's
@@ -189,24 +189,26 @@ const colocationSource = "learners"
 // other shards, they are no longer one of them. Nothing else reads or
 // writes them, and their only foreign key is to auth.users, a reference
 // table, which a table of any colocation group may reference.
-var apartTables = []string{"usage_counters"}
+var apartTables = []string{"public.usage_counters"}
 
 // distributeTables distributes the tables kept per facilitator that are
-// not distributed yet, and makes auth.users a reference table if it is not
+// not distributed yet (those of public, and the lists of private the
+// triggers keep, such as migration 0031's archived conversations to count), and makes auth.users a reference table if it is not
 // one. Citus checks a foreign key as it is created, and refuses one from a
 // distributed table to a table that is neither distributed alike nor a
 // reference table, so every foreign key that involves a table about to
 // change goes first and comes back once all have changed.
 func distributeTables(ctx context.Context, tx pgx.Tx) ([]string, error) {
-	rows, err := tx.Query(ctx, `select c.relname::text from pg_class c
-		where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p')
+	rows, err := tx.Query(ctx, `select format('%I.%I', n.nspname, c.relname) from pg_class c
+		join pg_namespace n on n.oid = c.relnamespace
+		where n.nspname in ('public', 'private') and c.relkind in ('r', 'p')
 			and exists (select 1 from pg_attribute a
 				where a.attrelid = c.oid and a.attname = 'facilitator_id' and a.attnum > 0 and not a.attisdropped)
 			-- A table Citus added to its metadata by itself (a local table
 			-- with a key to a reference table) is not distributed yet.
 			and not exists (select 1 from pg_dist_partition p where p.logicalrelid = c.oid and p.partmethod = 'h')
 		-- The colocation source first.
-		order by c.relname <> $1, c.relname`, colocationSource)
+		order by format('%I.%I', n.nspname, c.relname) <> $1, n.nspname, c.relname`, colocationSource)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +231,7 @@ func distributeTables(ctx context.Context, tx pgx.Tx) ([]string, error) {
 		where c.contype = 'f'
 			and (c.conrelid = any($1::regclass[]) or c.confrelid = any($1::regclass[])
 				or (c.confrelid = 'auth.users'::regclass and not $2))
-		order by 1, 2`, qualified(tables), usersReferenced)
+		order by 1, 2`, tables, usersReferenced)
 	if err != nil {
 		return nil, err
 	}
@@ -249,18 +251,17 @@ func distributeTables(ctx context.Context, tx pgx.Tx) ([]string, error) {
 	for _, table := range tables {
 		switch {
 		case table == colocationSource:
-			_, err = tx.Exec(ctx, `select create_distributed_table($1, 'facilitator_id')`, "public."+table)
+			_, err = tx.Exec(ctx, `select create_distributed_table($1, 'facilitator_id')`, table)
 		case slices.Contains(apartTables, table):
-			_, err = tx.Exec(ctx, `select create_distributed_table($1, 'facilitator_id', colocate_with => 'none')`,
-				"public."+table)
+			_, err = tx.Exec(ctx, `select create_distributed_table($1, 'facilitator_id', colocate_with => 'none')`, table)
 		default:
 			_, err = tx.Exec(ctx, `select create_distributed_table($1, 'facilitator_id', colocate_with => $2)`,
-				"public."+table, "public."+colocationSource)
+				table, colocationSource)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("distribute public.%s: %w", table, err)
+			return nil, fmt.Errorf("distribute %s: %w", table, err)
 		}
-		done = append(done, "distributed public."+table+" by facilitator_id")
+		done = append(done, "distributed "+table+" by facilitator_id")
 	}
 	if !usersReferenced {
 		if _, err := tx.Exec(ctx, `select create_reference_table('auth.users')`); err != nil {
@@ -327,13 +328,4 @@ var setNullOrDefault = regexp.MustCompile(` ON (DELETE|UPDATE) SET (NULL|DEFAULT
 // and erasure, which removes the memories first.
 func citusForeignKey(definition string) string {
 	return setNullOrDefault.ReplaceAllString(definition, "")
-}
-
-// qualified is the tables of public, named as regclass reads them.
-func qualified(tables []string) []string {
-	names := make([]string, len(tables))
-	for i, t := range tables {
-		names[i] = "public." + pgx.Identifier{t}.Sanitize()
-	}
-	return names
 }

@@ -18,10 +18,10 @@
 // whoever called it; the tests' own statements, run as the login role,
 // are not the service's. A statement the service sends as memory_service
 // that fills such a table by INSERT … SELECT also needs RETURNING or ON
-// CONFLICT (copiedInserts says why). The tables kept per facilitator are those of
-// public with a facilitator_id, read from a database migrated for the
-// purpose. A statement that cannot be routed by its nature is listed in
-// allowed, with the reason.
+// CONFLICT (copiedInserts says why). The tables kept per facilitator are
+// those of public and private with a facilitator_id, read from a database
+// migrated for the purpose. A statement that cannot be routed by its
+// nature is listed in allowed, with the reason.
 package main
 
 import (
@@ -184,8 +184,9 @@ func run(ctx context.Context, adminURL string, reset bool, out io.Writer) error 
 	return nil
 }
 
-// perFacilitatorTables reads the tables of public with a facilitator_id
-// from a database migrated for the purpose, and drops it.
+// perFacilitatorTables reads the tables of public and private with a
+// facilitator_id (`server migrate --citus` distributes them all) from a
+// database migrated for the purpose, and drops it. No name is in both.
 func perFacilitatorTables(ctx context.Context, admin *pgx.Conn, adminURL string) (map[string]bool, error) {
 	name := fmt.Sprintf("routecheck_%d", time.Now().UnixNano())
 	if _, err := admin.Exec(ctx, `create database `+name); err != nil {
@@ -206,7 +207,7 @@ func perFacilitatorTables(ctx context.Context, admin *pgx.Conn, adminURL string)
 		return nil, err
 	}
 	rows, err := pool.Query(ctx, `select c.relname::text from pg_class c
-		where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p')
+		where c.relnamespace in ('public'::regnamespace, 'private'::regnamespace) and c.relkind in ('r', 'p')
 			and exists (select 1 from pg_attribute a
 				where a.attrelid = c.oid and a.attname = 'facilitator_id' and a.attnum > 0 and not a.attisdropped)`)
 	if err != nil {

@@ -43,7 +43,7 @@ var (
 	space        = regexp.MustCompile(`\s+`)
 
 	name     = `[a-z_][a-z0-9_]*`
-	tableRef = regexp.MustCompile(`(?:\b(?:from|join|update|into|using)|,)\s+(?:only\s+)?(?:public\.)?(` + name + `)\b(\s*\.)?` +
+	tableRef = regexp.MustCompile(`(?:\b(?:from|join|update|into|using)|,)\s+(?:only\s+)?(?:(?:public|private)\.)?(` + name + `)\b(\s*\.)?` +
 		`(?:\s+(?:as\s+)?(` + name + `))?(?:\s*\(([a-z0-9_, ]*)\))?`)
 	// A value: a parameter, a constant ($s after normalize), a PL/pgSQL
 	// variable or another name's column, with a cast.
