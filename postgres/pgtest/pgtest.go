@@ -10,16 +10,16 @@
 // coordinator DATABASE_URL names (host:port, comma-separated, reached
 // with DATABASE_URL's user and password), each test database is created
 // on every node with the citus extension, the workers are added to it,
-// and NewDatabase distributes it after migrating, as `server migrate
+// and NewDatabase's is migrated and distributed, as `server migrate
 // --citus` does (with 4 shards a table, which a test's few rows need, not
-// Citus's 32). README "Running on Citus" has the commands.
+// Citus's 32): a copy of a template built so once per test process
+// (citus.go). README "Running on Citus" has the commands.
 package pgtest
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -61,6 +61,11 @@ func URL(tb testing.TB) string {
 func StandbyURL(tb testing.TB) string {
 	tb.Helper()
 	URL(tb)
+	// The service's replica is a hot standby of its one database, read
+	// once it has replayed the caller's last write there. A Citus
+	// coordinator's standby holds no shard, and its WAL none of their
+	// writes, so it cannot tell that.
+	SkipOnCitus(tb, "a read replica is a standby of one Postgres; a Citus coordinator's holds no shard")
 	standbyURL := os.Getenv("TEST_DATABASE_REPLICA_URL")
 	if standbyURL == "" {
 		if os.Getenv("CI") == "true" {
@@ -129,19 +134,21 @@ func queryRow(ctx context.Context, databaseURL, sql string, into any, args ...an
 }
 
 // NewDatabase creates an empty, migrated database for this test and drops
-// it afterwards. It returns the database's URL.
+// it afterwards. It returns the database's URL. On Citus it is distributed
+// too, as `server migrate --citus` does, and copied from a template
+// (newCitusDatabase).
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
+	if OnCitus() {
+		return newDatabase(tb, newCitusDatabase)
+	}
 	return NewDatabaseBuiltBy(tb, func(ctx context.Context, dbURL string) error {
 		pool, err := postgres.Open(ctx, dbURL)
 		if err != nil {
 			return err
 		}
 		defer pool.Close()
-		if _, err = postgres.Migrate(ctx, pool); err != nil || len(citusWorkers()) == 0 {
-			return err
-		}
-		_, err = postgres.Distribute(ctx, pool)
+		_, err = postgres.Migrate(ctx, pool)
 		return err
 	})
 }
@@ -149,8 +156,25 @@ func NewDatabase(tb testing.TB) string {
 // NewDatabaseBuiltBy creates an empty database for this test, has build
 // fill it, and drops it afterwards. It returns the database's URL. Builds
 // run one at a time across test packages, as they create the same
-// cluster-wide roles.
+// cluster-wide roles. On Citus the database is on every node, and the
+// coordinator knows its workers, before build runs.
 func NewDatabaseBuiltBy(tb testing.TB, build func(ctx context.Context, dbURL string) error) string {
+	tb.Helper()
+	return newDatabase(tb, func(ctx context.Context, adminURL, dbURL, name string) error {
+		if err := execOn(ctx, adminURL, `create database `+name); err != nil {
+			return err
+		}
+		if err := addCitusNodes(ctx, adminURL, dbURL, name, citusWorkers()); err != nil {
+			return err
+		}
+		return build(ctx, dbURL)
+	})
+}
+
+// newDatabase has create make the database name for this test, one
+// creation at a time across test packages, and drops it afterwards, from
+// every node. It returns the database's URL.
+func newDatabase(tb testing.TB, create func(ctx context.Context, adminURL, dbURL, name string) error) string {
 	tb.Helper()
 	adminURL := URL(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -163,37 +187,29 @@ func NewDatabaseBuiltBy(tb testing.TB, build func(ctx context.Context, dbURL str
 	defer admin.Close(ctx)
 
 	name := "mentor_test_" + randomHex(6)
-	if _, err := admin.Exec(ctx, `select pg_advisory_lock($1)`, int64(createLockKey)); err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := admin.Exec(ctx, `create database `+name); err != nil {
-		tb.Fatalf("create database: %v", err)
-	}
 	dbURL, err := withDatabase(adminURL, name)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	workers := citusWorkers()
+	if _, err := admin.Exec(ctx, `select pg_advisory_lock($1)`, int64(createLockKey)); err != nil {
+		tb.Fatal(err)
+	}
 	// Dropped even when the build fails, from the workers too.
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		for _, nodeURL := range append([]string{adminURL}, workerURLs(tb, adminURL, workers)...) {
-			dropDatabase(ctx, tb, nodeURL, name)
+		if err := dropDatabases(ctx, adminURL, name); err != nil {
+			tb.Logf("drop test database: %v", err)
 		}
 	})
 
-	buildErr := addCitusNodes(ctx, adminURL, dbURL, name, workers)
-	if buildErr == nil {
-		buildErr = build(ctx, dbURL)
-	}
+	createErr := create(ctx, adminURL, dbURL, name)
 	if _, err := admin.Exec(ctx, `select pg_advisory_unlock($1)`, int64(createLockKey)); err != nil {
 		tb.Fatal(err)
 	}
-	if buildErr != nil {
-		tb.Fatalf("build the test database: %v", buildErr)
+	if createErr != nil {
+		tb.Fatalf("build the test database: %v", createErr)
 	}
-
 	return dbURL
 }
 
@@ -259,94 +275,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// citusWorkers are the host:port of the Citus worker nodes the tests use,
-// none for a plain Postgres.
-func citusWorkers() []string {
-	var workers []string
-	for _, w := range strings.Split(os.Getenv("PGTEST_CITUS_WORKERS"), ",") {
-		if w = strings.TrimSpace(w); w != "" {
-			workers = append(workers, w)
-		}
-	}
-	return workers
-}
-
-// workerURLs are the admin URLs of the workers: adminURL's with each
-// worker's host and port.
-func workerURLs(tb testing.TB, adminURL string, workers []string) []string {
-	var urls []string
-	for _, w := range workers {
-		u, err := url.Parse(adminURL)
-		if err != nil {
-			tb.Fatalf("PGTEST_CITUS_WORKERS needs DATABASE_URL as a URL: %v", err)
-		}
-		u.Host = w
-		urls = append(urls, u.String())
-	}
-	return urls
-}
-
-// addCitusNodes makes the database name, created on the coordinator at
-// adminURL, a Citus database with the workers: it is created on each
-// worker, gets the citus extension on every node, and the coordinator
-// knows itself and its workers. Nothing without workers.
-func addCitusNodes(ctx context.Context, adminURL, dbURL, name string, workers []string) error {
-	if len(workers) == 0 {
-		return nil
-	}
-	coordinator, err := url.Parse(adminURL)
-	if err != nil {
-		return fmt.Errorf("PGTEST_CITUS_WORKERS needs DATABASE_URL as a URL: %w", err)
-	}
-	for _, w := range workers {
-		worker := *coordinator
-		worker.Host = w
-		if err := execOn(ctx, worker.String(), `create database `+name); err != nil {
-			return fmt.Errorf("worker %s: %w", w, err)
-		}
-		worker.Path = "/" + name
-		if err := execOn(ctx, worker.String(), `create extension citus`); err != nil {
-			return fmt.Errorf("worker %s: %w", w, err)
-		}
-	}
-	// Few shards: a test holds a few rows, and each shard is a table on a
-	// worker that distributing creates.
-	statements := []string{`create extension citus`, `alter database ` + name + ` set citus.shard_count = 4`,
-		fmt.Sprintf(`select citus_set_coordinator_host('%s', %s)`, coordinator.Hostname(), coordinator.Port())}
-	for _, w := range workers {
-		host, port, _ := strings.Cut(w, ":")
-		statements = append(statements, fmt.Sprintf(`select citus_add_node('%s', %s)`, host, port))
-	}
-	return execOn(ctx, dbURL, statements...)
-}
-
-// execOn runs the statements, one at a time, on a connection of its own.
-func execOn(ctx context.Context, connString string, statements ...string) error {
-	conn, err := pgx.Connect(ctx, connString)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(ctx)
-	for _, s := range statements {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
-		}
-	}
-	return nil
-}
-
-// dropDatabase drops the test database name on the server at adminURL,
-// logging what fails.
-func dropDatabase(ctx context.Context, tb testing.TB, adminURL, name string) {
-	admin, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		tb.Logf("drop test database: %v", err)
-		return
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, `drop database if exists `+name+` with (force)`); err != nil {
-		tb.Logf("drop test database: %v", err)
-	}
 }
