@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/mentor"
+	"mentormemory/migrations"
 )
 
 // learningOnSQL says whether the facilitator $1 has learning on for the
@@ -129,7 +130,7 @@ func (s *Store) MemorySources(ctx context.Context, id string) (mentor.MemorySour
 	sources := mentor.MemorySources{MemoryID: id}
 	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
 		b.Queue(`select source from public.learner_memories where facilitator_id = $1::uuid and id = $2::uuid`, me, id)
-		b.Queue(`select t.id, t.role, t.content, t.created_at, public.archive_of(t) is not null
+		b.Queue(`select t.id, t.role, t.content, t.created_at, `+migrations.ArchiveOf("t")+` is not null
 			from public.conversation_turns t
 			where t.facilitator_id = $1::uuid and t.id = any ((select source_turn_ids from public.learner_memories
 				where facilitator_id = $1::uuid and id = $2::uuid)::bigint[])
