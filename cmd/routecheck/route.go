@@ -225,7 +225,8 @@ func subqueryTied(body string, tables map[string]bool) bool {
 // insertsOneFacilitator says whether r is an INSERT's table whose rows all
 // get one facilitator: facilitator_id is among its columns, and the VALUES
 // or the SELECT that follow give it a value, or the SELECT reads it from a
-// subquery or common table expression whose rows are one facilitator's.
+// subquery or common table expression whose rows are one facilitator's,
+// its one source or the one its item names (x.facilitator_id).
 func (s *statement) insertsOneFacilitator(r reference, subqueries map[string]string) bool {
 	columns := strings.Split(strings.ReplaceAll(r.insertColumns, " ", ""), ",")
 	at := slices.Index(columns, "facilitator_id")
@@ -241,8 +242,14 @@ func (s *statement) insertsOneFacilitator(r reference, subqueries map[string]str
 		if at >= len(items) {
 			return false
 		}
-		if item := strings.TrimSpace(items[at]); item != "facilitator_id" && plainValue.MatchString(item) {
+		item := strings.TrimSpace(items[at])
+		if item != "facilitator_id" && plainValue.MatchString(item) {
 			return true
+		}
+		if source, column, ok := strings.Cut(item, "."); ok && column == "facilitator_id" {
+			if body, ok := subqueries[source]; ok && subqueryTied(body, s.tables) {
+				return true
+			}
 		}
 		if m := selectSource.FindStringSubmatch(rest); m != nil {
 			body, ok := subqueries[m[1]]

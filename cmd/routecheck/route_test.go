@@ -18,7 +18,10 @@ func TestStatementsThatNameTheirFacilitatorAreRouted(t *testing.T) {
 		"insert values":        `insert into public.learners (facilitator_id, name) values ($1, $2) returning id`,
 		"insert select":        `insert into public.conversation_turns (facilitator_id, learner_id, role) select $1::uuid, $2::uuid, t.role from unnest($3::text[]) as t(role)`,
 		"insert of a variable": `insert into public.search_vocabulary (facilitator_id, word) select facilitator, w.word from unnest(said) as w(word) on conflict do nothing`,
-		"a join on the key":    `select 1 from public.learners l join public.conversation_turns t on t.facilitator_id = l.facilitator_id and t.learner_id = l.id where l.facilitator_id = $1`,
+		"insert from a subquery": `insert into public.search_vocabulary as s (facilitator_id, word) select a.facilitator_id, w.word
+			from (select t.facilitator_id, t.content from public.conversation_turns t where t.facilitator_id = facilitator and t.id = any(ids) offset 0) a
+			cross join lateral unnest(string_to_array(a.content, ' ')) as w(word) group by a.facilitator_id, w.word on conflict do nothing`,
+		"a join on the key": `select 1 from public.learners l join public.conversation_turns t on t.facilitator_id = l.facilitator_id and t.learner_id = l.id where l.facilitator_id = $1`,
 		"a subquery": `update public.memory_jobs j set status = $3 from (select facilitator_id, id from public.memory_jobs
 			where facilitator_id = $1::uuid and id = $2 for update skip locked) due
 			where j.facilitator_id = due.facilitator_id and j.id = due.id`,
