@@ -295,7 +295,7 @@ left join lateral (
 		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
 			ts_rank(t.content_vector, (select q from query)) as rank
 		from public.conversation_history_archive a
-		cross join lateral (` + archivedTurnsSQL + `) t
+		cross join lateral (` + archivedTurns("$1::uuid") + `) t
 		where r.archived and not r.time_only and a.facilitator_id = $1::uuid and a.id = r.id
 			and t.content_vector @@ (select q from query)
 		union all
