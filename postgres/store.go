@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -358,7 +359,7 @@ func dbError(err error) error {
 			return &mentor.Error{Code: mentor.CodeUnavailable, Message: "The request took too long; please retry or ask for less", Cause: err}
 		case pgErr.Code == quotaUsedUp:
 			return refusal(pgErr)
-		case pgErr.Code == "23503" && strings.HasSuffix(pgErr.ConstraintName, "_facilitator_id_learner_id_fkey"):
+		case pgErr.Code == "23503" && learnerForeignKey.MatchString(violatedConstraint(pgErr)):
 			// The learner was erased while the request ran: it waited for
 			// the erasure, which holds the learner's row, and then found
 			// it gone.
@@ -374,6 +375,27 @@ func dbError(err error) error {
 	}
 	return mentor.Internal(err)
 }
+
+// learnerForeignKey matches the name of a table's foreign key to its
+// learner, and on Citus that of a shard's copy of it, which ends in the
+// shard's number.
+var learnerForeignKey = regexp.MustCompile(`_facilitator_id_learner_id_fkey(_[0-9]+)?$`)
+
+// violatedConstraint is the name of the constraint an error says was
+// violated. Citus passes a worker's error on with its code and message
+// but not its fields, so there it is read from the message, which names
+// it (Postgres's messages in English, as lc_messages has them by default).
+func violatedConstraint(pgErr *pgconn.PgError) string {
+	if pgErr.ConstraintName != "" {
+		return pgErr.ConstraintName
+	}
+	if m := namedConstraint.FindStringSubmatch(pgErr.Message); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+var namedConstraint = regexp.MustCompile(`constraint "([^"]+)"`)
 
 func unavailable(cause error) error {
 	return &mentor.Error{Code: mentor.CodeUnavailable, Message: "Database unavailable, please retry", Cause: cause}
