@@ -43,19 +43,12 @@ func asFacilitator(ctx context.Context, id string) context.Context {
 	return mentor.WithCaller(ctx, mentor.Caller{UserID: id, Claims: claims})
 }
 
-// lockWaits counts the statements of the test's database waiting for a
-// lock. On Citus a statement waits on the worker that holds the row, where
-// the coordinator's pg_locks do not look: citus_lock_waits gathers the
-// waits of every node.
+// lockWaits counts the sessions of the test's database waiting for a
+// lock (pgtest.LockWaitsSQL).
 func lockWaits(t *testing.T, pool *pgxpool.Pool) int {
 	t.Helper()
-	query := `select count(*) from pg_locks l join pg_stat_activity a on a.pid = l.pid
-		where not l.granted and a.datname = current_database()`
-	if pgtest.OnCitus() {
-		query = `select count(*) from citus_lock_waits`
-	}
 	var waiting int
-	if err := pool.QueryRow(context.Background(), query).Scan(&waiting); err != nil {
+	if err := pool.QueryRow(context.Background(), pgtest.LockWaitsSQL()).Scan(&waiting); err != nil {
 		t.Fatal(err)
 	}
 	return waiting

@@ -194,6 +194,18 @@ func SkipOnCitus(tb testing.TB, limitation string) {
 	}
 }
 
+// LockWaitsSQL is a statement counting the sessions of the current
+// database that wait for a lock, as Postgres tells. On Citus a statement
+// waits on the worker that holds the row, where the coordinator does not
+// look: citus_lock_waits gathers the waits of every node, by the
+// distributed transaction waiting.
+func LockWaitsSQL() string {
+	if OnCitus() {
+		return `select count(distinct waiting_gpid) from citus_lock_waits`
+	}
+	return `select count(*) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
+}
+
 // citusWorkers are the host:port of the Citus worker nodes the tests use,
 // none for a plain Postgres.
 func citusWorkers() []string {
