@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"mentormemory/app/apptest"
@@ -34,15 +35,28 @@ func TestCORSAllowsOnlyTheConfiguredOrigins(t *testing.T) {
 	u := svc.NewUser(t)
 	preflight := http.Header{
 		"Access-Control-Request-Method":  {http.MethodPost},
-		"Access-Control-Request-Headers": {"authorization, content-type"},
+		"Access-Control-Request-Headers": {"authorization, content-type, memory-consistency-token"},
 	}
 
 	// A preflight from the Next.js app's origin is answered without a token.
 	for _, sc := range []apptest.Scenario{
 		{Name: "preflight from the app", Method: http.MethodOptions, Path: "/api/conversation-memory", Header: fromPage(app, preflight),
-			WantStatus: http.StatusNoContent, Check: allowedFor(app)},
+			WantStatus: http.StatusNoContent, Check: func(t *testing.T, r apptest.Response) {
+				allowedFor(app)(t, r)
+				// The consistency token may be sent, so that reads see the
+				// app's writes whichever server instance answers.
+				if allowed := strings.ToLower(r.Header.Get("Access-Control-Allow-Headers")); !strings.Contains(allowed, "memory-consistency-token") {
+					t.Errorf("the preflight allows the headers %q, not Memory-Consistency-Token", allowed)
+				}
+			}},
 		{Name: "GET from the app", Method: http.MethodGet, Path: "/api/conversation-memory", Token: u.Token, Header: fromPage(app, nil),
-			WantStatus: http.StatusOK, Check: allowedFor(app)},
+			WantStatus: http.StatusOK, Check: func(t *testing.T, r apptest.Response) {
+				allowedFor(app)(t, r)
+				// A page may read the token an answer carries.
+				if exposed := r.Header.Get("Access-Control-Expose-Headers"); !strings.Contains(exposed, "Memory-Consistency-Token") {
+					t.Errorf("the answer exposes the headers %q, not Memory-Consistency-Token", exposed)
+				}
+			}},
 	} {
 		sc.Run(t, svc)
 	}

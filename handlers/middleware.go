@@ -88,6 +88,13 @@ func requireAuth(verifier TokenVerifier, sessions SessionPolicy) echo.Middleware
 	}
 }
 
+// chain is first, then second: one middleware for a route to take.
+func chain(first, second echo.MiddlewareFunc) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return first(second(next))
+	}
+}
+
 // SessionPolicy says whether and when requests confirm their token's session
 // with the identity provider. The zero value checks nothing.
 type SessionPolicy struct {
@@ -116,8 +123,8 @@ func corsFor(origins []string) echo.MiddlewareFunc {
 	return middleware.CORSWithConfig(middleware.CORSConfig{
 		AllowOrigins:  origins,
 		AllowMethods:  []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPatch, http.MethodDelete},
-		AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType},
-		ExposeHeaders: []string{echo.HeaderXRequestID, "Retry-After"},
+		AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType, ConsistencyTokenHeader},
+		ExposeHeaders: []string{echo.HeaderXRequestID, "Retry-After", ConsistencyTokenHeader},
 		MaxAge:        600,
 	})
 }

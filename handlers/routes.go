@@ -73,8 +73,8 @@ func NewServer(d Deps) *echo.Echo {
 	e.JSONSerializer = wholeJSON{}
 
 	// Order: request id → logger → recover → answer headers and write
-	// deadline → CORS → body limit → auth → admission → the request's kind
-	// (the last three per route). The logger sits outside recover so that a
+	// deadline → CORS → body limit → auth and the consistency token →
+	// admission → the request's kind (the last three per route). The logger sits outside recover so that a
 	// panic's request is logged like any other failed one; CORS comes before
 	// auth, as a browser's preflight carries no token; admission comes after
 	// auth, so a request without a valid token neither waits nor takes room.
@@ -93,8 +93,10 @@ func NewServer(d Deps) *echo.Echo {
 	e.GET("/api/openapi.json", serveOpenAPI)
 
 	// Auth is attached per route, not to a group: a group's middleware would
-	// also answer unknown paths and wrong methods, hiding 404 and 405.
-	authed, admitted := requireAuth(d.Verifier, d.Sessions), admit(d.InFlight)
+	// also answer unknown paths and wrong methods, hiding 404 and 405. With
+	// the caller comes the consistency token they bring (the public routes
+	// read and write nothing of a facilitator's, so they take none).
+	authed, admitted := chain(requireAuth(d.Verifier, d.Sessions), consistencyTokens()), admit(d.InFlight)
 	// Then the request's kind, for its limit a minute (see quota.go).
 	limit := perMinute{d.Limits}
 	read, search, write, model := limit.of(mentor.ReadRequests), limit.of(mentor.SearchRequests),

@@ -102,7 +102,7 @@ func New(pool *pgxpool.Pool, queue QueueReader, log *slog.Logger) *Metrics {
 		}),
 		dbReads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mentor_db_reads_total",
-			Help: "Reads the read replica may answer, by the database that did (replica, primary) and why (fresh; replica_down, replica_lagging, own_write, replica_failed).",
+			Help: "Reads the read replica may answer, by the database that did (replica, primary) and why (fresh; replica_down, replica_lagging, own_write, token, replica_failed).",
 		}, []string{"target", "reason"}),
 		replicaUp: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "mentor_db_replica_up", Help: "Whether the read replica answered its last probe as a standby (1) or not (0).",
@@ -205,6 +205,10 @@ const (
 	ReplicaLagging = "replica_lagging"
 	// OwnWrite: it has not replayed the caller's last write yet.
 	OwnWrite = "own_write"
+	// ConsistencyToken: it has not replayed the write named by the token
+	// the request brought (a write this server process did not make, as
+	// far as it knows).
+	ConsistencyToken = "token"
 	// ReplicaFailed: the read failed on the replica and was read again on
 	// the primary.
 	ReplicaFailed = "replica_failed"

@@ -435,3 +435,17 @@ func equalPtr[T comparable](a, b *T) bool {
 	}
 	return *a == *b
 }
+
+// theOtherArchive is the one archived conversation of the facilitator's
+// general conversation besides known, where there must be exactly two.
+func theOtherArchive(t *testing.T, q apptest.DB, facilitatorID, known string) archiveRow {
+	t.Helper()
+	arcs := archives(t, q, facilitatorID, nil)
+	if len(arcs) != 2 {
+		t.Fatalf("%d archive rows, want %s and one archived", len(arcs), known)
+	}
+	if arcs[0].id == known {
+		return arcs[1]
+	}
+	return arcs[0]
+}

@@ -1,8 +1,10 @@
 package migrations_test
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -265,14 +267,7 @@ func TestLinkedTurnsStayWithTheirArchive(t *testing.T) {
 		if n := postTurns(t, tx, a, nil, turn{"user", "posted 2"}, turn{"user", "posted 3"}); n != 1 {
 			t.Errorf("turn_count %d after archiving, want 1", n)
 		}
-		arcs := archives(t, tx, a, nil)
-		if len(arcs) != 2 {
-			t.Fatalf("%d archive rows, want the imported one and one archived", len(arcs))
-		}
-		archived := arcs[0]
-		if archived.id == imported {
-			archived = arcs[1]
-		}
+		archived := theOtherArchive(t, tx, a, imported)
 		want := map[string]string{"imported 1": imported, "imported 2": imported,
 			"posted 1": archived.id, "posted 2": archived.id, "posted 3": ""}
 		for _, r := range turnLog(t, tx, a, nil) {
@@ -325,6 +320,87 @@ func TestArchiveOfIsTheFunction(t *testing.T) {
 		}
 		if differ != 0 {
 			t.Errorf("ArchiveOf and archive_of differ on %d turns", differ)
+		}
+	})
+}
+
+// TestLinkedArchivesGetTheirRangeWhenNoActiveTurnLiesBelow checks
+// migration 0055: an archive that holds its turns by link (made before
+// 0037) is given the range of its turns' ids when no unlinked turn of its
+// conversation lies below the range's end, so its conversation's active
+// turns are found from that bound; one an import wrote while posts added
+// turns to the same conversation keeps no range. Neither changes which
+// turns any archive holds, and archiving afterwards takes the active turns
+// only.
+func TestLinkedArchivesGetTheirRangeWhenNoActiveTurnLiesBelow(t *testing.T) {
+	pool := newDatabase(t)
+	legacy, interleaved := apptest.NewUser(t, pool).ID, apptest.NewUser(t, pool).ID
+	linkedArchive := func(tx pgx.Tx, facilitator string) string {
+		return apptest.Scalar[string](t, tx, `insert into public.conversation_history_archive
+				(facilitator_id, summary, conversation_turns, turn_count)
+			values ($1::uuid, 'Before.', '[]', 2) returning id::text`, facilitator)
+	}
+	link := func(tx pgx.Tx, facilitator, archive, content string) {
+		apptest.Exec(t, tx, `insert into public.conversation_turns (facilitator_id, archive_id, role, content, import_key)
+			values ($1::uuid, $2::uuid, 'user', $3::text, gen_random_uuid())`, facilitator, archive, content)
+	}
+	// Each turn and the archive it belongs to.
+	describe := func(rows []logRow) string {
+		described := make([]string, len(rows))
+		for i, r := range rows {
+			described[i] = fmt.Sprint(r.Content, " in ", deref(r.archiveID))
+		}
+		return strings.Join(described, ", ")
+	}
+	var legacyArchive, interleavedArchive string
+	var legacyLog, interleavedLog string
+	asService(t, pool, legacy, func(tx pgx.Tx) {
+		createConversation(t, tx, legacy, nil, "Now.")
+		legacyArchive = linkedArchive(tx, legacy)
+		link(tx, legacy, legacyArchive, "old 1")
+		link(tx, legacy, legacyArchive, "old 2")
+		insertTurns(t, tx, legacy, nil, turn{"user", "now 1"})
+		legacyLog = describe(turnLog(t, tx, legacy, nil))
+	})
+	asService(t, pool, interleaved, func(tx pgx.Tx) {
+		createConversation(t, tx, interleaved, nil, "Now.")
+		interleavedArchive = linkedArchive(tx, interleaved)
+		link(tx, interleaved, interleavedArchive, "imported 1")
+		insertTurns(t, tx, interleaved, nil, turn{"user", "posted 1"})
+		link(tx, interleaved, interleavedArchive, "imported 2")
+		interleavedLog = describe(turnLog(t, tx, interleaved, nil))
+	})
+
+	if n := apptest.Scalar[int64](t, pool, `select private.range_linked_archives(array[$1::uuid, $2::uuid])`,
+		legacy, interleaved); n != 1 {
+		t.Errorf("%d archives given a range, want the legacy one alone", n)
+	}
+	ranges := apptest.Scalar[string](t, pool, `select string_agg(a.id::text || ' ' || coalesce(a.first_turn_id - lo, -1) || '-' ||
+			coalesce(a.last_turn_id - lo, -1), ', ' order by a.id)
+		from public.conversation_history_archive a,
+			(select min(id) as lo from public.conversation_turns where facilitator_id = $1::uuid) f
+		where a.id = $2::uuid or a.id = $3::uuid`, legacy, legacyArchive, interleavedArchive)
+	want := []string{legacyArchive + " 0-1", interleavedArchive + " -1--1"}
+	slices.Sort(want)
+	if ranges != strings.Join(want, ", ") {
+		t.Errorf("ranges %q, want %q (the legacy archive's two turns, none for the interleaved one)", ranges, strings.Join(want, ", "))
+	}
+
+	asService(t, pool, legacy, func(tx pgx.Tx) {
+		if got := describe(turnLog(t, tx, legacy, nil)); got != legacyLog {
+			t.Errorf("the legacy conversation's turns moved: %v, then %v", legacyLog, got)
+		}
+		setArchiveTurns(t, tx, 2)
+		apptest.Exec(t, tx, `update public.conversation_updates set turn_count = 1 where facilitator_id = $1::uuid`, legacy)
+		postTurns(t, tx, legacy, nil, turn{"user", "now 2"}, turn{"user", "now 3"})
+		archived := theOtherArchive(t, tx, legacy, legacyArchive)
+		if !slices.Equal(archived.turns, []turn{{"user", "now 1"}, {"user", "now 2"}}) {
+			t.Errorf("archived turns %v, want the two oldest active ones", archived.turns)
+		}
+	})
+	asService(t, pool, interleaved, func(tx pgx.Tx) {
+		if got := describe(turnLog(t, tx, interleaved, nil)); got != interleavedLog {
+			t.Errorf("the interleaved conversation's turns moved: %v, then %v", interleavedLog, got)
 		}
 	})
 }

@@ -14,7 +14,7 @@ import (
 // Profile reads the learner's profile; one never built has no lines.
 func (s *Store) Profile(ctx context.Context, learnerID string) (mentor.Profile, error) {
 	var p mentor.Profile
-	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
+	err := s.readInTx(ctx, func(tx pgx.Tx, me string) error {
 		name, err := requireLearner(ctx, tx, me, &learnerID)
 		if err != nil {
 			return err

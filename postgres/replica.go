@@ -31,12 +31,24 @@ import (
 // otherwise it goes to the primary; and a read that fails on the replica is
 // read again on the primary, once.
 //
-// Read-your-writes holds for the writes this server process made: after
-// each commit, the store asks the primary for its WAL position, which is
-// past the commit's record, and keeps it for the facilitator (noteWrite);
-// a read of theirs goes to the replica only once the replica's replay has
-// reached that position. Another server instance's writes are not known
-// here: a read may miss them for at most the bound, as it may anyone's.
+// Read-your-writes: after each commit, the store asks the primary for its
+// WAL position, which is past the commit's record, keeps it for the
+// facilitator (noteWrite) and gives it to the request (mentor.Wrote), whose
+// answer carries it to the client as a consistency token. A read of the
+// facilitator's goes to the replica only once the replica's replay has
+// reached both the position of their last write on this server process and
+// the token the request brought (mentor.ReadAfter), which names a write
+// made on any instance. A read whose request brings no token may miss
+// another instance's writes for at most the bound, as it may anyone's.
+//
+// A token is only a floor, and the primary is always right: a token the
+// replica has not reached sends the read to the primary. A token beyond
+// any position the primary has reached names no write of this database (a
+// database restored from a backup, a standby promoted before it received
+// the write, a token made up): it is ignored, so that it cannot keep its
+// holder's reads on the primary for good. Telling one from a write made
+// since this process last saw the primary's position costs a round trip
+// to the primary, and only when the replica has not reached the token.
 
 // Replica is the hot standby the reads that may lag go to, and what is
 // known of it: its health and lag as last probed, and the WAL position
@@ -63,6 +75,10 @@ type Replica struct {
 	// a read needs it at or past the position the caller's last write
 	// left the primary at.
 	replayed uint64
+	// primaryReached is the furthest position this process has seen the
+	// primary at: a token beyond it needs the primary asked before it is
+	// waited for.
+	primaryReached uint64
 	// writes holds, for each facilitator with a write this process made
 	// that the replica may not have replayed yet, the primary's WAL
 	// position after it. An entry leaves when the replica replays past
@@ -201,6 +217,7 @@ func (r *Replica) probe(ctx context.Context) {
 		r.log.Info("the read replica is in service", "lag", lag)
 	}
 	r.up, r.lag, r.probedAt, r.replayed = true, lag, time.Now(), uint64(replayed)
+	r.primaryReached = max(r.primaryReached, uint64(primaryAt))
 	if r.unknownWrite && seq > r.unknownBefore {
 		r.floor = max(r.floor, uint64(primaryAt))
 		r.unknownWrite = false
@@ -232,9 +249,11 @@ func (r *Replica) failed(err error) {
 }
 
 // noteWrite keeps the primary's WAL position after a write of
-// facilitator's just committed, for route. It costs a round trip to the
-// primary after each write, the price of knowing when the replica has it.
-func (r *Replica) noteWrite(ctx context.Context, facilitator string) {
+// facilitator's just committed, for route, and returns it for the
+// request's answer; false when it could not be read. It costs a round
+// trip to the primary after each write, the price of knowing when the
+// replica has it.
+func (r *Replica) noteWrite(ctx context.Context, facilitator string) (uint64, bool) {
 	// The write is committed: its note is taken even when the request is
 	// cancelled now.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), positionTimeout)
@@ -244,25 +263,30 @@ func (r *Replica) noteWrite(ctx context.Context, facilitator string) {
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch _, noted := r.writes[facilitator]; {
-	case err != nil:
+	if err != nil {
 		r.unknownWrite, r.unknownBefore = true, r.probeSeq
 		r.log.Warn("the primary's WAL position after a write could not be read; reads go to the primary until the next probe", "err", err)
-	case noted || len(r.writes) < maxNotedWrites:
+		return 0, false
+	}
+	r.primaryReached = max(r.primaryReached, uint64(at))
+	if _, noted := r.writes[facilitator]; noted || len(r.writes) < maxNotedWrites {
 		r.writes[facilitator] = max(r.writes[facilitator], uint64(at))
-	default:
+	} else {
 		r.floor = max(r.floor, uint64(at))
 	}
+	return uint64(at), true
 }
 
 // route says whether a read of facilitator's goes to the replica and, as
-// metrics.ObserveRead counts it, why.
-func (r *Replica) route(ctx context.Context, facilitator string) (onReplica bool, reason string) {
+// metrics.ObserveRead counts it, why. token is the position the request's
+// client has seen (mentor.ReadAfter; zero: none).
+func (r *Replica) route(ctx context.Context, facilitator string, token uint64) (onReplica bool, reason string) {
 	r.mu.Lock()
 	up, unknownWrite := r.up, r.unknownWrite
 	behind := r.lag + time.Since(r.probedAt)
-	needs := max(r.writes[facilitator], r.floor)
+	own := max(r.writes[facilitator], r.floor)
 	replayed := r.replayed
+	primaryReached := r.primaryReached
 	r.mu.Unlock()
 	switch {
 	case !up:
@@ -271,7 +295,7 @@ func (r *Replica) route(ctx context.Context, facilitator string) (onReplica bool
 		return false, metrics.ReplicaLagging
 	case unknownWrite:
 		return false, metrics.OwnWrite
-	case needs <= replayed:
+	case max(own, token) <= replayed:
 		return true, metrics.ReplicaFresh
 	}
 	// The last probe saw the replay short of the caller's last write, but
@@ -284,10 +308,25 @@ func (r *Replica) route(ctx context.Context, facilitator string) (onReplica bool
 	case err != nil:
 		r.failed(err)
 		return false, metrics.ReplicaDown
-	case needs <= replayed:
+	case max(own, token) <= replayed:
 		return true, metrics.ReplicaFresh
+	case own > replayed:
+		return false, metrics.OwnWrite
+	case token <= primaryReached:
+		return false, metrics.ConsistencyToken
 	}
-	return false, metrics.OwnWrite
+	// Only the token is ahead of the replay, and of all this process has
+	// seen of the primary: it is either a write made since, on another
+	// instance, or none at all. The primary says which.
+	primaryAt, err := r.primaryPosition(ctx)
+	switch {
+	case err != nil:
+		// The read goes to the primary, which answers it or fails it.
+		return false, metrics.ConsistencyToken
+	case token > primaryAt:
+		return true, metrics.ReplicaFresh // no write of this database
+	}
+	return false, metrics.ConsistencyToken
 }
 
 // replayPosition asks the replica how far it has replayed, and keeps it.
@@ -302,6 +341,22 @@ func (r *Replica) replayPosition(ctx context.Context) (uint64, error) {
 	defer r.mu.Unlock()
 	r.replayed = max(r.replayed, uint64(replayed))
 	return uint64(replayed), nil
+}
+
+// primaryPosition asks the primary how far its WAL goes (the insert
+// position, as noteWrite reads it, which no write's position can be
+// beyond), and keeps it.
+func (r *Replica) primaryPosition(ctx context.Context) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, positionTimeout)
+	defer cancel()
+	var at int64
+	if err := r.primary.QueryRow(ctx, primaryInsertPositionSQL).Scan(&at); err != nil {
+		return 0, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.primaryReached = max(r.primaryReached, uint64(at))
+	return uint64(at), nil
 }
 
 // WithReplica has every write of s note where it left the primary's WAL
@@ -357,7 +412,7 @@ func fromReplica[T any](ctx context.Context, s *Store, read func(on *Store) (T, 
 	if !ok {
 		return read(s) // refused, as always
 	}
-	onReplica, reason := r.route(ctx, caller.UserID)
+	onReplica, reason := r.route(ctx, caller.UserID, uint64(mentor.ReadAfter(ctx)))
 	if !onReplica {
 		r.metrics.ObserveRead(metrics.ReadOnPrimary, reason)
 		return read(s)

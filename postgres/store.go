@@ -192,9 +192,22 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) (
 		return dbError(err)
 	}
 	if s.replica != nil && s.txOptions.AccessMode != pgx.ReadOnly {
-		s.replica.noteWrite(ctx, caller.UserID)
+		if at, known := s.replica.noteWrite(ctx, caller.UserID); known {
+			mentor.Wrote(ctx, mentor.WritePosition(at))
+		}
 	}
 	return nil
+}
+
+// readInTx is inTx for a read whose statements go one after another, each
+// needing the one before, rather than in read's single batch. It writes
+// nothing but the request's charge, which no read needs to find, so it
+// notes no write for the replica: that would cost a round trip to the
+// primary, and hold the caller's next reads to a write never made.
+func (s *Store) readInTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) error {
+	reading := *s
+	reading.replica = nil
+	return reading.inTx(ctx, fn)
 }
 
 // queueActAsCaller queues, at the start of a transaction, the check that

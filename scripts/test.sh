@@ -152,12 +152,15 @@ check_gofmt() {
       -o -name '*.go' -type f -print0 | xargs -0 -r gofmt -l)"
 }
 
+# A package's tests may take more than go test's default 10 minutes under
+# the race detector on a machine that is busy with other work (handlers
+# took over 10 there); a -timeout given as an argument still wins.
 run_tests() {
   section "go test -race"
   if [[ $# -gt 0 && $1 != -* ]]; then
-    go test -race -count=1 "$@"
+    go test -race -count=1 -timeout 30m "$@"
   else
-    go test -race -count=1 ./... "$@"
+    go test -race -count=1 -timeout 30m ./... "$@"
   fi
 }
 

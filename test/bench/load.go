@@ -293,6 +293,14 @@ func (l *loader) insert(ctx context.Context, b *batch) error {
 				where facilitator_id = any($1::uuid[]) and archive_id is null
 				group by facilitator_id, learner_id) m
 			where c.facilitator_id = m.facilitator_id and c.learner_id is not distinct from m.learner_id`, uuidStrings(b.ids))
+		if err != nil {
+			return err
+		}
+		// The archives hold their turns by link, as archiving did before
+		// migration 0037; each gets its range of turns, as archiving now
+		// writes and as migration 0055 gave the archives already stored,
+		// so the active turns are found from the highest range.
+		_, err = tx.Exec(ctx, `select private.range_linked_archives($1::uuid[])`, uuidStrings(b.ids))
 		return err
 	})
 }

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -9,8 +10,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // privateCluster is a PostgreSQL cluster of one test's own, in a temporary
@@ -85,7 +88,7 @@ func newPrivateCluster(t *testing.T) *privateCluster {
 		missing(t, "PostgreSQL server binaries not found (%v): install postgresql, or run scripts/test.sh, which does", err)
 	}
 	dir := t.TempDir()
-	c := &privateCluster{bin: bin, port: freePort(t)}
+	c := &privateCluster{bin: bin, port: clusterPort(t)}
 	if os.Geteuid() == 0 {
 		c.runAs, err = clusterAccount()
 		if err != nil {
@@ -233,4 +236,58 @@ func clusterAccount() (*syscall.Credential, error) {
 		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 	}
 	return nil, fmt.Errorf("neither the postgres nor the mentorpg account exists (scripts/test.sh creates one)")
+}
+
+// clusterPorts are the ports of the private clusters of this run that have
+// not ended yet, stopped for a while or not: another cluster must not take
+// one while its own is down.
+var clusterPorts = struct {
+	sync.Mutex
+	held map[int]bool
+}{held: map[int]bool{}}
+
+// clusterPort is the port of a new private cluster, held until the test
+// ends: any free one, or, when FAULTS_CLUSTER_PORTS names a range
+// ("54371-54379", for a machine whose clusters each have ports of their
+// own), the first in it that nothing listens on and no cluster of this run
+// holds.
+func clusterPort(t *testing.T) int {
+	t.Helper()
+	ports := os.Getenv("FAULTS_CLUSTER_PORTS")
+	if ports == "" {
+		return freePort(t)
+	}
+	first, last, ok := strings.Cut(ports, "-")
+	low, lowErr := strconv.Atoi(first)
+	high, highErr := strconv.Atoi(last)
+	if !ok || lowErr != nil || highErr != nil || low > high {
+		t.Fatalf("FAULTS_CLUSTER_PORTS=%q is not a range of ports such as 54371-54379", ports)
+	}
+	clusterPorts.Lock()
+	defer clusterPorts.Unlock()
+	for port := low; port <= high; port++ {
+		if clusterPorts.held[port] || listening(port) {
+			continue
+		}
+		clusterPorts.held[port] = true
+		t.Cleanup(func() {
+			clusterPorts.Lock()
+			defer clusterPorts.Unlock()
+			delete(clusterPorts.held, port)
+		})
+		return port
+	}
+	t.Fatalf("every port of FAULTS_CLUSTER_PORTS=%s is taken", ports)
+	return 0
+}
+
+// listening says whether anything accepts connections on port of
+// 127.0.0.1.
+func listening(port int) bool {
+	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
 }

@@ -16,10 +16,15 @@
 //   - The read replica (a streaming hot standby of a primary of the test's
 //     own) stops replaying, lags past the bound, stops, or freezes in the
 //     middle of a read: a facilitator still reads their own writes at
-//     once, every read is answered (by the primary), and reads return to
-//     the standby when it is back.
+//     once, on the server instance that wrote them and, with the
+//     consistency token the write's answer carried, on any other; every
+//     read is answered (by the primary), and reads return to the standby
+//     when it is back.
 //
 // The tests need PostgreSQL: its server binaries for a private cluster that
 // the restart test may stop at will, and DATABASE_URL for the others. Without
-// them the tests skip, except under CI=true, where they fail.
+// them the tests skip, except under CI=true, where they fail. The private
+// clusters listen on free ports, or, on a machine whose clusters each keep
+// to ports of their own, on the first free ones of FAULTS_CLUSTER_PORTS
+// ("54371-54379").
 package faults

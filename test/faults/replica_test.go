@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"mentormemory/app/apptest"
-	"mentormemory/config"
+	"mentormemory/handlers"
+	"mentormemory/llm/llmtest"
+	"mentormemory/mentor"
 	"mentormemory/metrics"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
@@ -44,8 +46,16 @@ func startReplicated(t *testing.T) replicated {
 // each request's transaction bounded by txTimeout (0: the default).
 func (r replicated) serve(t *testing.T, standbyURL string, maxLag, txTimeout time.Duration) *apptest.Service {
 	t.Helper()
-	svc := apptest.Start(t, apptest.Options{DatabaseURL: r.primary.url("postgres"), Standby: standbyURL,
-		ReplicaMaxLag: maxLag, TxTimeout: txTimeout, Web: config.Web{MetricsToken: "metrics-token-of-the-operator"}})
+	return r.serveWith(t, apptest.Options{Standby: standbyURL, ReplicaMaxLag: maxLag, TxTimeout: txTimeout})
+}
+
+// serveWith runs a server instance on the primary configured by opts,
+// which name the standby to read from, with the operator's metrics.
+func (r replicated) serveWith(t *testing.T, opts apptest.Options) *apptest.Service {
+	t.Helper()
+	opts.DatabaseURL = r.primary.url("postgres")
+	opts.Web.MetricsToken = "metrics-token-of-the-operator"
+	svc := apptest.Start(t, opts)
 	svc.WaitForReplica(t, true)
 	return svc
 }
@@ -77,9 +87,42 @@ func (r replicated) resumeReplay(t *testing.T) {
 // found; any answer but a 200 fails the test.
 func searchFinds(t *testing.T, svc *apptest.Service, u apptest.User, words string) int {
 	t.Helper()
-	res := svc.Call(t, u.Token, http.MethodGet, "/api/conversation-memory?include_archive=true&search="+url.QueryEscape(words), nil).
+	return searchWithTokenFinds(t, svc, u, "", words)
+}
+
+// searchWithTokenFinds is searchFinds with a request that brings token in
+// its Memory-Consistency-Token header (none when empty).
+func searchWithTokenFinds(t *testing.T, svc *apptest.Service, u apptest.User, token, words string) int {
+	t.Helper()
+	res := callWithToken(t, svc, u, token, http.MethodGet, "/api/conversation-memory?include_archive=true&search="+url.QueryEscape(words), nil).
 		WantStatus(http.StatusOK)
 	return int(res.Body["count"].(float64))
+}
+
+// callWithToken sends a request of u's that brings token in its
+// Memory-Consistency-Token header (none when empty).
+func callWithToken(t *testing.T, svc *apptest.Service, u apptest.User, token, method, path string, body any) apptest.Response {
+	t.Helper()
+	header := http.Header{}
+	if token != "" {
+		header.Set(handlers.ConsistencyTokenHeader, token)
+	}
+	res := apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: method, Path: path, Token: u.Token, Body: body, Header: header})
+	if res.Err != nil {
+		t.Fatalf("%s %s: %v", method, path, res.Err)
+	}
+	return res
+}
+
+// tokenOf is the consistency token an answer carries; the test fails
+// without one.
+func tokenOf(t *testing.T, res apptest.Response) string {
+	t.Helper()
+	token := res.Header.Get(handlers.ConsistencyTokenHeader)
+	if _, err := mentor.ParseWritePosition(token); err != nil {
+		t.Fatalf("the answer to a write carries the token %q: %v", token, err)
+	}
+	return token
 }
 
 // readsBy counts, across scrapes before and after, the reads the replica
@@ -145,6 +188,90 @@ func TestAFacilitatorReadsTheirOwnWritesWhileTheStandbyDoesNotReplay(t *testing.
 	}
 	if got := readsBy(before, first.Scrape(t), metrics.ReadOnReplica, metrics.ReplicaFresh); got != 1 {
 		t.Errorf("once the standby has the write, %v reads were served by it, want 1", got)
+	}
+}
+
+// A facilitator who writes on one server instance and then reads on
+// another, while the standby does not replay, sees the write there when
+// the reads bring the token the write's answer carried: search, recall
+// and the counselor's recall are answered by the primary. Without the
+// token, the other instance reads the stale standby, which proves the
+// reads with it could have gone there. Once the standby has replayed past
+// the token, reads that bring it are the standby's again; a token beyond
+// anything the primary wrote does not keep them off it; a malformed one
+// is refused.
+func TestAReadOnAnotherInstanceSeesTheWriteWhoseTokenItBrings(t *testing.T) {
+	model := llmtest.NewChat(t, llmtest.ReplyContent("Let her choose the next book herself.", "stop"))
+	r := startReplicated(t)
+	opts := apptest.Options{Standby: r.standby.url("postgres"), ReplicaMaxLag: time.Minute, ModelURL: model.URL}
+	writer, reader := r.serveWith(t, opts), r.serveWith(t, opts)
+	dana := writer.NewUser(t)
+	emma := writer.NewLearner(t, dana, "Emma")
+	r.waitForReplay(t)
+	r.pauseReplay(t)
+
+	posted := writer.PostTurns(t, dana, emma, apptest.Exchange("Emma finished her first chapter book",
+		"Celebrate it and let her choose the next one")...).WantStatus(http.StatusOK)
+	added := writer.Call(t, dana.Token, http.MethodPost, "/api/memories", map[string]any{"learner_id": emma, "type": "academic",
+		"content": "Emma reads chapter books now"}).WantStatus(http.StatusCreated)
+	first, token := tokenOf(t, posted), tokenOf(t, added)
+	firstAt, _ := mentor.ParseWritePosition(first)
+	if at, _ := mentor.ParseWritePosition(token); at <= firstAt {
+		t.Errorf("the second write's token %s is not past the first's %s", token, first)
+	}
+
+	recall := "/api/memories/context?learner_id=" + emma + "&message=" + url.QueryEscape("What should Emma read after chapter books?")
+	chat := map[string]any{"learner_id": emma, "message": "What should Emma read after her chapter books?"}
+	// reads is what the reader is asked each time: a search, recall, and
+	// the counselor's message (its recall and its session opening): 4
+	// reads that the standby may answer. It says whether each saw the
+	// writes.
+	const readsAsked = 4
+	reads := func(token string) (search, recalled, counselorRecalled bool) {
+		t.Helper()
+		search = searchWithTokenFinds(t, reader, dana, token, "chapter book") == 1
+		res := callWithToken(t, reader, dana, token, http.MethodGet, recall, nil).WantStatus(http.StatusOK)
+		recalled = strings.Contains(string(res.Raw), "Emma reads chapter books now")
+		callWithToken(t, reader, dana, token, http.MethodPost, "/api/counselor", chat).WantStatus(http.StatusOK)
+		counselorRecalled = strings.Contains(model.Last(t).Prompt(), "Emma reads chapter books now")
+		return search, recalled, counselorRecalled
+	}
+
+	before := reader.Scrape(t)
+	if search, recalled, counselor := reads(""); search || recalled || counselor {
+		t.Errorf("without the token, the other instance saw the writes on a standby that does not replay them "+
+			"(search %v, recall %v, the counselor's recall %v)", search, recalled, counselor)
+	}
+	if got := readsBy(before, reader.Scrape(t), metrics.ReadOnReplica, metrics.ReplicaFresh); got != readsAsked {
+		t.Errorf("without the token, %v reads were served by the standby, want %d", got, readsAsked)
+	}
+
+	before = reader.Scrape(t)
+	if search, recalled, counselor := reads(token); !search || !recalled || !counselor {
+		t.Errorf("with the token, the other instance missed the writes (search found them %v, recall %v, the counselor's recall %v)",
+			search, recalled, counselor)
+	}
+	after := reader.Scrape(t)
+	if got := readsBy(before, after, metrics.ReadOnPrimary, metrics.ConsistencyToken); got != readsAsked {
+		t.Errorf("with the token, %v reads went to the primary for it, want %d", got, readsAsked)
+	}
+	if got := readsBy(before, after, metrics.ReadOnReplica, metrics.ReplicaFresh); got != 0 {
+		t.Errorf("with the token, %v reads went to the standby that has not replayed the writes", got)
+	}
+
+	callWithToken(t, reader, dana, "0/chapter", http.MethodGet, "/api/memories?learner_id="+emma, nil).
+		WantError(http.StatusBadRequest, "Memory-Consistency-Token is not a token this service gave: send the newest one an answer carried, as it came")
+
+	r.resumeReplay(t)
+	r.waitForReplay(t)
+	for _, sent := range []string{token, "FFFFFFFF/FFFFFFFF"} {
+		before = reader.Scrape(t)
+		if n := searchWithTokenFinds(t, reader, dana, sent, "chapter book"); n != 1 {
+			t.Errorf("with the token %s, once replayed, search found %d conversations, want 1", sent, n)
+		}
+		if got := readsBy(before, reader.Scrape(t), metrics.ReadOnReplica, metrics.ReplicaFresh); got != 1 {
+			t.Errorf("with the token %s, once the standby has replayed the writes, %v reads were served by it, want 1", sent, got)
+		}
 	}
 }
 

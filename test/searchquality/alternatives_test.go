@@ -387,16 +387,7 @@ func measureAlternatives(t *testing.T, pool *pgxpool.Pool, d *Dataset, accounts 
 	if _, err := pool.Exec(ctx, `create extension if not exists fuzzystrmatch with schema extensions`); err != nil {
 		t.Fatal(err)
 	}
-	archived := map[string]time.Time{}
-	rows, err := pool.Query(ctx, `select id::text, archived_at from public.conversation_history_archive`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var id string
-	var at time.Time
-	if _, err := pgx.ForEachRow(rows, []any{&id, &at}, func() error { archived[id] = at; return nil }); err != nil {
-		t.Fatal(err)
-	}
+	archived := archivedAt(t, pool)
 
 	vs := variants()
 	var mu sync.Mutex
@@ -404,7 +395,7 @@ func measureAlternatives(t *testing.T, pool *pgxpool.Pool, d *Dataset, accounts 
 	for i := range outs {
 		outs[i] = make([]outcome, len(d.Questions))
 	}
-	err = forEachAccount(accounts, func(a *account) error {
+	err := forEachAccount(accounts, func(a *account) error {
 		// As the caller, like the service: the same role gives the same
 		// plans, and the plan decides ties among equally close corrections.
 		r := &ranker{pool: pool, me: a.id, archived: archived, asCaller: true}
@@ -523,3 +514,20 @@ select exists (
 	where c.distance = (select min(distance) from candidates m where m.word = c.word)
 	group by c.word having count(*) > 1
 )`
+
+// archivedAt is when each archived conversation in the database was
+// archived, by its id.
+func archivedAt(t *testing.T, pool *pgxpool.Pool) map[string]time.Time {
+	t.Helper()
+	archived := map[string]time.Time{}
+	rows, err := pool.Query(context.Background(), `select id::text, archived_at from public.conversation_history_archive`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	var at time.Time
+	if _, err := pgx.ForEachRow(rows, []any{&id, &at}, func() error { archived[id] = at; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return archived
+}

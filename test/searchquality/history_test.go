@@ -103,16 +103,7 @@ func measureLongHistory(t *testing.T, svc *service, d *Dataset, accounts []*acco
 	if err != nil {
 		t.Fatal(err)
 	}
-	archived := map[string]time.Time{}
-	rows, err := svc.pool.Query(ctx, `select id::text, archived_at from public.conversation_history_archive`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var id string
-	var at time.Time
-	if _, err := pgx.ForEachRow(rows, []any{&id, &at}, func() error { archived[id] = at; return nil }); err != nil {
-		t.Fatal(err)
-	}
+	archived := archivedAt(t, svc.pool)
 	exhaustive := make([]outcome, len(d.Questions))
 	var mu sync.Mutex
 	err = forEachAccount(accounts, func(a *account) error {

@@ -12,27 +12,57 @@ export class ApiError extends Error {
   }
 }
 
-// request sends one call. token, when given, goes as the bearer token.
-export async function request(method, path, { body, token, signal } = {}) {
-  const res = await send(method, path, { body, token, signal, accept: 'application/json' });
+// CONSISTENCY_TOKEN is the header that carries read-your-writes across the
+// server's instances: with a read replica, the answer to a request that
+// wrote names where the write left the database, and a request that brings
+// it back is read from the replica only once the replica has that write.
+// Behind a load balancer the chat's save and the next message's recall may
+// reach different instances; the token makes the recall see the save.
+const CONSISTENCY_TOKEN = 'Memory-Consistency-Token';
+
+// consistencyTokens keeps the newest token an answer carried (withToken
+// adds it to a request's headers, note reads it from an answer), one per
+// signed-in client.
+export function consistencyTokens() {
+  let newest = '';
+  return {
+    withToken(headers) {
+      if (newest) headers[CONSISTENCY_TOKEN] = newest;
+      return headers;
+    },
+    // Failed answers too: a write may have been stored before the failure.
+    note(res) {
+      newest = res.headers.get(CONSISTENCY_TOKEN) || newest;
+    },
+  };
+}
+
+// request sends one call. token, when given, goes as the bearer token;
+// tokens, when given, carry the consistency token (consistencyTokens).
+export async function request(method, path, { body, token, tokens, signal } = {}) {
+  const res = await send(method, path, { body, token, tokens, signal, accept: 'application/json' });
   return readAnswer(res);
 }
 
 // send makes the request; only a request that got no answer fails here.
-async function send(method, path, { body, token, signal, accept }) {
+async function send(method, path, { body, token, tokens, signal, accept }) {
   const headers = { Accept: accept };
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (tokens) tokens.withToken(headers);
   const init = { method, headers, signal, credentials: 'same-origin' };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
+  let res;
   try {
-    return await fetch(path, init);
+    res = await fetch(path, init);
   } catch (err) {
     if (err && err.name === 'AbortError') throw err;
     throw new ApiError(0, 'Mr. Mentor could not be reached. Check your internet connection and try again.');
   }
+  if (tokens) tokens.note(res);
+  return res;
 }
 
 // readAnswer reads a JSON answer, or throws the ApiError it says.
@@ -57,8 +87,8 @@ async function readAnswer(res) {
 // ApiError of an "error" event, or of a request refused before the stream
 // began (a JSON answer), or status 0 when the stream broke off before its
 // end. An abort through signal throws an AbortError.
-export async function requestEvents(method, path, { body, token, signal, onEvent }) {
-  const res = await send(method, path, { body, token, signal, accept: 'text/event-stream' });
+export async function requestEvents(method, path, { body, token, tokens, signal, onEvent }) {
+  const res = await send(method, path, { body, token, tokens, signal, accept: 'text/event-stream' });
   if (!res.ok || !(res.headers.get('Content-Type') || '').startsWith('text/event-stream')) {
     return readAnswer(res);
   }
@@ -89,13 +119,16 @@ export async function requestEvents(method, path, { body, token, signal, onEvent
 // the token first, hence async; onUnauthorized runs when the server refuses
 // it; onAnswered runs after every call that succeeded, so what waits for the
 // server to be back (the chat's unsaved exchanges) learns that it is.
+// Every call brings the newest consistency token an answer carried; tokens
+// is there for a request made apart (the export's download).
 export function createClient(getToken, onUnauthorized, onAnswered = () => {}) {
+  const tokens = consistencyTokens();
   async function call(method, path, body, events) {
     const token = await getToken();
     try {
       const data = events
-        ? await requestEvents(method, path, { body, token, ...events })
-        : await request(method, path, { body, token });
+        ? await requestEvents(method, path, { body, token, tokens, ...events })
+        : await request(method, path, { body, token, tokens });
       onAnswered();
       return data;
     } catch (err) {
@@ -104,6 +137,7 @@ export function createClient(getToken, onUnauthorized, onAnswered = () => {}) {
     }
   }
   return {
+    tokens,
     get: (path) => call('GET', path),
     post: (path, body) => call('POST', path, body),
     patch: (path, body) => call('PATCH', path, body),

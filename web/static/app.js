@@ -135,6 +135,7 @@ const supabaseAccount = createSupabaseAccount({
 
 const exporter = setupExport({
   getToken: freshToken,
+  tokens: api.tokens,
   learnerId: () => state.learnerId,
   onUnauthorized: (message) => signOut(message || 'Your sign-in has ended. Please sign in again.'),
   accountButton: $('export-account'),

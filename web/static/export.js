@@ -9,8 +9,9 @@ const MAX_RETRY_WAIT_SECONDS = 5;
 // setupExport wires the two buttons. getToken returns the current bearer
 // token (refreshed if needed); learnerId returns the selected learner, ''
 // for the general conversation; onUnauthorized(message) signs the page out,
-// as every other request's 401 does.
-export function setupExport({ getToken, learnerId, onUnauthorized, accountButton, learnerButton, status }) {
+// as every other request's 401 does; tokens are the API client's
+// consistency tokens, so the export has what was just saved.
+export function setupExport({ getToken, tokens, learnerId, onUnauthorized, accountButton, learnerButton, status }) {
   const say = (text) => {
     status.textContent = text;
   };
@@ -23,10 +24,14 @@ export function setupExport({ getToken, learnerId, onUnauthorized, accountButton
     say('Preparing the export…');
     try {
       const path = learner ? `/api/export?learner_id=${encodeURIComponent(learner)}` : '/api/export';
-      const ask = async () => fetch(path, {
-        headers: { Authorization: `Bearer ${await getToken()}` },
-        credentials: 'same-origin',
-      });
+      const ask = async () => {
+        const answer = await fetch(path, {
+          headers: tokens.withToken({ Authorization: `Bearer ${await getToken()}` }),
+          credentials: 'same-origin',
+        });
+        tokens.note(answer);
+        return answer;
+      };
       let res = await ask();
       // Busy for a moment (the page's other reads hold the account's
       // share): asked once more after the wait the server names.

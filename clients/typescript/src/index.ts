@@ -30,6 +30,12 @@ export interface MentorClientOptions {
   getToken: TokenSource;
   /** Another fetch, e.g. one that adds tracing; the global one by default. */
   fetch?: typeof fetch;
+  /**
+   * The consistency token to start from (see consistencyTokenHeader): for a
+   * server that makes a client per request, the one the last request of
+   * the same user left, e.g. in a cookie (`client.consistencyToken()`).
+   */
+  consistencyToken?: string;
 }
 
 type Query = Record<string, string | number | boolean | null | undefined>;
@@ -50,9 +56,22 @@ export interface ChatListener {
   signal?: AbortSignal;
 }
 
+/**
+ * The header that carries read-your-writes across the service's instances:
+ * with a read replica configured, the answer to a request that wrote names
+ * where the write left the database, and a request that sends it back is
+ * read from the replica only once it has that write (else from the
+ * primary). The client keeps the newest one and sends it on every request,
+ * so a read after a write sees it whichever instance answers.
+ */
+export const consistencyTokenHeader = "Memory-Consistency-Token";
+
 export function createMentorClient(options: MentorClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const fetchFn = options.fetch ?? globalThis.fetch;
+  // The newest consistency token an answer carried, this client's own: a
+  // token is opaque, so the newest received stands for the writes before it.
+  let consistencyToken = options.consistencyToken || null;
 
   // send makes the request and throws MentorError unless it succeeded; the
   // caller reads the body, so an export can stream.
@@ -61,6 +80,7 @@ export function createMentorClient(options: MentorClientOptions) {
     if (request.accept) headers["Accept"] = request.accept;
     const token = await options.getToken();
     if (token) headers["Authorization"] = `Bearer ${token}`;
+    if (consistencyToken) headers[consistencyTokenHeader] = consistencyToken;
     let body: BodyInit | undefined;
     if (request.body !== undefined) {
       headers["Content-Type"] = request.contentType ?? "application/json";
@@ -72,6 +92,9 @@ export function createMentorClient(options: MentorClientOptions) {
       body,
       signal: request.signal,
     });
+    // Kept from failed answers too: a write may have committed before the
+    // request failed.
+    consistencyToken = response.headers.get(consistencyTokenHeader) ?? consistencyToken;
     if (!response.ok) throw await errorOf(response);
     return response;
   }
@@ -98,6 +121,8 @@ export function createMentorClient(options: MentorClientOptions) {
   return {
     request,
     send,
+    /** The newest consistency token an answer carried, to keep for a later client of the same user. */
+    consistencyToken: () => consistencyToken ?? undefined,
 
     learners: {
       list: () => request("get", "/api/learners"),

@@ -1044,6 +1044,7 @@ export interface components {
         /** @description The erasure's receipt */
         Erased: {
             headers: {
+                "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                 [name: string]: unknown;
             };
             content: {
@@ -1057,6 +1058,7 @@ export interface components {
         /** @description The learner's settings */
         LearnerSettings: {
             headers: {
+                "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                 [name: string]: unknown;
             };
             content: {
@@ -1074,6 +1076,7 @@ export interface components {
         /** @description The account's settings */
         AccountSettings: {
             headers: {
+                "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                 [name: string]: unknown;
             };
             content: {
@@ -1090,6 +1093,7 @@ export interface components {
         /** @description 201: stored; 200: it reinforced a known memory (merged) */
         MemorySaved: {
             headers: {
+                "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                 [name: string]: unknown;
             };
             content: {
@@ -1107,6 +1111,7 @@ export interface components {
         /** @description The action as it is now */
         Action: {
             headers: {
+                "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                 [name: string]: unknown;
             };
             content: {
@@ -1119,6 +1124,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
+        ConsistencyToken: string;
         /** @description A learner's uuid; empty or null for the general conversation */
         LearnerQuery: components["schemas"]["LearnerParam"];
         /** @description How many at most; the route's default when left out */
@@ -1139,6 +1146,8 @@ export interface components {
     headers: {
         /** @description Seconds to wait before retrying */
         RetryAfter: string;
+        /** @description Where this request's writes left the database, for read-your-writes on any server instance: sent only when a read replica is configured (DATABASE_REPLICA_URL) and the request wrote. Opaque: send the newest one received back in the request header of the same name. A streamed counselor reply's headers go out before its tools run, so what they store is not named there */
+        ConsistencyToken: string;
     };
     pathItems: never;
 }
@@ -1343,7 +1352,10 @@ export interface operations {
                 /** @description How many at most; the route's default when left out */
                 limit?: components["parameters"]["Limit"];
             };
-            header?: never;
+            header?: {
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
+                "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1396,6 +1408,7 @@ export interface operations {
             /** @description Stored */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1434,6 +1447,7 @@ export interface operations {
             /** @description Cleared */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1544,6 +1558,7 @@ export interface operations {
             /** @description Added */
             201: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1604,6 +1619,7 @@ export interface operations {
             /** @description Renamed */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1638,6 +1654,7 @@ export interface operations {
             /** @description Queued: the worker takes it up within seconds */
             202: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1754,6 +1771,7 @@ export interface operations {
             /** @description The profile */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1964,7 +1982,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 offset?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
+                "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2043,6 +2064,7 @@ export interface operations {
             /** @description Forgotten */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2074,7 +2096,10 @@ export interface operations {
                 category?: components["parameters"]["CategoryQuery"];
                 topic?: components["parameters"]["TopicQuery"];
             };
-            header?: never;
+            header?: {
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
+                "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2121,6 +2146,7 @@ export interface operations {
             /** @description Forgotten */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2166,6 +2192,7 @@ export interface operations {
             /** @description The memory as it is now */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2280,6 +2307,7 @@ export interface operations {
             /** @description Ended */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2309,7 +2337,10 @@ export interface operations {
                 /** @description The facilitator's IANA time zone, such as America/New_York: its day decides what is relevant today and which threads' days have passed; UTC when absent */
                 time_zone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
+                "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2342,7 +2373,10 @@ export interface operations {
                 /** @description A learner's uuid; empty or null for the general conversation */
                 learner_id?: components["parameters"]["LearnerQuery"];
             };
-            header?: never;
+            header?: {
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
+                "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2383,6 +2417,7 @@ export interface operations {
             /** @description Per record type, how many were imported, already there, or skipped */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2467,7 +2502,10 @@ export interface operations {
     mcp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
+                "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2480,6 +2518,7 @@ export interface operations {
             /** @description The JSON-RPC answer: a failed tool call is a result with isError, an unknown tool a JSON-RPC error */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2489,6 +2528,7 @@ export interface operations {
             /** @description A notification or response, accepted with no answer */
             202: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2527,7 +2567,10 @@ export interface operations {
     callTool: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
+                "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2544,6 +2587,7 @@ export interface operations {
             /** @description The tool's result */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2563,7 +2607,10 @@ export interface operations {
     counselorChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The newest Memory-Consistency-Token an answer carried. The request's reads that may go to a read replica (search, recall, the opening, memory lists, the export, the tools' and the counselor's reads) go there only once it has replayed the write the token names, and else to the primary, whichever server instance answers. Every signed-in route accepts it and refuses a malformed one with a 400; an empty one counts as none, and one beyond all the database has written (restored from a backup) is ignored */
+                "Memory-Consistency-Token"?: components["parameters"]["ConsistencyToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2587,6 +2634,7 @@ export interface operations {
             /** @description The reply: as JSON, or, when the request says Accept: text/event-stream, as Server-Sent Events while it is written */
             200: {
                 headers: {
+                    "Memory-Consistency-Token": components["headers"]["ConsistencyToken"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -11,7 +11,7 @@ import { test, type TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
-import { createMentorClient, MentorError } from "../src/index.js";
+import { consistencyTokenHeader, createMentorClient, MentorError } from "../src/index.js";
 
 // Run by scripts/test-ts.sh only: without its server the tests fail, they
 // never skip.
@@ -181,6 +181,69 @@ test("a used-up quota is a MentorError with status 429 and Retry-After", async (
   assert.ok(error instanceof MentorError, `expected a MentorError, got ${String(error)}`);
   assert.equal(error.status, 429);
   assert.ok(error.retryAfter !== undefined && error.retryAfter > 0, `Retry-After: ${error.retryAfter}`);
+});
+
+// notingFetch is a fetch in front of the real one: it notes the consistency
+// token each request brings, and gives the answers of writes the next of
+// tokens, as the service does with a read replica configured (the one
+// scripts/test-ts.sh starts has none, so it gives none itself but checks
+// those it is sent).
+function notingFetch(tokens: string[]) {
+  const sent: (string | null)[] = [];
+  const fetchNoting: typeof fetch = async (input, init) => {
+    sent.push(new Headers(init?.headers).get(consistencyTokenHeader));
+    const answer = await fetch(input, init);
+    if (init?.method === "GET" || tokens.length === 0) return answer;
+    const headers = new Headers(answer.headers);
+    headers.set(consistencyTokenHeader, tokens.shift()!);
+    return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers });
+  };
+  return { sent, fetch: fetchNoting };
+}
+
+test("the client sends the newest consistency token an answer carried with every request after it", async () => {
+  const noting = notingFetch(["0/16B3748", "1/A0"]);
+  const writing = createMentorClient({ baseUrl, getToken: () => setting("MENTOR_TOKEN"), fetch: noting.fetch });
+  const turns = (text: string) => [
+    { id: randomUUID(), role: "user" as const, content: text },
+    { id: randomUUID(), role: "assistant" as const, content: "Let him teach you the rules." },
+  ];
+  await writing.conversation.search("chess");
+  await writing.conversation.post(null, turns("Sam wants to learn chess openings"));
+  const found = await writing.conversation.search("chess openings");
+  assert.equal(found.count, 1, "the service took the token and found the post");
+  await writing.memories.context({ message: "chess" });
+  await writing.conversation.post(null, turns("Sam beat his uncle at chess"));
+  await writing.memories.list();
+  assert.deepEqual(noting.sent, [null, null, "0/16B3748", "0/16B3748", "0/16B3748", "1/A0"]);
+
+  assert.equal(writing.consistencyToken(), "1/A0");
+
+  // Each client keeps its own; one made per request starts from the token
+  // the last one left.
+  const other = notingFetch([]);
+  await createMentorClient({ baseUrl, getToken: () => setting("MENTOR_TOKEN"), fetch: other.fetch }).memories.list();
+  const next = createMentorClient({
+    baseUrl,
+    getToken: () => setting("MENTOR_TOKEN"),
+    fetch: other.fetch,
+    consistencyToken: writing.consistencyToken(),
+  });
+  await next.memories.list();
+  assert.deepEqual(other.sent, [null, "1/A0"]);
+});
+
+test("a token the service could not have given is refused with a MentorError 400", async () => {
+  const noting = notingFetch(["not a token"]);
+  const garbled = createMentorClient({ baseUrl, getToken: () => setting("MENTOR_TOKEN"), fetch: noting.fetch });
+  await garbled.conversation.post(null, [{ id: randomUUID(), role: "user", content: "Sam read a chess book" }]);
+  await assert.rejects(
+    garbled.memories.list(),
+    (e: unknown) =>
+      e instanceof MentorError &&
+      e.status === 400 &&
+      e.message === "Memory-Consistency-Token is not a token this service gave: send the newest one an answer carried, as it came",
+  );
 });
 
 // The counselor's tests talk to the second server scripts/test-ts.sh

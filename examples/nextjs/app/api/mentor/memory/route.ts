@@ -6,10 +6,17 @@
 //
 // Environment: MENTOR_API_URL (the service), NEXT_PUBLIC_SUPABASE_URL and
 // NEXT_PUBLIC_SUPABASE_ANON_KEY (the same project the service trusts).
+//
+// With a read replica behind several instances of the service, a read
+// sees the user's last write only when it brings that write's consistency
+// token. A client is made per request here, so the newest token is kept in
+// a cookie of the user's (consistencyCookie) from one request to the next.
 import { createMentorClient, MentorError, type PostedTurn } from "@mentormemory/client";
 import { createServerClient } from "@supabase/ssr";
 import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
+
+const consistencyCookie = "mentor-consistency-token";
 
 async function mentorForSignedInUser() {
   const cookieStore = await cookies();
@@ -24,13 +31,21 @@ async function mentorForSignedInUser() {
       },
     },
   );
-  return createMentorClient({
+  const mentor = createMentorClient({
     baseUrl: process.env.MENTOR_API_URL!,
     // getSession reads the cookie without asking Supabase Auth; that is
     // enough here because mentormemory verifies the token itself and
     // refuses one that is forged or expired.
     getToken: async () => (await supabase.auth.getSession()).data.session?.access_token,
+    consistencyToken: cookieStore.get(consistencyCookie)?.value,
   });
+  // Called once the request's calls are done: the newest token goes back
+  // to the browser with the answer.
+  const keepConsistencyToken = () => {
+    const token = mentor.consistencyToken();
+    if (token) cookieStore.set(consistencyCookie, token, { httpOnly: true, sameSite: "lax", path: "/" });
+  };
+  return { mentor, keepConsistencyToken };
 }
 
 // Errors keep the API's status, message and Retry-After, so the component
@@ -45,11 +60,13 @@ function errorResponse(error: unknown) {
 /** GET ?learner_id=: the learner's conversation memory (summary and recent turns). */
 export async function GET(request: Request) {
   const learnerId = new URL(request.url).searchParams.get("learner_id");
+  const { mentor, keepConsistencyToken } = await mentorForSignedInUser();
   try {
-    const mentor = await mentorForSignedInUser();
     return NextResponse.json(await mentor.conversation.get(learnerId));
   } catch (error) {
     return errorResponse(error);
+  } finally {
+    keepConsistencyToken();
   }
 }
 
@@ -64,11 +81,13 @@ export async function POST(request: Request) {
   if (!exchange || !Array.isArray(exchange.turns) || exchange.turns.length === 0) {
     return NextResponse.json({ success: false, error: "turns are required" }, { status: 400 });
   }
+  const { mentor, keepConsistencyToken } = await mentorForSignedInUser();
   try {
-    const mentor = await mentorForSignedInUser();
     const stored = await mentor.conversation.post(exchange.learnerId, exchange.turns);
     return NextResponse.json({ success: true, turnsAdded: stored.turns_added, summary: stored.conversation_update.summary });
   } catch (error) {
     return errorResponse(error);
+  } finally {
+    keepConsistencyToken();
   }
 }
