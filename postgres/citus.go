@@ -107,16 +107,17 @@ func Distribute(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 	return done, err
 }
 
-// MigrateOnCitus is Migrate on a Citus coordinator, for `server migrate
-// --citus`. Once the tables are distributed, each migration it applies is
-// followed by Distribute: a table a migration adds is distributed before
-// the next migration runs, which may then give it a foreign key to another
-// distributed table (Citus refuses one from a table not distributed yet).
-// It returns the migrations applied and what distributing them did.
+// MigrateOnCitus is Migrate saying what distributing did, for `server
+// migrate --citus`. Once the tables are distributed, each migration it
+// applies is followed by Distribute: a table a migration adds is
+// distributed before the next migration runs, which may then give it a
+// foreign key to another distributed table (Citus refuses one from a table
+// not distributed yet). On a database not distributed it applies the
+// migrations alone. It returns the migrations applied and what
+// distributing them did.
 func MigrateOnCitus(ctx context.Context, pool *pgxpool.Pool) (applied, distributed []string, err error) {
-	var alreadyDistributed bool
-	if err := pool.QueryRow(ctx, `select exists (select 1 from pg_dist_partition
-		where logicalrelid = to_regclass($1) and partmethod = 'h')`, colocationSource).Scan(&alreadyDistributed); err != nil {
+	alreadyDistributed, err := isDistributed(ctx, pool)
+	if err != nil {
 		return nil, nil, err
 	}
 	var after func(string) error
@@ -129,6 +130,19 @@ func MigrateOnCitus(ctx context.Context, pool *pgxpool.Pool) (applied, distribut
 	}
 	applied, err = migrate(ctx, pool, after)
 	return applied, distributed, err
+}
+
+// isDistributed says whether the database's tables are distributed on
+// Citus (by Distribute), false on plain Postgres.
+func isDistributed(ctx context.Context, pool *pgxpool.Pool) (bool, error) {
+	var hasCitus bool
+	if err := pool.QueryRow(ctx, `select to_regclass('pg_catalog.pg_dist_partition') is not null`).Scan(&hasCitus); err != nil || !hasCitus {
+		return false, err
+	}
+	var distributed bool
+	err := pool.QueryRow(ctx, `select exists (select 1 from pg_catalog.pg_dist_partition
+		where logicalrelid = to_regclass($1) and partmethod = 'h')`, colocationSource).Scan(&distributed)
+	return distributed, err
 }
 
 // CheckCitusCoordinator fails, saying what to do, unless the database is

@@ -28,9 +28,13 @@ alter table public.memory_migrations enable row level security;`
 
 // Migrate applies, in order, each embedded migration not applied yet, each in
 // its own transaction, and records it in public.memory_migrations, and in
-// the Supabase CLI's history when the database has one.
+// the Supabase CLI's history when the database has one. On a database
+// already distributed on Citus it keeps it so (MigrateOnCitus), so that
+// starting the server after an upgrade cannot leave a new table on the
+// coordinator alone.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err error) {
-	return migrate(ctx, pool, nil)
+	applied, _, err = MigrateOnCitus(ctx, pool)
+	return applied, err
 }
 
 // migrate is Migrate, calling after (when not nil) once each migration is
