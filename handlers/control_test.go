@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"mentormemory/app/apptest"
 	"mentormemory/llm/llmtest"
 )
@@ -19,11 +21,12 @@ func TestMemorySourcesListTheTurnsItWasLearntFrom(t *testing.T) {
 	svc.PostTurns(t, dana, emma, apptest.Exchange("Emma loves drawing horses.", "Let's use horses in her maths.")...).WantStatus(http.StatusOK)
 	added := addMemory(t, svc, dana, emma, map[string]any{"type": "personal", "content": "Emma has a pony called Star"})
 	// Stored as extraction stores one (worker TestExtractedMemoriesNameTheirSourceTurns covers that path).
+	turnIDs := apptest.Scalar[[]int64](t, svc.Pool, `select array_agg(id order by id) from conversation_turns
+		where facilitator_id = $1::uuid`, dana.ID)
 	learnt := apptest.Scalar[string](t, svc.Pool, `insert into learner_memories (facilitator_id, learner_id, type, content,
 			importance, confidence, source, source_turn_ids)
-		values ($1::uuid, $2::uuid, 'personal', 'Emma loves drawing horses', 0.6, 0.7, 'extracted',
-			(select array_agg(id order by id) from conversation_turns where facilitator_id = $1::uuid))
-		returning id::text`, dana.ID, emma)
+		values ($1::uuid, $2::uuid, 'personal', 'Emma loves drawing horses', 0.6, 0.7, 'extracted', $3)
+		returning id::text`, dana.ID, emma, turnIDs)
 
 	res := svc.Call(t, dana.Token, http.MethodGet, "/api/memories/"+learnt+"/sources", nil).WantStatus(http.StatusOK)
 	turns := res.Body["turns"].([]any)
@@ -136,8 +139,11 @@ func TestLearningNowCountsTheLearnersWork(t *testing.T) {
 	}
 	svc.PostTurns(t, dana, emma, apptest.Exchange("Emma loves drawing horses.", "Horses it is.")...).WantStatus(http.StatusOK)
 	svc.PostTurns(t, dana, emma, apptest.Exchange("Emma got 10 out of 10 in spelling.", "Well done her.")...).WantStatus(http.StatusOK)
-	svc.Exec(t, `update memory_jobs set status = 'running', leased_until = now() + interval '1 minute', lease_token = gen_random_uuid()
-		where id = (select min(id) from memory_jobs where kind = 'extract')`)
+	// Leased as the worker leases a job: its facilitator named, the token
+	// made here (Citus takes no volatile function in an UPDATE).
+	svc.Exec(t, `update memory_jobs set status = 'running', leased_until = now() + interval '1 minute', lease_token = $2::uuid
+		where facilitator_id = $1::uuid and id = (select min(id) from memory_jobs where facilitator_id = $1::uuid and kind = 'extract')`,
+		dana.ID, uuid.NewString())
 	svc.Call(t, dana.Token, http.MethodPost, "/api/learners/"+emma+"/consolidate", nil).WantStatus(http.StatusAccepted)
 
 	res = svc.Call(t, dana.Token, http.MethodGet, path, nil).WantStatus(http.StatusOK)

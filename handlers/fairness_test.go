@@ -12,6 +12,7 @@ import (
 
 	"mentormemory/app/apptest"
 	"mentormemory/config"
+	"mentormemory/postgres/pgtest"
 )
 
 // One facilitator's burst of posts cannot take the service from another.
@@ -92,8 +93,7 @@ func TestOneFacilitatorsBurstLeavesOthersServed(t *testing.T) {
 	// well within their lock timeout, however slow the machine.
 	waiting := 0
 	for range 1000 {
-		if waiting = svc.Count(t, `select count(*) from pg_stat_activity
-			where datname = current_database() and wait_event_type = 'Lock'`); waiting > 0 {
+		if waiting = svc.Count(t, pgtest.LockWaitsSQL()); waiting > 0 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -8,6 +8,7 @@ import (
 
 	"mentormemory/app/apptest"
 	"mentormemory/mentor"
+	"mentormemory/migrations"
 )
 
 // history builds n turns alternating user and assistant, optionally with
@@ -181,7 +182,8 @@ func TestClearRacingPostsLosesNoTurn(t *testing.T) {
 		t.Fatalf("%d turns stored twice", n)
 	}
 	// Archived turns are exactly those the archive rows hold.
-	archived := svc.Count(t, `select count(*) from conversation_turns t where t.learner_id = $1::uuid and t.archive_of is not null`, emma)
+	archived := svc.Count(t, `select count(*) from conversation_turns t
+		where t.facilitator_id = $1::uuid and t.learner_id = $2::uuid and `+migrations.ArchiveOf("t")+` is not null`, u.ID, emma)
 	if n := svc.Count(t, `select coalesce(sum(turn_count), 0) from conversation_history_archive where learner_id = $1::uuid`, emma); n != archived {
 		t.Fatalf("archive rows count %d turns, the log has %d archived", n, archived)
 	}
@@ -193,7 +195,8 @@ func TestClearRacingPostsLosesNoTurn(t *testing.T) {
 		t.Fatalf("%d turns are in two archived segments", n)
 	}
 	// The active record counts exactly the turns not archived.
-	active := svc.Count(t, `select count(*) from conversation_turns t where t.learner_id = $1::uuid and t.archive_of is null`, emma)
+	active := svc.Count(t, `select count(*) from conversation_turns t
+		where t.facilitator_id = $1::uuid and t.learner_id = $2::uuid and `+migrations.ArchiveOf("t")+` is null`, u.ID, emma)
 	if n := svc.Count(t, `select coalesce(sum(turn_count), 0) from conversation_updates where learner_id = $1::uuid`, emma); n != active {
 		t.Fatalf("the active record counts %d turns, the log has %d active", n, active)
 	}
@@ -248,7 +251,7 @@ func TestAutoArchiveEveryFiftyTurns(t *testing.T) {
 		t.Fatalf("want 2 archived segments, got %d", segment)
 	}
 	// Every turn is in exactly one place: an archived segment or the active one.
-	if n := svc.Count(t, `select count(*) from conversation_turns t where t.facilitator_id = $1::uuid and t.archive_of is null`, u.ID); n != 4 {
+	if n := svc.Count(t, `select count(*) from conversation_turns t where t.facilitator_id = $1::uuid and `+migrations.ArchiveOf("t")+` is null`, u.ID); n != 4 {
 		t.Fatalf("active segment holds %d turns, want 4", n)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"mentormemory/app/apptest"
 	"mentormemory/mentor"
+	"mentormemory/migrations"
 )
 
 // Turns as long as the API allows, of made-up words (which take the most
@@ -51,7 +52,7 @@ func TestLongTurnsNeverWedgeAConversation(t *testing.T) {
 		t.Fatalf("the last turn's word %q is not found", last)
 	}
 	svc.Call(t, a.Token, http.MethodDelete, "/api/conversation-memory", nil).WantStatus(http.StatusOK)
-	if n := svc.Count(t, `select count(*) from public.conversation_turns t where t.facilitator_id = $1::uuid and t.archive_of is null`, a.ID); n != 0 {
+	if n := svc.Count(t, `select count(*) from public.conversation_turns t where t.facilitator_id = $1::uuid and `+migrations.ArchiveOf("t")+` is null`, a.ID); n != 0 {
 		t.Fatalf("%d turns left active after clearing", n)
 	}
 	if n := svc.Count(t, `select coalesce(sum(turn_count), 0) from public.conversation_history_archive where facilitator_id = $1::uuid`, a.ID); n != 80 {

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/app/apptest"
+	"mentormemory/migrations"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -100,14 +101,17 @@ func inTx(t *testing.T, pool *pgxpool.Pool, role, claims string, fn func(tx pgx.
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
+	// The claims first, as the login role: public.set_local, which the
+	// service sets them with (SET LOCAL, which Citus passes on to its
+	// workers), is the service's roles' to call.
+	if claims != "" {
+		if _, err := tx.Exec(ctx, `select public.set_local('request.jwt.claims', $1::text)`, claims); err != nil {
+			t.Fatalf("set claims: %v", err)
+		}
+	}
 	if role != "" {
 		if _, err := tx.Exec(ctx, `select set_config('role', $1::text, true)`, role); err != nil {
 			t.Fatalf("set role %s: %v", role, err)
-		}
-	}
-	if claims != "" {
-		if _, err := tx.Exec(ctx, `select set_config('request.jwt.claims', $1::text, true)`, claims); err != nil {
-			t.Fatalf("set claims: %v", err)
 		}
 	}
 	fn(tx)
@@ -121,7 +125,7 @@ func inTx(t *testing.T, pool *pgxpool.Pool, role, claims string, fn func(tx pgx.
 // transaction, as the store does.
 func setArchiveTurns(t *testing.T, tx pgx.Tx, limit int) {
 	t.Helper()
-	apptest.Exec(t, tx, `select set_config('mentor.archive_turns', $1::text, true)`, fmt.Sprint(limit))
+	apptest.Exec(t, tx, `select public.set_local('mentor.archive_turns', $1::text)`, fmt.Sprint(limit))
 }
 
 // tryExec runs a statement in a savepoint, so a failure leaves the
@@ -240,7 +244,8 @@ func postTurns(t *testing.T, q apptest.DB, facilitatorID string, learnerID *stri
 }
 
 // insertTurns appends turns to the log of one conversation, in order, in
-// one statement as the store does.
+// one statement as the store does (with RETURNING, which Citus needs, see
+// cmd/routecheck).
 func insertTurns(t *testing.T, q apptest.DB, facilitatorID string, learnerID *string, turns ...turn) {
 	t.Helper()
 	roles := make([]string, len(turns))
@@ -251,7 +256,8 @@ func insertTurns(t *testing.T, q apptest.DB, facilitatorID string, learnerID *st
 	n := apptest.Exec(t, q, `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
 		select $1::uuid, $2::uuid, u.role, u.content
 		from unnest($3::text[], $4::text[]) with ordinality as u(role, content, n)
-		order by u.n`, facilitatorID, learnerID, roles, contents)
+		order by u.n
+		returning id`, facilitatorID, learnerID, roles, contents)
 	if n != int64(len(turns)) {
 		t.Fatalf("inserted %d turns, want %d", n, len(turns))
 	}
@@ -272,7 +278,7 @@ func numberedTurns(n int) []turn {
 }
 
 // logRow is one row of the turn log, with the archive it belongs to
-// (archive_of, migration 0037).
+// (archive_of, migration 0037, as the service reads it: ArchiveOf).
 type logRow struct {
 	turn
 	archiveID *string
@@ -281,7 +287,7 @@ type logRow struct {
 // turnLog returns the log of one conversation in order, read through q.
 func turnLog(t *testing.T, q apptest.DB, facilitatorID string, learnerID *string) []logRow {
 	t.Helper()
-	rows, err := q.Query(t.Context(), `select t.role, t.content, public.archive_of(t)::text
+	rows, err := q.Query(t.Context(), `select t.role, t.content, (`+migrations.ArchiveOf("t")+`)::text
 		from public.conversation_turns t
 		where t.facilitator_id = $1::uuid and t.learner_id is not distinct from $2::uuid
 		order by t.id`, facilitatorID, learnerID)
@@ -315,7 +321,7 @@ func archives(t *testing.T, q apptest.DB, facilitatorID string, learnerID *strin
 		from public.conversation_history_archive a
 		where a.facilitator_id = $1::uuid and a.learner_id is not distinct from $2::uuid
 		order by (select min(t.id) from public.conversation_turns t
-			where t.facilitator_id = a.facilitator_id and public.archive_of(t) = a.id), a.archived_at`,
+			where t.facilitator_id = a.facilitator_id and `+migrations.ArchiveOf("t")+` = a.id), a.archived_at`,
 		facilitatorID, learnerID)
 	if err != nil {
 		t.Fatal(err)
@@ -360,6 +366,7 @@ type facilitator struct {
 func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facilitator {
 	t.Helper()
 	f := facilitator{id: apptest.NewUser(t, pool).ID}
+	var erased string
 	asService(t, pool, f.id, func(tx pgx.Tx) {
 		f.learner = createLearner(t, tx, f.id, learnerName)
 		f.conversation = createConversation(t, tx, f.id, &f.learner, "")
@@ -389,11 +396,17 @@ func seedFacilitator(t *testing.T, pool *pgxpool.Pool, learnerName string) facil
 			values ($1::uuid, $2::uuid, 'forget_memory', jsonb_build_array(jsonb_build_object('memory_id', $3::text)), now() + interval '10 minutes')`,
 			f.id, f.learner, memory)
 		apptest.Exec(t, tx, `select public.use_quota('turns/day', 2, null)`)
-		// A learner erased, which leaves its receipt.
-		apptest.Exec(t, tx, `select public.erase('learner', $1::uuid)`, createLearner(t, tx, f.id, "Erased"))
 		apptest.Exec(t, tx, `insert into public.facilitator_settings (facilitator_id, retention_days) values ($1::uuid, 90)`, f.id)
 		apptest.Exec(t, tx, `insert into public.learner_settings (facilitator_id, learner_id, learning)
 			values ($1::uuid, $2::uuid, false)`, f.id, f.learner)
+		erased = createLearner(t, tx, f.id, "Erased")
+	})
+	// A learner erased, which leaves its receipt; in a transaction of its
+	// own, as the service erases: on Citus, erase, which runs as its
+	// owner, may not change shards that the service's role changed earlier
+	// in the transaction.
+	asService(t, pool, f.id, func(tx pgx.Tx) {
+		apptest.Exec(t, tx, `select public.erase('learner', $1::uuid)`, erased)
 	})
 	// Only the archiving triggers write the archive; the row stands for one
 	// they wrote.

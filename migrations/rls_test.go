@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/app/apptest"
+	"mentormemory/migrations"
 )
 
 // TestRLSIsolatesFacilitators checks, table by table, that facilitator B,
@@ -38,7 +39,8 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 	// ones (permission denied).
 	cases := []struct {
 		table        string
-		insert       string // a row for the facilitator $1
+		insert       string // a row for the facilitator $1 (and the learner $2, withLearner)
+		withLearner  bool   // insert names a learner of the facilitator's
 		ownInsert    bool   // B may run insert for itself
 		set          string // what the updates change
 		updateDenied bool   // update revoked from callers
@@ -58,13 +60,11 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			insert: `insert into public.learner_memories (facilitator_id, type, content, importance, confidence, source) values ($1::uuid, 'personal', 'Intruder', 1, 1, 'added')`},
 		{table: "memory_history", ownInsert: true, set: "change = 'forgotten'", updateDenied: true, deleteDenied: true,
 			insert: `insert into public.memory_history (facilitator_id, memory_id, change, actor) values ($1::uuid, gen_random_uuid(), 'created', 'facilitator')`},
-		{table: "consolidation_runs", ownInsert: true, set: "status = 'failed'", deleteDenied: true,
-			// The facilitator's own learner, when the caller may see it.
-			insert: `insert into public.consolidation_runs (facilitator_id, learner_id, trigger, status) values ($1::uuid,
-				coalesce((select id from public.learners where facilitator_id = $1::uuid limit 1), gen_random_uuid()), 'on_demand', 'done')`},
-		{table: "learner_profiles", set: "tokens = 0", deleteDenied: true,
-			insert: `insert into public.learner_profiles (facilitator_id, learner_id) values ($1::uuid,
-				coalesce((select id from public.learners where facilitator_id = $1::uuid limit 1), gen_random_uuid()))`},
+		{table: "consolidation_runs", ownInsert: true, set: "status = 'failed'", deleteDenied: true, withLearner: true,
+			insert: `insert into public.consolidation_runs (facilitator_id, learner_id, trigger, status)
+				values ($1::uuid, $2::uuid, 'on_demand', 'done')`},
+		{table: "learner_profiles", set: "tokens = 0", deleteDenied: true, withLearner: true,
+			insert: `insert into public.learner_profiles (facilitator_id, learner_id) values ($1::uuid, $2::uuid)`},
 		{table: "pending_actions", ownInsert: true, set: "status = 'cancelled', decided_at = now()", deleteDenied: true,
 			insert: `insert into public.pending_actions (facilitator_id, kind, changes, expires_at) values ($1::uuid, 'forget_memory', '[{}]', now() + interval '1 minute')`},
 		{table: "mentor_sessions", ownInsert: true, set: "last_message = 'Hijacked'", deleteDenied: true,
@@ -74,10 +74,9 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			insert: `insert into public.session_openings (facilitator_id, session_id, opening) values ($1::uuid, gen_random_uuid(), '{}')`},
 		{table: "facilitator_settings", set: "learning = false, retention_days = 1", deleteDenied: true,
 			insert: `insert into public.facilitator_settings (facilitator_id, learning) values ($1::uuid, false)`},
-		{table: "learner_settings", set: "learning = true", deleteDenied: true,
-			insert: `insert into public.learner_settings (facilitator_id, learner_id, learning) values ($1::uuid,
-				coalesce((select id from public.learners where facilitator_id = $1::uuid limit 1), gen_random_uuid()), false)`},
-		{table: "memory_jobs", ownInsert: true, set: "status = 'done'", updateDenied: true, deleteDenied: true,
+		{table: "learner_settings", set: "learning = true", deleteDenied: true, withLearner: true,
+			insert: `insert into public.learner_settings (facilitator_id, learner_id, learning) values ($1::uuid, $2::uuid, false)`},
+		{table: "memory_jobs", ownInsert: true, set: "payload = '{}'", updateDenied: true, deleteDenied: true,
 			insert: `insert into public.memory_jobs (facilitator_id, kind, dedupe_key) values ($1::uuid, 'extract', 'intruder')`},
 		{table: "usage_counters", set: "used = 0", updateDenied: true, deleteDenied: true,
 			insert: `insert into public.usage_counters (facilitator_id, counter, window_ends_at, used) values ($1::uuid, 'read/minute', now(), 0)`},
@@ -100,12 +99,24 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 					t.Errorf("B selects none of its own rows")
 				}
 
-				_, err := tryExec(t, tx, tc.insert, a.id)
+				// A learner of the facilitator's when the caller may see
+				// one (Citus takes no sub-select in an INSERT's VALUES).
+				insertFor := func(facilitator string) error {
+					args := []any{facilitator}
+					if tc.withLearner {
+						args = append(args, apptest.Scalar[string](t, tx, `select coalesce(
+							(select id from public.learners where facilitator_id = $1::uuid limit 1), gen_random_uuid())::text`,
+							facilitator))
+					}
+					_, err := tryExec(t, tx, tc.insert, args...)
+					return err
+				}
+				err := insertFor(a.id)
 				wantState(t, err, insufficientPrivilege, "B inserts a row for A")
 				if tc.ownInsert {
 					// The same statement for B itself passes, so the
 					// refusal above was about whose row it is.
-					if _, err := tryExec(t, tx, tc.insert, b.id); err != nil {
+					if err := insertFor(b.id); err != nil {
 						t.Errorf("B inserts the same row for itself: %v", err)
 					}
 				}
@@ -188,7 +199,7 @@ func TestRLSIsolatesFacilitators(t *testing.T) {
 			wantState(t, err, insufficientPrivilege, "anon calls archive_oldest_turns for A")
 		})
 		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.conversation_turns t
-			where t.facilitator_id = $1::uuid and public.archive_of(t) is not null`, a.id); n != 0 {
+			where t.facilitator_id = $1::uuid and `+migrations.ArchiveOf("t")+` is not null`, a.id); n != 0 {
 			t.Errorf("%d of A's turns were archived by the calls", n)
 		}
 		if n := apptest.Scalar[int64](t, pool, `select count(*) from public.conversation_history_archive

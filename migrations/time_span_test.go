@@ -79,7 +79,7 @@ func TestTheActiveConversationKnowsTheTimeItsTurnsCover(t *testing.T) {
 		// 52 turns a day apart, said before this segment was begun.
 		apptest.Exec(t, tx, `insert into public.conversation_turns (facilitator_id, role, content, created_at)
 			select $1::uuid, 'user', 'turn ' || n, $2::timestamptz + (n - 1) * interval '1 day'
-			from generate_series(1, 52) n order by n`, a, start)
+			from generate_series(1, 52) n order by n returning id`, a, start)
 		apptest.Exec(t, tx, `update public.conversation_updates
 			set turn_count = 52, first_turn_at = $2::timestamptz, last_turn_at = $2::timestamptz + interval '51 days'
 			where facilitator_id = $1::uuid`, a, start)

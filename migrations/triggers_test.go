@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/app/apptest"
+	"mentormemory/migrations"
+	"mentormemory/postgres/pgtest"
 )
 
 // TestDeleteArchivesActiveTurns checks the archive_on_delete trigger:
@@ -283,6 +285,45 @@ func TestLinkedTurnsStayWithTheirArchive(t *testing.T) {
 	})
 }
 
+// TestArchiveOfIsTheFunction checks that migrations.ArchiveOf, which the
+// service writes into its statements, finds the archive public.archive_of
+// finds for every turn: linked by an import, archived by range, active, in
+// a learner's conversation and in the general one.
+func TestArchiveOfIsTheFunction(t *testing.T) {
+	pgtest.SkipOnCitus(t, "public.archive_of(t) cannot run on a shard, which is why the service writes it out")
+	pool := newDatabase(t)
+	a := apptest.NewUser(t, pool).ID
+	asService(t, pool, a, func(tx pgx.Tx) {
+		setArchiveTurns(t, tx, 2)
+		learner := createLearner(t, tx, a, "Mia")
+		for _, l := range []*string{nil, &learner} {
+			createConversation(t, tx, a, l, "Talks.")
+			postTurns(t, tx, a, l, turn{"user", "one"}, turn{"assistant", "two"})
+			postTurns(t, tx, a, l, turn{"user", "three"})
+		}
+		imported := apptest.Scalar[string](t, tx, `insert into public.conversation_history_archive
+				(facilitator_id, summary, conversation_turns, turn_count)
+			values ($1::uuid, 'Imported.', '[]', 1) returning id::text`, a)
+		apptest.Exec(t, tx, `insert into public.conversation_turns (facilitator_id, archive_id, role, content, import_key)
+			values ($1::uuid, $2::uuid, 'user', 'imported', gen_random_uuid())`, a, imported)
+
+		var linked, ranged, active, differ int
+		if err := tx.QueryRow(t.Context(), `select count(*) filter (where t.archive_id is not null),
+				count(*) filter (where t.archive_id is null and public.archive_of(t) is not null),
+				count(*) filter (where public.archive_of(t) is null),
+				count(*) filter (where public.archive_of(t) is distinct from `+migrations.ArchiveOf("t")+`)
+			from public.conversation_turns t where t.facilitator_id = $1::uuid`, a).Scan(&linked, &ranged, &active, &differ); err != nil {
+			t.Fatal(err)
+		}
+		if linked != 1 || ranged != 4 || active != 2 {
+			t.Fatalf("%d linked, %d archived by range, %d active turns, want 1, 4 and 2", linked, ranged, active)
+		}
+		if differ != 0 {
+			t.Errorf("ArchiveOf and archive_of differ on %d turns", differ)
+		}
+	})
+}
+
 // TestLinkedArchivesGetTheirRangeWhenNoActiveTurnLiesBelow checks
 // migration 0055: an archive that holds its turns by link (made before
 // 0037) is given the range of its turns' ids when no unlinked turn of its
@@ -404,12 +445,16 @@ func TestAutoArchiveFiresPastTheLimitsItsFunctionsName(t *testing.T) {
 // TestConversationSearchVector checks the active conversation's search
 // vector, search_vector(c): the summary at weight A and the active turns
 // (turns_vector, extended per update and rebuilt on archiving) at weight B.
+// It is read as search reads it, by conversation_search_vector of the two
+// columns (migration 0041), which search_vector(c) returns, and which
+// Citus can run on a shard.
 func TestConversationSearchVector(t *testing.T) {
 	pool := newDatabase(t)
 
 	matches := func(t *testing.T, tx pgx.Tx, a, learner, weights, word string) bool {
 		t.Helper()
-		return apptest.Scalar[bool](t, tx, `select ts_filter(c.search_vector, $3::"char"[]) @@ to_tsquery('english', $4::text)
+		return apptest.Scalar[bool](t, tx, `select ts_filter(public.conversation_search_vector(c.summary, c.turns_vector), $3::"char"[])
+				@@ to_tsquery('english', $4::text)
 			from public.conversation_updates c where facilitator_id = $1::uuid and learner_id = $2::uuid`,
 			a, learner, weights, word)
 	}

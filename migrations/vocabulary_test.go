@@ -1,6 +1,8 @@
 package migrations_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -8,10 +10,18 @@ import (
 	"mentormemory/app/apptest"
 )
 
-// madeUpWords is an expression for n distinct made-up words of letters
-// only, numbered from first, as one turn's text.
-const madeUpWords = `(select string_agg(translate(lpad(g::text, 6, '0'), '0123456789', 'abcdefghij') || 'zz', ' ')
-	from generate_series($2::int, $2::int + $3::int - 1) g)`
+// madeUpWords is n distinct made-up words of letters only, numbered from
+// first (000012 is aaaabczz), as one turn's text.
+func madeUpWords(first, n int) string {
+	words := make([]string, n)
+	for i := range words {
+		words[i] = digitsAsLetters.Replace(fmt.Sprintf("%06d", first+i)) + "zz"
+	}
+	return strings.Join(words, " ")
+}
+
+var digitsAsLetters = strings.NewReplacer("0", "a", "1", "b", "2", "c", "3", "d", "4", "e",
+	"5", "f", "6", "g", "7", "h", "8", "i", "9", "j")
 
 // A facilitator's vocabulary keeps at most 20,000 words: past it, the
 // oldest leave until 18,000 remain, and the words just said stay.
@@ -25,7 +35,7 @@ func TestSearchVocabularyIsCapped(t *testing.T) {
 	for turn := range 11 {
 		asService(t, pool, a.id, func(tx pgx.Tx) {
 			apptest.Exec(t, tx, `insert into public.conversation_turns (facilitator_id, role, content)
-				values ($1::uuid, 'user', `+madeUpWords+`)`, a.id, turn*2000, 2000)
+				values ($1::uuid, 'user', $2)`, a.id, madeUpWords(turn*2000, 2000))
 		})
 	}
 	// The tenth turn took it past 20,000: the seed's words and the first

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/mentor"
+	"mentormemory/migrations"
 )
 
 // exportTable is one kind of record of an account archive: its type and the
@@ -55,7 +56,7 @@ var exportTables = []exportTable{
 	// archived conversation a turn was moved to (archive_of, migration
 	// 0037).
 	{"turn", `select (to_jsonb(t) - array['facilitator_id', 'content_vector']
-			|| jsonb_build_object('archive_id', public.archive_of(t)))::text
+			|| jsonb_build_object('archive_id', ` + migrations.ArchiveOf("t") + `))::text
 		from public.conversation_turns t
 		where t.facilitator_id = $1::uuid and ` + inScope + `
 		order by t.id`},

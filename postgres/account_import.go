@@ -392,12 +392,16 @@ func (s *Store) Import(ctx context.Context, next func() (mentor.ArchiveLine, err
 			if run.noID {
 				return run.invalid("A %s record needs its id", line.Type)
 			}
-			tag, err := tx.Exec(ctx, table.SQL, append([]any{me, line.Line}, args...)...)
-			if err != nil {
+			// A record stored returns a row; one met by ON CONFLICT, none.
+			// (The count of rows affected would do on Postgres, not on
+			// Citus, which counts the rows the SELECT gave.)
+			var stored int
+			err = tx.QueryRow(ctx, table.SQL+` returning 1`, append([]any{me, line.Line}, args...)...).Scan(&stored)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return recordRefused(err, line)
 			}
 			c := counts[line.Type]
-			if tag.RowsAffected() == 1 {
+			if err == nil {
 				c.Imported++
 			} else {
 				c.Existing++

@@ -45,14 +45,11 @@ func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
 		out, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: exchange("2")})
 		done <- posted{out, err}
 	}()
-	for waiting := 0; waiting == 0; {
+	for lockWaits(t, pool) == 0 {
 		select {
 		case p := <-done:
 			t.Fatalf("the post did not wait for the clear: %+v, %v", p.out, p.err)
 		case <-time.After(10 * time.Millisecond):
-		}
-		if err := pool.QueryRow(ctx, `select count(*) from pg_locks where not granted`).Scan(&waiting); err != nil {
-			t.Fatal(err)
 		}
 	}
 	if err := clear.Commit(ctx); err != nil {

@@ -259,16 +259,18 @@ func lockOwnLines(ctx context.Context, tx pgx.Tx, me, learnerID string) ([]mento
 
 // FailConsolidation records a failed attempt on the run: queued again
 // when the job will be retried, failed for good otherwise, with the reason.
+// (Each outcome has a statement of its own: Citus refuses now() within a
+// CASE of an UPDATE.)
 func (s *Store) FailConsolidation(ctx context.Context, job mentor.ConsolidationJob, cause error, retried bool) error {
-	status := "failed"
+	outcome := `status = 'failed', finished_at = now()`
 	if retried {
-		status = "queued"
+		outcome = `status = 'queued', finished_at = null`
 	}
 	return s.inTx(ctx, func(tx pgx.Tx, me string) error {
 		_, err := tx.Exec(ctx, `update public.consolidation_runs
-			set status = $3, error = left($4, 500), finished_at = case when $3 = 'failed' then now() end
+			set `+outcome+`, error = left($3, 500)
 			where facilitator_id = $1::uuid and id = $2::uuid and status in ('queued', 'running')`,
-			me, job.RunID, status, cause.Error())
+			me, job.RunID, cause.Error())
 		return err
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mentormemory/mentor"
+	"mentormemory/migrations"
 )
 
 // learningOnSQL says whether the facilitator $1 has learning on for the
@@ -32,31 +33,37 @@ func (s *Store) AccountSettings(ctx context.Context) (mentor.AccountSettings, er
 	return settings, err
 }
 
-const accountSettingsSQL = `select coalesce(s.learning, true), s.retention_days
-	from (select $1::uuid as facilitator_id) me
-	left join public.facilitator_settings s on s.facilitator_id = me.facilitator_id`
+// accountSettingsSQL reads the caller's ($1) settings, the defaults when
+// there are none: one row, aggregated from at most one, filtered by the
+// facilitator as Citus needs to send it to one shard.
+const accountSettingsSQL = `select coalesce(bool_and(s.learning), true), max(s.retention_days)
+	from public.facilitator_settings s where s.facilitator_id = $1::uuid`
 
 // ChangeAccountSettings applies the change and returns the settings as
 // they then are.
 func (s *Store) ChangeAccountSettings(ctx context.Context, c mentor.AccountSettingsChange) (mentor.AccountSettings, error) {
 	var settings mentor.AccountSettings
 	err := s.inTx(ctx, func(tx pgx.Tx, me string) error {
-		return tx.QueryRow(ctx, `insert into public.facilitator_settings as s (facilitator_id, learning, retention_days)
-			values ($1::uuid, coalesce($2, true), $4)
+		// The time goes in with the values: Citus refuses now() in DO UPDATE.
+		return tx.QueryRow(ctx, `insert into public.facilitator_settings as s (facilitator_id, learning, retention_days, updated_at)
+			values ($1::uuid, coalesce($2, true), $4, now())
 			on conflict (facilitator_id) do update set
 				learning = coalesce($2, s.learning),
 				retention_days = case when $3 then $4 else s.retention_days end,
-				updated_at = now()
+				updated_at = excluded.updated_at
 			returning learning, retention_days`,
 			me, c.Learning, c.SetRetention, c.RetentionDays).Scan(&settings.Learning, &settings.RetentionDays)
 	})
 	return settings, err
 }
 
-// learnerSettingsSQL reads the settings of the caller's ($1) learner $2.
+// learnerSettingsSQL reads the settings of the caller's ($1) learner $2,
+// and the account's, each on unless turned off. (Not by memory_learning_on:
+// Citus sends this statement to the facilitator's shard, where a function
+// that queries the tables again cannot run.)
 const learnerSettingsSQL = `select coalesce((select learning from public.learner_settings
 		where facilitator_id = $1::uuid and learner_id = $2::uuid), true),
-	public.memory_learning_on($1::uuid, null)`
+	coalesce((select learning from public.facilitator_settings where facilitator_id = $1::uuid), true)`
 
 // LearnerSettings reads the learner's settings; CodeNotFound for a
 // learner that is not the caller's.
@@ -77,9 +84,9 @@ func (s *Store) SetLearnerLearning(ctx context.Context, learnerID string, learni
 		if _, err := requireLearner(ctx, tx, me, &learnerID); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `insert into public.learner_settings as s (facilitator_id, learner_id, learning)
-			values ($1::uuid, $2::uuid, $3)
-			on conflict (facilitator_id, learner_id) do update set learning = $3, updated_at = now()`,
+		if _, err := tx.Exec(ctx, `insert into public.learner_settings as s (facilitator_id, learner_id, learning, updated_at)
+			values ($1::uuid, $2::uuid, $3, now())
+			on conflict (facilitator_id, learner_id) do update set learning = $3, updated_at = excluded.updated_at`,
 			me, learnerID, learning); err != nil {
 			return err
 		}
@@ -94,8 +101,11 @@ func (s *Store) SetLearnerLearning(ctx context.Context, learnerID string, learni
 func (s *Store) LearningNow(ctx context.Context, learnerID string) (mentor.LearningNow, error) {
 	now := mentor.LearningNow{LearnerID: learnerID}
 	err := s.read(ctx, &learnerID, func(b *pgx.Batch, me string) {
-		b.Queue(`select public.memory_learning_on($1::uuid, $2::uuid),
-				count(*) filter (where kind = 'extract' and not held),
+		// Whether learning is on, a statement of its own: Citus sends the
+		// count to the facilitator's shard, where memory_learning_on,
+		// which queries the tables again, cannot run.
+		b.Queue(learningOnSQL, me, learnerID)
+		b.Queue(`select count(*) filter (where kind = 'extract' and not held),
 				count(*) filter (where kind = 'extract' and held),
 				count(*) filter (where kind = 'consolidate' and not held),
 				count(*) filter (where kind = 'consolidate' and held)
@@ -104,7 +114,10 @@ func (s *Store) LearningNow(ctx context.Context, learnerID string) (mentor.Learn
 				where facilitator_id = $1::uuid and learner_id = $2::uuid
 					and kind in ('extract', 'consolidate') and status in ('pending', 'running')) jobs`, me, learnerID)
 	}, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(&now.Learning, &now.Extracting.Queued, &now.Extracting.Running,
+		if err := br.QueryRow().Scan(&now.Learning); err != nil {
+			return err
+		}
+		return br.QueryRow().Scan(&now.Extracting.Queued, &now.Extracting.Running,
 			&now.Consolidating.Queued, &now.Consolidating.Running)
 	})
 	now.Active = now.Extracting != mentor.JobCounts{} || now.Consolidating != mentor.JobCounts{}
@@ -117,7 +130,7 @@ func (s *Store) MemorySources(ctx context.Context, id string) (mentor.MemorySour
 	sources := mentor.MemorySources{MemoryID: id}
 	err := s.read(ctx, nil, func(b *pgx.Batch, me string) {
 		b.Queue(`select source from public.learner_memories where facilitator_id = $1::uuid and id = $2::uuid`, me, id)
-		b.Queue(`select t.id, t.role, t.content, t.created_at, public.archive_of(t) is not null
+		b.Queue(`select t.id, t.role, t.content, t.created_at, `+migrations.ArchiveOf("t")+` is not null
 			from public.conversation_turns t
 			where t.facilitator_id = $1::uuid and t.id = any ((select source_turn_ids from public.learner_memories
 				where facilitator_id = $1::uuid and id = $2::uuid)::bigint[])
@@ -168,9 +181,11 @@ func forgetSQL(where, actor string) string {
 		where h.facilitator_id = $1::uuid and h.memory_id = g.id
 			and (h.content_before is not null or h.content_after is not null)
 	),
+	-- Returning, as recordChangeSQL's, for Citus.
 	history as (
 		insert into public.memory_history (facilitator_id, memory_id, learner_id, change, actor, session_id)
 		select $1::uuid, id, learner_id, '` + mentor.ChangeForgotten + `', '` + actor + `', session_id from gone
+		returning id
 	)
 	select count(*) from gone`
 }
@@ -226,13 +241,17 @@ func (s *Store) ForgetUnconfirmedMemories(ctx context.Context, batch int) (int, 
 // being cleared: its stored opening goes, and the live session's closing
 // state (feelings, key moments, hooks, what was learnt) and last message
 // start again. The session itself stays live. Called after the
-// conversation's row is locked, so the order of locks is a post's.
+// conversation's row is locked, so the order of locks is a post's. The
+// closing state keeps its count of exchanges alone, set into an empty
+// object by jsonb_set, which is immutable: Citus refuses a stable function
+// (jsonb_build_object) of a column in an UPDATE.
 func startAfresh(ctx context.Context, tx pgx.Tx, me string, learnerID *string) error {
 	_, err := tx.Exec(ctx, `with opening as (
 			delete from public.session_openings where `+sameConversation+`
 		)
 		update public.mentor_sessions
-		set closing = jsonb_strip_nulls(jsonb_build_object('exchanges', closing->'exchanges')), last_message = ''
+		set closing = coalesce(jsonb_strip_nulls(jsonb_set('{}'::jsonb, '{exchanges}', closing->'exchanges')), '{}'::jsonb),
+			last_message = ''
 		where `+sameConversation+` and ended_at is null`, me, learnerKey(learnerID))
 	return err
 }

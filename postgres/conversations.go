@@ -78,18 +78,24 @@ from (
 	) t
 ) p`
 
-// archivedTurnsSQL is the turns archive a holds (migration 0037), as
+// archivedTurns is the turns archive a, of the facilitator named
+// facilitator (an SQL expression), holds (migration 0037), as
 // archiveTurnsSQL reads them: those linked to it, and, of those linked to
 // none, the ones of its conversation in its range of log ids. (The linked
 // turns' index is partial: "is not null" lets the planner use it for a
-// join.)
-const archivedTurnsSQL = `select t.* from public.conversation_turns t
-	where t.facilitator_id = a.facilitator_id and t.archive_id is not null and t.archive_id = a.id
+// join.) The facilitator is named, not taken from a: Citus, which must
+// find every table's shard from the statement, did not follow the join
+// into this union in search's statement ("complex joins are only
+// supported when all distributed tables are co-located").
+func archivedTurns(facilitator string) string {
+	return `select t.* from public.conversation_turns t
+	where t.facilitator_id = ` + facilitator + ` and t.archive_id is not null and t.archive_id = a.id
 	union all
 	select t.* from public.conversation_turns t
-	where t.facilitator_id = a.facilitator_id and t.archive_id is null
+	where t.facilitator_id = ` + facilitator + ` and t.archive_id is null
 		and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(a.learner_id, '` + nilLearner + `'::uuid)
 		and t.id between a.first_turn_id and a.last_turn_id`
+}
 
 // activeTurn is the condition that the turn named turn, of the
 // conversation of facilitator and learnerKey (SQL expressions), is in the
@@ -137,7 +143,7 @@ func (s *Store) Archive(ctx context.Context, q mentor.ArchiveQuery) (mentor.Arch
 // conversation's record. Each round trip is a pipeline of statements that
 // Postgres runs one after the other in the transaction. With one statement
 // per round trip a post made eleven of them, begin and commit included; it
-// now makes six. On loopback the difference is small; with the database
+// now makes five. On loopback the difference is small; with the database
 // across a network (Supabase) each round trip saved is its latency saved on
 // every post.
 
@@ -205,7 +211,13 @@ func openConversation(ctx context.Context, tx pgx.Tx, me string, learnerID *stri
 // because a plan made for the values at hand looked cheaper than the
 // generic one, which is the plan the index tests check; planning them was
 // a tenth of a post's time in Postgres.
-const genericPlansSQL = `select set_config('plan_cache_mode', 'force_generic_plan', true)`
+//
+// Not on Citus (a database with its metadata, pg_dist_partition): Citus
+// finds the shard a statement runs on by its values, so it cannot plan
+// most statements without them ("could not create distributed plan"),
+// and the plan that chooses the indexes is the worker's, made with them.
+const genericPlansSQL = `select set_config('plan_cache_mode',
+	case when to_regclass('pg_catalog.pg_dist_partition') is null then 'force_generic_plan' else 'auto' end, true)`
 
 // createConversationSQL creates the conversation's active record ($1
 // facilitator, $2 learner key) unless it exists, or the learner is not the

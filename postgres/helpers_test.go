@@ -42,3 +42,14 @@ func asFacilitator(ctx context.Context, id string) context.Context {
 	claims, _ := json.Marshal(map[string]string{"sub": id, "role": "authenticated", "aud": "authenticated"})
 	return mentor.WithCaller(ctx, mentor.Caller{UserID: id, Claims: claims})
 }
+
+// lockWaits counts the sessions of the test's database waiting for a
+// lock (pgtest.LockWaitsSQL).
+func lockWaits(t *testing.T, pool *pgxpool.Pool) int {
+	t.Helper()
+	var waiting int
+	if err := pool.QueryRow(context.Background(), pgtest.LockWaitsSQL()).Scan(&waiting); err != nil {
+		t.Fatal(err)
+	}
+	return waiting
+}

@@ -149,37 +149,74 @@ func (s *Store) execAsWorker(ctx context.Context, sql string, args ...any) error
 	})
 }
 
-// leaseJob leases the next due job of kind as it is stored.
+// leaseCandidates is how many of the next due jobs a lease looks at: those
+// another worker leases meanwhile are passed over for the next.
+const leaseCandidates = 8
+
+// leaseJob leases the next due job of kind as it is stored, or none when
+// none is due. It finds the next due jobs across facilitators, in fair
+// order (migration 0015), without locking them, then leases the first one
+// no other worker holds by its key alone. On Citus, where each
+// facilitator's jobs live on the shard of their own rows, a lock over every
+// facilitator's jobs is refused; finding them is a read of every shard and
+// leasing one a statement on one shard. When every job it found was
+// leased by other workers meanwhile it reports none, and the worker asks
+// again on its next turn.
 func (s *Store) leaseJob(ctx context.Context, kind string) (*mentor.Job, []byte, error) {
-	var job mentor.Job
-	var payload []byte
-	found := false
+	type candidate struct {
+		facilitatorID string
+		id            int64
+	}
+	var due []candidate
 	err := s.asWorker(ctx, func(b *pgx.Batch) {
-		b.Queue(`update public.memory_jobs j
-		set status = 'running', attempts = attempts + 1, lease_token = gen_random_uuid(),
-			leased_until = now() + make_interval(secs => $1)
-		from (select facilitator_id, id from public.memory_jobs
-			where kind = $2 and run_after <= now()
+		b.Queue(`select facilitator_id::text, id from public.memory_jobs
+			where kind = $1 and run_after <= now()
 				and (status = 'pending' or (status = 'running' and leased_until < now()))
-			-- Fair across facilitators (migration 0015).
 			order by fair_at, id
-			limit 1
-			for update skip locked) due
-		where j.facilitator_id = due.facilitator_id and j.id = due.id
-		returning j.facilitator_id::text, j.id, j.learner_id::text, j.payload, j.attempts, j.lease_token::text`,
-			jobLease.Seconds(), kind)
-	}, func(br pgx.BatchResults) error {
-		err := br.QueryRow().Scan(&job.FacilitatorID, &job.ID, &job.LearnerID, &payload, &job.Attempts, &job.Lease)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		found = err == nil
+			limit $2`, kind, leaseCandidates)
+	}, func(br pgx.BatchResults) (err error) {
+		due, err = collectRows(br, func(row pgx.CollectableRow) (candidate, error) {
+			var c candidate
+			return c, row.Scan(&c.facilitatorID, &c.id)
+		})
 		return err
 	})
-	if err != nil || !found {
+	if err != nil {
 		return nil, nil, err
 	}
-	return &job, payload, nil
+	for _, c := range due {
+		var job mentor.Job
+		var payload []byte
+		leased := false
+		err := s.asWorker(ctx, func(b *pgx.Batch) {
+			// The lease's token is made here: Citus refuses a volatile
+			// function (gen_random_uuid) in an UPDATE.
+			b.Queue(`update public.memory_jobs j
+			set status = 'running', attempts = attempts + 1, lease_token = $4::uuid,
+				leased_until = now() + make_interval(secs => $3)
+			from (select facilitator_id, id from public.memory_jobs
+				where facilitator_id = $1::uuid and id = $2 and run_after <= now()
+					and (status = 'pending' or (status = 'running' and leased_until < now()))
+				for update skip locked) due
+			where j.facilitator_id = due.facilitator_id and j.id = due.id
+			returning j.facilitator_id::text, j.id, j.learner_id::text, j.payload, j.attempts, j.lease_token::text`,
+				c.facilitatorID, c.id, jobLease.Seconds(), uuid.NewString())
+		}, func(br pgx.BatchResults) error {
+			err := br.QueryRow().Scan(&job.FacilitatorID, &job.ID, &job.LearnerID, &payload, &job.Attempts, &job.Lease)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			leased = err == nil
+			return err
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if leased {
+			return &job, payload, nil
+		}
+	}
+	return nil, nil, nil
 }
 
 // ExtractionInput reads, as the job's facilitator, the exchange to learn
@@ -333,13 +370,12 @@ func (s *Store) addLearntToSession(ctx context.Context, tx pgx.Tx, me string, jo
 	return err
 }
 
-// markJobDone finishes the job if this worker still holds its lease. Jobs
-// are the queue's bookkeeping, closed to callers, so the statement runs as
-// memory_worker: the role changes for the rest of the transaction.
+// markJobDone finishes the job if this worker still holds its lease, in
+// the transaction of the job's work, as the job's facilitator: the policy
+// memory_jobs_finish (migration 0042) lets memory_service end a running
+// job of its caller's, and nothing else of the queue. (It switched to role
+// memory_worker, which Citus cannot follow within a transaction.)
 func markJobDone(ctx context.Context, tx pgx.Tx, job mentor.Job) error {
-	if _, err := tx.Exec(ctx, `set local role memory_worker`); err != nil {
-		return err
-	}
 	tag, err := tx.Exec(ctx, `update public.memory_jobs
 		set status = 'done', finished_at = now(), lease_token = null, last_error = null
 		where facilitator_id = $1::uuid and id = $2 and status = 'running' and lease_token = $3::uuid`,
@@ -351,14 +387,19 @@ func markJobDone(ctx context.Context, tx pgx.Tx, job mentor.Job) error {
 }
 
 // FailJob records a failed attempt: the job is retried at retryAt, or
-// marked failed for good when retryAt is nil.
+// marked failed for good when retryAt is nil. (Each outcome has a
+// statement of its own: Citus refuses now() within a CASE of an UPDATE.)
 func (s *Store) FailJob(ctx context.Context, job mentor.Job, cause error, retryAt *time.Time) error {
+	if retryAt == nil {
+		return s.execAsWorker(ctx, `update public.memory_jobs
+			set status = 'failed', finished_at = now(), last_error = left($4, 500), lease_token = null
+			where facilitator_id = $1::uuid and id = $2 and lease_token = $3::uuid`,
+			job.FacilitatorID, job.ID, job.Lease, cause.Error())
+	}
 	return s.execAsWorker(ctx, `update public.memory_jobs
-		set status = case when $4::timestamptz is null then 'failed' else 'pending' end,
-			run_after = coalesce($4, run_after), last_error = left($5, 500), lease_token = null,
-			finished_at = case when $4::timestamptz is null then now() end
+		set status = 'pending', run_after = $4, finished_at = null, last_error = left($5, 500), lease_token = null
 		where facilitator_id = $1::uuid and id = $2 and lease_token = $3::uuid`,
-		job.FacilitatorID, job.ID, job.Lease, retryAt, cause.Error())
+		job.FacilitatorID, job.ID, job.Lease, *retryAt, cause.Error())
 }
 
 // IdleSessions lists live sessions idle past the limit, across

@@ -103,6 +103,11 @@ limit 1`
 // confidence) and after (CTE changed), and returns the changed memories.
 // $1 is the facilitator. The change and its record are one statement, so
 // neither is ever without the other.
+//
+// The history's insert returns what it wrote, which nothing reads: Citus
+// runs an INSERT within a WITH in steps, and writes the rows of one that
+// returns nothing with COPY, which row-level security refuses; with
+// RETURNING it writes them with an INSERT.
 const recordChangeSQL = `
 history as (
 	insert into public.memory_history (facilitator_id, memory_id, learner_id, change, actor, job_id, session_id,
@@ -110,6 +115,7 @@ history as (
 	select $1::uuid, c.id, c.learner_id, $2, $3, $4::bigint, c.session_id, $5::uuid, b.content, c.content, b.confidence,
 		public.memory_confidence_now(c.confidence, c.last_seen_at), c.status
 	from changed c left join before b on b.id = c.id
+	returning id
 )
 select ` + memoryColumns + ` from changed`
 
@@ -314,7 +320,9 @@ func (s *Store) UpdateMemory(ctx context.Context, id string, p mentor.MemoryPatc
 		var err error
 		updated, err = scanMemory(tx.QueryRow(ctx, `with `+memoryBefore(``)+`
 			said as (
-				select b.id, $14::bool or $10::real is not null or ($8::text is not null and $8 <> b.content) as now_confirmed
+				-- now() as a column: Citus refuses it within a CASE of an UPDATE.
+				select b.id, $14::bool or $10::real is not null or ($8::text is not null and $8 <> b.content) as now_confirmed,
+					now() as at
 				from before b
 			),
 			changed as (
@@ -323,7 +331,7 @@ func (s *Store) UpdateMemory(ctx context.Context, id string, p mentor.MemoryPatc
 					content = coalesce($8, m.content),
 					importance = coalesce($9, importance),
 					confidence = case when s.now_confirmed then coalesce($10, $15) else m.confidence end,
-					last_seen_at = case when s.now_confirmed then now() else last_seen_at end,
+					last_seen_at = case when s.now_confirmed then s.at else last_seen_at end,
 					status = case when $14 then 'current' else status end,
 					superseded_by = case when $14 then null else superseded_by end,
 					needs_review = needs_review and not $14,

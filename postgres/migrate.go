@@ -28,15 +28,27 @@ alter table public.memory_migrations enable row level security;`
 
 // Migrate applies, in order, each embedded migration not applied yet, each in
 // its own transaction, and records it in public.memory_migrations, and in
-// the Supabase CLI's history when the database has one.
+// the Supabase CLI's history when the database has one. On a database
+// already distributed on Citus it keeps it so (MigrateOnCitus), so that
+// starting the server after an upgrade cannot leave a new table on the
+// coordinator alone.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err error) {
+	applied, _, err = MigrateOnCitus(ctx, pool)
+	return applied, err
+}
+
+// migrate is Migrate, calling after (when not nil) once each migration is
+// applied.
+func migrate(ctx context.Context, pool *pgxpool.Pool, after func(version string) error) (applied []string, err error) {
 	names, err := fs.Glob(migrations.Files, "*.sql")
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
 
-	if _, err := pool.Exec(ctx, bookkeepingTableSQL); err != nil {
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		return execEach(ctx, tx, bookkeepingTableSQL)
+	}); err != nil {
 		return nil, fmt.Errorf("create migrations table: %w", err)
 	}
 
@@ -52,6 +64,11 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (applied []string, err err
 		}
 		if done {
 			applied = append(applied, version)
+			if after != nil {
+				if err := after(version); err != nil {
+					return applied, fmt.Errorf("after migration %s: %w", version, err)
+				}
+			}
 		}
 	}
 	if err := recordForSupabaseCLI(ctx, pool, names); err != nil {
@@ -79,12 +96,27 @@ func applyMigration(ctx context.Context, pool *pgxpool.Pool, version, body strin
 	if exists {
 		return false, nil
 	}
-	// The simple protocol runs a file of many statements in one round trip.
-	if _, err := tx.Exec(ctx, body, pgx.QueryExecModeSimpleProtocol); err != nil {
+	if err := execEach(ctx, tx, body); err != nil {
 		return false, err
 	}
 	if _, err := tx.Exec(ctx, `insert into public.memory_migrations (version) values ($1)`, version); err != nil {
 		return false, err
 	}
 	return true, tx.Commit(ctx)
+}
+
+// execEach runs a migration's statements one at a time, in the
+// transaction. Citus passes a statement on to its worker nodes as it was
+// sent, and refuses a string of several ("cannot insert multiple commands
+// into a prepared statement"), so none is sent. Each goes by the extended
+// protocol, which refuses such a string on plain Postgres too: a
+// statement SplitStatements failed to separate fails every test that
+// migrates, not only a deployment on Citus.
+func execEach(ctx context.Context, tx pgx.Tx, sql string) error {
+	for _, statement := range SplitStatements(sql) {
+		if _, err := tx.Conn().PgConn().ExecParams(ctx, statement, nil, nil, nil, nil).Close(); err != nil {
+			return fmt.Errorf("%w\nin the statement:\n%s", err, statement)
+		}
+	}
+	return nil
 }

@@ -198,7 +198,8 @@ docs as materialized (
 			from terms t order by t.term)
 		end as tfs
 	from (
-		select false as archived, c.id, c.updated_at as date, c.search_vector as v,
+		select false as archived, c.id, c.updated_at as date,
+			public.conversation_search_vector(c.summary, c.turns_vector) as v,
 			coalesce(c.first_turn_at < $13::timestamptz and c.last_turn_at >= $12::timestamptz, false) as in_window
 		from public.conversation_updates c
 		where c.facilitator_id = $1::uuid and ($4::uuid is null or c.learner_id = $4::uuid)
@@ -294,7 +295,7 @@ left join lateral (
 		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
 			ts_rank(t.content_vector, (select q from query)) as rank
 		from public.conversation_history_archive a
-		cross join lateral (` + archivedTurnsSQL + `) t
+		cross join lateral (` + archivedTurns("$1::uuid") + `) t
 		where r.archived and not r.time_only and a.facilitator_id = $1::uuid and a.id = r.id
 			and t.content_vector @@ (select q from query)
 		union all

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"mentormemory/mentor"
+	"mentormemory/migrations"
 	"mentormemory/postgres"
 )
 
@@ -39,7 +40,7 @@ func TestAPostAddsItsTurnsWordsToTheConversationsSearchWords(t *testing.T) {
 					from unnest((select to_tsvector('english', string_agg(t.content, ' ' order by t.id))
 						from public.conversation_turns t
 						where t.facilitator_id = c.facilitator_id and t.learner_id is not distinct from c.learner_id
-							and t.archive_of is null)) w)
+							and `+migrations.ArchiveOf("t")+` is null)) w)
 			from public.conversation_updates c
 			where c.facilitator_id = $1::uuid and c.learner_id is not distinct from $2::uuid`,
 			facilitator, learnerID).Scan(&got, &want); err != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -143,8 +144,9 @@ func (s *Store) WithInlineSummarizer(summarizer mentor.Summarizer) *Store {
 // The settings are transaction-local, so nothing leaks to the next user of
 // the connection.
 //
-// The request's charge (mentor.TakeRequestCharge), if it has one not taken
-// yet, goes with the settings, in the same round trip.
+// The transaction begins in the round trip that sets it up (actAsCaller);
+// the request's charge (mentor.TakeRequestCharge), if it has one not taken
+// yet, goes in that round trip too.
 func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) (err error) {
 	caller, ok := mentor.CallerFrom(ctx)
 	if !ok {
@@ -160,25 +162,24 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx, me string) error) (
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
 	defer cancel()
-	tx, err := s.pool.BeginTx(ctx, s.txOptions)
-	if err != nil {
-		return dbError(err)
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
 
 	b := &pgx.Batch{}
-	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns, caller.UserID, s.statementTimeout)
+	b.BeginTx(s.txOptions)
+	s.queueActAsCaller(b, caller)
 	if charged {
 		queueCharge(b, charge)
 	}
-	if err := sendBatch(ctx, tx, b, func(br pgx.BatchResults) error {
-		if err := callerExists(br.QueryRow()); err != nil {
+	br := s.pool.SendBatch(ctx, b)
+	tx := br.Tx()
+	// Rolls back whatever did not commit, and gives the connection back.
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := readBatch(br, func(br pgx.BatchResults) error {
+		if err := readActAsCaller(br); err != nil {
 			return err
 		}
-		for range b.Len() - 1 {
-			if _, err := br.Exec(); err != nil {
-				return err
-			}
+		if charged {
+			_, err := br.Exec()
+			return err
 		}
 		return nil
 	}); err != nil {
@@ -209,42 +210,63 @@ func (s *Store) readInTx(ctx context.Context, fn func(tx pgx.Tx, me string) erro
 	return reading.inTx(ctx, fn)
 }
 
-// actAsCaller switches the transaction to role memory_service with the
-// caller's claims ($1), the archive limit ($2), the statement timeout ($4)
-// and the lock timeout, and says whether the caller ($3) still exists: a token outlives
-// its user by up to an hour, and a deleted user's requests must be refused
-// rather than read nothing or fail on a foreign key. The lookup's
-// privileges are checked as the statement starts, before the role changes,
-// so the service's login role reads auth.users, which callers cannot.
-const actAsCaller = `select
-	set_config('role', 'memory_service', true),
-	set_config('request.jwt.claims', $1, true),
-	set_config('mentor.archive_turns', $2, true),
-	set_config('statement_timeout', $4, true),
-	set_config('lock_timeout', '` + lockTimeout + `', true),
-	exists (select 1 from auth.users where id = $3::uuid)`
+// queueActAsCaller queues, at the start of a transaction, the check that
+// the caller's user still exists (a token outlives its user by up to an
+// hour, and a deleted user's requests must be refused rather than read
+// nothing or fail on a foreign key), made as the service's login role,
+// which reads auth.users where callers cannot; then the switch to role
+// memory_service and the transaction's settings: the caller's claims,
+// also the subject alone (auth.uid() reads request.jwt.claim.sub before
+// it parses the claims, so a policy checked on every row written reads a
+// setting, migration 0039), the archive limit the triggers read, and the
+// statement and lock timeouts. readActAsCaller reads both.
+//
+// The settings are made with SET LOCAL (public.set_local, migration 0040),
+// which Citus passes on to its worker nodes, where the policies and
+// triggers run. Citus does so only within a transaction block, so every
+// transaction of a caller's begins with BEGIN, sent in the same round
+// trip. The switch of role needs no passing on: Citus reaches its workers
+// as the role the coordinator runs as.
+func (s *Store) queueActAsCaller(b *pgx.Batch, caller mentor.Caller) {
+	b.Queue(callerExistsSQL, caller.UserID)
+	b.Queue(actAsCaller, string(caller.Claims), caller.UserID, s.archiveTurns, s.statementTimeout)
+}
 
-// callerExists reads actAsCaller's answer: unauthenticated when the
-// caller's user is gone.
-func callerExists(row pgx.Row) error {
+const callerExistsSQL = `select exists (select 1 from auth.users where id = $1::uuid)`
+
+// actAsCaller switches to role memory_service with the caller's claims
+// ($1), subject ($2), archive limit ($3) and statement timeout ($4).
+const actAsCaller = `select set_config('role', 'memory_service', true),
+	public.set_local('request.jwt.claims', $1),
+	public.set_local('request.jwt.claim.sub', $2),
+	public.set_local('mentor.archive_turns', $3),
+	public.set_local('statement_timeout', $4),
+	public.set_local('lock_timeout', '` + lockTimeout + `')`
+
+// readActAsCaller reads the results of queueActAsCaller, after the
+// transaction's BEGIN: unauthenticated when the caller's user is gone.
+func readActAsCaller(br pgx.BatchResults) error {
+	if _, err := br.Exec(); err != nil { // begin
+		return err
+	}
 	var exists bool
-	// The settings' values are not needed: nil skips them.
-	if err := row.Scan(nil, nil, nil, nil, nil, &exists); err != nil {
+	if err := br.QueryRow().Scan(&exists); err != nil {
 		return err
 	}
 	if !exists {
 		return mentor.Errorf(mentor.CodeUnauthenticated, "This account no longer exists; sign in again")
 	}
-	return nil
+	_, err := br.Exec()
+	return err
 }
 
 // read runs read-only queries as the caller in a single round trip: the
-// settings and the queries queued by queue go as one batch, which Postgres
-// runs as one implicit transaction, so the settings hold for every query
-// and end with it. collect reads the queries' results in order. When a
-// learner is named, the batch first checks that it is one of the caller's,
-// and the read fails with not-found otherwise. The request's charge, if it
-// has one not taken yet, comes right after the settings.
+// transaction's BEGIN and settings, the queries queued by queue, and its
+// COMMIT go as one batch, so the settings hold for every query and end
+// with it. collect reads the queries' results in order. When a learner is
+// named, the batch first checks that it is one of the caller's, and the
+// read fails with not-found otherwise. The request's charge, if it has
+// one not taken yet, comes right after the settings.
 func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.Batch, me string), collect func(br pgx.BatchResults) error) error {
 	caller, ok := mentor.CallerFrom(ctx)
 	if !ok {
@@ -253,7 +275,8 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 	ctx, cancel := context.WithTimeout(ctx, s.txTimeout)
 	defer cancel()
 	b := &pgx.Batch{}
-	b.Queue(actAsCaller, string(caller.Claims), s.archiveTurns, caller.UserID, s.statementTimeout)
+	b.BeginTx(pgx.TxOptions{})
+	s.queueActAsCaller(b, caller)
 	charge, charged := mentor.TakeRequestCharge(ctx)
 	if charged {
 		queueReadCharge(b, charge)
@@ -262,8 +285,13 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 		b.Queue(learnerNameSQL, caller.UserID, *learnerID)
 	}
 	queue(b, caller.UserID)
-	return dbError(sendBatch(ctx, s.pool, b, func(br pgx.BatchResults) error {
-		if err := callerExists(br.QueryRow()); err != nil {
+	b.Queue(`commit`)
+	br := s.pool.SendBatch(ctx, b)
+	// A read that failed left its transaction open: this ends it and gives
+	// the connection back. After the batch's commit it only does the latter.
+	defer br.Tx().Rollback(context.WithoutCancel(ctx))
+	return dbError(readBatch(br, func(br pgx.BatchResults) error {
+		if err := readActAsCaller(br); err != nil {
 			return err
 		}
 		if charged {
@@ -276,7 +304,11 @@ func (s *Store) read(ctx context.Context, learnerID *string, queue func(b *pgx.B
 				return err
 			}
 		}
-		return collect(br)
+		if err := collect(br); err != nil {
+			return err
+		}
+		_, err := br.Exec() // commit
+		return err
 	}))
 }
 
@@ -288,7 +320,12 @@ type batchSender interface {
 // sendBatch sends the batch's statements in one round trip and reads their
 // results with read; the batch is closed however read ends.
 func sendBatch(ctx context.Context, to batchSender, b *pgx.Batch, read func(br pgx.BatchResults) error) error {
-	br := to.SendBatch(ctx, b)
+	return readBatch(to.SendBatch(ctx, b), read)
+}
+
+// readBatch reads a sent batch's results with read and closes it however
+// read ends.
+func readBatch(br pgx.BatchResults, read func(br pgx.BatchResults) error) error {
 	if err := read(br); err != nil {
 		br.Close()
 		return err
@@ -335,7 +372,7 @@ func dbError(err error) error {
 			return &mentor.Error{Code: mentor.CodeUnavailable, Message: "The request took too long; please retry or ask for less", Cause: err}
 		case pgErr.Code == quotaUsedUp:
 			return refusal(pgErr)
-		case pgErr.Code == "23503" && strings.HasSuffix(pgErr.ConstraintName, "_facilitator_id_learner_id_fkey"):
+		case pgErr.Code == "23503" && learnerForeignKey.MatchString(violatedConstraint(pgErr)):
 			// The learner was erased while the request ran: it waited for
 			// the erasure, which holds the learner's row, and then found
 			// it gone.
@@ -351,6 +388,27 @@ func dbError(err error) error {
 	}
 	return mentor.Internal(err)
 }
+
+// learnerForeignKey matches the name of a table's foreign key to its
+// learner, and on Citus that of a shard's copy of it, which ends in the
+// shard's number.
+var learnerForeignKey = regexp.MustCompile(`_facilitator_id_learner_id_fkey(_[0-9]+)?$`)
+
+// violatedConstraint is the name of the constraint an error says was
+// violated. Citus passes a worker's error on with its code and message
+// but not its fields, so there it is read from the message, which names
+// it (Postgres's messages in English, as lc_messages has them by default).
+func violatedConstraint(pgErr *pgconn.PgError) string {
+	if pgErr.ConstraintName != "" {
+		return pgErr.ConstraintName
+	}
+	if m := namedConstraint.FindStringSubmatch(pgErr.Message); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+var namedConstraint = regexp.MustCompile(`constraint "([^"]+)"`)
 
 func unavailable(cause error) error {
 	return &mentor.Error{Code: mentor.CodeUnavailable, Message: "Database unavailable, please retry", Cause: cause}

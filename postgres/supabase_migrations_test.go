@@ -91,6 +91,8 @@ func TestSupabaseMigrationsHoldEachMigrationUnchanged(t *testing.T) {
 // Supabase has, the files build the schema server migrate builds, and
 // leave server migrate, which the server runs at start, nothing to do.
 func TestSupabaseCLIBuildsTheSchemaServerMigrateBuilds(t *testing.T) {
+	pgtest.SkipOnCitus(t, "Supabase has no Citus; a distributed schema's dump differs from the one the CLI builds "+
+		"(Citus's objects, foreign keys without SET NULL)")
 	psql, pgDump := pgtest.Binary(t, "psql"), pgtest.Binary(t, "pg_dump")
 	files := writeSupabaseMigrations(t)
 

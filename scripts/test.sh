@@ -46,7 +46,8 @@ STARTED_STANDBY=
 start_test_db() {
   pg_ensure_installed || return 1
   STARTED_PRIMARY=1
-  pg_start_private "$TEST_PG_DIR" "$TEST_PG_PORT" || return 1
+  PG_EXTRA_CONF="${PG_EXTRA_CONF:+$PG_EXTRA_CONF$'\n'}$ROUTECHECK_CONF" \
+    pg_start_private "$TEST_PG_DIR" "$TEST_PG_PORT" || return 1
   DATABASE_URL=$(pg_url "$TEST_PG_PORT" postgres)
   export DATABASE_URL
 }
@@ -225,6 +226,27 @@ run_fuzz() {
     -o -name '*_fuzz_test.go' -type f -exec grep -Ho '^func Fuzz[A-Za-z0-9_]*' {} + | sed 's/:func /:/' | sort)
 }
 
+# Citus's precondition (README "Running on Citus"): the test cluster records
+# every statement the Go suite sends (pg_stat_statements), and
+# cmd/routecheck then fails on one that sends a table kept per facilitator
+# a statement not naming its facilitator. `routecheck -reset` goes before
+# the suite, `routecheck` after it; only for the whole suite. A cluster
+# that records nothing (one started before, or DATABASE_URL's own) skips
+# the check, but under CI=true.
+ROUTECHECK_CONF="shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.max = 100000
+pg_stat_statements.track = all
+pg_stat_statements.track_utility = off"
+routecheck() {
+  local flags=("$1")
+  shift
+  [[ $# -gt 0 && $1 != -* ]] && return 0
+  [[ -n ${DATABASE_URL:-} ]] || return 0
+  [[ $CI == true ]] || flags+=(-optional)
+  [[ ${flags[0]} == -reset ]] || section "routecheck: statements Citus runs on one shard"
+  go run ./cmd/routecheck "${flags[@]}"
+}
+
 main() {
   # Set before anything starts. A signal ends the run through exit, so the
   # EXIT trap runs then too.
@@ -240,7 +262,9 @@ main() {
   check_gofmt
   section "go vet"
   go vet ./...
+  routecheck -reset "$@"
   run_tests "$@"
+  routecheck -check "$@"
   run_db_suite "$@"
   [[ $# -gt 0 && $1 != -* ]] || bash scripts/test-ts.sh # not when packages are given
   run_fuzz "$@"

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"mentormemory/mentor"
 	"mentormemory/tokens"
 	"mentormemory/worker"
@@ -209,7 +211,7 @@ func TestConsolidationThatLostItsLeaseAppliesNothing(t *testing.T) {
 	if len(plan.Expiries) != 1 {
 		t.Fatalf("plan %+v", plan)
 	}
-	e.exec(`update memory_jobs set lease_token = gen_random_uuid() where id = $1`, job.ID)
+	e.exec(`update memory_jobs set lease_token = $2::uuid where id = $1`, job.ID, uuid.NewString())
 	if err := e.store.CompleteConsolidation(e.ctx, job, plan, len(in.Memories), in.Profile); !errors.Is(err, mentor.ErrLeaseLost) {
 		t.Fatalf("completing without the lease: %v, want it lost", err)
 	}

@@ -279,7 +279,8 @@ func TestExtractionReadsOnlyItsConversation(t *testing.T) {
 	e.exec(`update memory_jobs set status = 'done' where learner_id is null`)
 	e.runOnce()
 	if n := e.count(`select count(*) from learner_memories m where cardinality(m.source_turn_ids) = 2
-		and not exists (select 1 from conversation_turns t where t.id = any(m.source_turn_ids) and t.learner_id is null)`); n != 1 {
+		and not exists (select 1 from conversation_turns t
+			where t.facilitator_id = m.facilitator_id and t.id = any(m.source_turn_ids) and t.learner_id is null)`); n != 1 {
 		t.Fatal("the memory's source turns should be Alex's two, not the general conversation's")
 	}
 }

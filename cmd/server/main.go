@@ -2,6 +2,8 @@
 //
 //	server                          migrate, then serve on $PORT
 //	server migrate                  apply migrations only
+//	server migrate --citus          apply migrations, then distribute the tables
+//	                                on a Citus coordinator (README "Running on Citus")
 //	server migrate --emit-supabase DIR
 //	                                write the migrations as Supabase CLI files
 //	server token --sub UUID [--ttl 1h] [--email E]
@@ -77,20 +79,72 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	emitTo := flags.String("emit-supabase", "", "write the migrations into this directory as Supabase CLI migrations, and apply nothing")
+	citus := flags.Bool("citus", false, "after migrating, distribute the tables by facilitator on this Citus coordinator")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	if flags.NArg() != 0 {
-		return errors.New("usage: server migrate [--emit-supabase DIR]")
+	if flags.NArg() != 0 || *emitTo != "" && *citus {
+		return errors.New("usage: server migrate [--citus | --emit-supabase DIR]")
 	}
 	if *emitTo != "" {
 		return emitSupabaseMigrations(*emitTo, stdout)
+	}
+	if *citus {
+		return migrateOnCitus(ctx, getenv, stdout)
 	}
 	pool, err := migrated(ctx, getenv, stdout)
 	if err == nil {
 		pool.Close()
 	}
 	return err
+}
+
+// migrateOnCitus checks that the configured database is on a Citus
+// coordinator, before it changes anything, then migrates it and
+// distributes its tables (postgres.MigrateOnCitus), saying what it did.
+func migrateOnCitus(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	db := config.Read(getenv).Database
+	if err := db.Validate(); err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	pool, err := postgres.Open(ctx, db.URL)
+	if err != nil {
+		return fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	defer pool.Close()
+	if err := postgres.CheckCitusCoordinator(ctx, pool); err != nil {
+		return fmt.Errorf("distribute on Citus: %w", err)
+	}
+	applied, distributed, err := postgres.MigrateOnCitus(ctx, pool)
+	for _, v := range applied {
+		fmt.Fprintln(stdout, "applied migration", v)
+	}
+	for _, line := range distributed {
+		fmt.Fprintln(stdout, line)
+	}
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if len(applied) == 0 {
+		fmt.Fprintln(stdout, "database is up to date")
+	}
+	return distribute(ctx, pool, stdout)
+}
+
+// distribute distributes the migrated tables on a Citus coordinator and
+// says what it did.
+func distribute(ctx context.Context, pool *pgxpool.Pool, stdout io.Writer) error {
+	done, err := postgres.Distribute(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("distribute on Citus: %w", err)
+	}
+	for _, line := range done {
+		fmt.Fprintln(stdout, line)
+	}
+	if len(done) == 0 {
+		fmt.Fprintln(stdout, "nothing to do: the database is distributed already")
+	}
+	return nil
 }
 
 // emitSupabaseMigrations writes the files the Supabase CLI applies into dir,

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 
 	"mentormemory/app"
 	"mentormemory/auth"
+	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -146,6 +149,41 @@ func TestMigrateChecksOnlyTheDatabaseSettings(t *testing.T) {
 	err := run(context.Background(), []string{"migrate"}, func(string) string { return "" }, &out)
 	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL is required") {
 		t.Fatalf("migrate without a database: %v", err)
+	}
+}
+
+// migrate --citus migrates, then distributes the tables on a Citus
+// coordinator; on a database without Citus it changes nothing, and the
+// error says what to install. (Under PGTEST_CITUS_WORKERS the test
+// database is on Citus and distributed already, so there is nothing to
+// do.)
+func TestMigrateCitusSaysWhatCitusNeeds(t *testing.T) {
+	env := map[string]string{"DATABASE_URL": pgtest.NewDatabaseBuiltBy(t, func(context.Context, string) error { return nil })}
+	var out bytes.Buffer
+	if os.Getenv("PGTEST_CITUS_WORKERS") != "" {
+		env["DATABASE_URL"] = pgtest.NewDatabase(t)
+	}
+	err := run(context.Background(), []string{"migrate", "--citus"}, func(k string) string { return env[k] }, &out)
+	if os.Getenv("PGTEST_CITUS_WORKERS") != "" {
+		if err != nil || !strings.Contains(out.String(), "nothing to do: the database is distributed already") {
+			t.Fatalf("migrate --citus on a distributed database: %v\n%s", err, out.String())
+		}
+		return
+	}
+	if !errors.Is(err, postgres.ErrNoCitus) || !strings.Contains(err.Error(), "create extension citus") {
+		t.Fatalf("migrate --citus without Citus: %v", err)
+	}
+	pool, err := pgxpool.New(context.Background(), env["DATABASE_URL"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var tables int
+	if err := pool.QueryRow(context.Background(), `select count(*) from pg_tables where schemaname = 'public'`).Scan(&tables); err != nil || tables != 0 {
+		t.Fatalf("migrate --citus without Citus left %d tables (%v), want none", tables, err)
+	}
+	if err := run(context.Background(), []string{"migrate", "--citus", "--emit-supabase", t.TempDir()}, func(k string) string { return env[k] }, &out); err == nil {
+		t.Fatal("--citus with --emit-supabase should be refused")
 	}
 }
 

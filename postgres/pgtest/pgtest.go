@@ -5,6 +5,15 @@
 // of it (the script starts one too). Without them the tests that need them
 // skip, except under CI=true, where they fail: CI must never pass by
 // skipping.
+//
+// On Citus: with PGTEST_CITUS_WORKERS set to the worker nodes of the
+// coordinator DATABASE_URL names (host:port, comma-separated, reached
+// with DATABASE_URL's user and password), each test database is created
+// on every node with the citus extension, the workers are added to it,
+// and NewDatabase's is migrated and distributed, as `server migrate
+// --citus` does (with 4 shards a table, which a test's few rows need, not
+// Citus's 32): a copy of a template built so once per test process
+// (citus.go). README "Running on Citus" has the commands.
 package pgtest
 
 import (
@@ -52,6 +61,11 @@ func URL(tb testing.TB) string {
 func StandbyURL(tb testing.TB) string {
 	tb.Helper()
 	URL(tb)
+	// The service's replica is a hot standby of its one database, read
+	// once it has replayed the caller's last write there. A Citus
+	// coordinator's standby holds no shard, and its WAL none of their
+	// writes, so it cannot tell that.
+	SkipOnCitus(tb, "a read replica is a standby of one Postgres; a Citus coordinator's holds no shard")
 	standbyURL := os.Getenv("TEST_DATABASE_REPLICA_URL")
 	if standbyURL == "" {
 		if os.Getenv("CI") == "true" {
@@ -120,9 +134,14 @@ func queryRow(ctx context.Context, databaseURL, sql string, into any, args ...an
 }
 
 // NewDatabase creates an empty, migrated database for this test and drops
-// it afterwards. It returns the database's URL.
+// it afterwards. It returns the database's URL. On Citus it is distributed
+// too, as `server migrate --citus` does, and copied from a template
+// (newCitusDatabase).
 func NewDatabase(tb testing.TB) string {
 	tb.Helper()
+	if OnCitus() {
+		return newDatabase(tb, newCitusDatabase)
+	}
 	return NewDatabaseBuiltBy(tb, func(ctx context.Context, dbURL string) error {
 		pool, err := postgres.Open(ctx, dbURL)
 		if err != nil {
@@ -137,8 +156,25 @@ func NewDatabase(tb testing.TB) string {
 // NewDatabaseBuiltBy creates an empty database for this test, has build
 // fill it, and drops it afterwards. It returns the database's URL. Builds
 // run one at a time across test packages, as they create the same
-// cluster-wide roles.
+// cluster-wide roles. On Citus the database is on every node, and the
+// coordinator knows its workers, before build runs.
 func NewDatabaseBuiltBy(tb testing.TB, build func(ctx context.Context, dbURL string) error) string {
+	tb.Helper()
+	return newDatabase(tb, func(ctx context.Context, adminURL, dbURL, name string) error {
+		if err := execOn(ctx, adminURL, `create database `+name); err != nil {
+			return err
+		}
+		if err := addCitusNodes(ctx, adminURL, dbURL, name, citusWorkers()); err != nil {
+			return err
+		}
+		return build(ctx, dbURL)
+	})
+}
+
+// newDatabase has create make the database name for this test, one
+// creation at a time across test packages, and drops it afterwards, from
+// every node. It returns the database's URL.
+func newDatabase(tb testing.TB, create func(ctx context.Context, adminURL, dbURL, name string) error) string {
 	tb.Helper()
 	adminURL := URL(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -151,39 +187,29 @@ func NewDatabaseBuiltBy(tb testing.TB, build func(ctx context.Context, dbURL str
 	defer admin.Close(ctx)
 
 	name := "mentor_test_" + randomHex(6)
-	if _, err := admin.Exec(ctx, `select pg_advisory_lock($1)`, int64(createLockKey)); err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := admin.Exec(ctx, `create database `+name); err != nil {
-		tb.Fatalf("create database: %v", err)
-	}
 	dbURL, err := withDatabase(adminURL, name)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	// Dropped even when the build fails.
+	if _, err := admin.Exec(ctx, `select pg_advisory_lock($1)`, int64(createLockKey)); err != nil {
+		tb.Fatal(err)
+	}
+	// Dropped even when the build fails, from the workers too.
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		admin, err := pgx.Connect(ctx, adminURL)
-		if err != nil {
-			tb.Logf("drop test database: %v", err)
-			return
-		}
-		defer admin.Close(ctx)
-		if _, err := admin.Exec(ctx, `drop database if exists `+name+` with (force)`); err != nil {
+		if err := dropDatabases(ctx, adminURL, name); err != nil {
 			tb.Logf("drop test database: %v", err)
 		}
 	})
 
-	buildErr := build(ctx, dbURL)
+	createErr := create(ctx, adminURL, dbURL, name)
 	if _, err := admin.Exec(ctx, `select pg_advisory_unlock($1)`, int64(createLockKey)); err != nil {
 		tb.Fatal(err)
 	}
-	if buildErr != nil {
-		tb.Fatalf("build the test database: %v", buildErr)
+	if createErr != nil {
+		tb.Fatalf("build the test database: %v", createErr)
 	}
-
 	return dbURL
 }
 

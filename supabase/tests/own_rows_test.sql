@@ -99,8 +99,10 @@ select throws_ok($$ delete from public.mentor_sessions where facilitator_id = pg
 select is(pg_temp.row_count($$ delete from public.session_openings where facilitator_id = pg_temp.id('b') $$),
   0::bigint, 'memory_service as A deletes none of B''s openings');
 
-select throws_ok($$ update public.memory_jobs set status = 'done' where facilitator_id = pg_temp.id('a') $$,
-  '42501', null, 'memory_service as A marks its job done: refused (only the worker finishes jobs)');
+-- It ends only a running job it leased (migration 0042), and A's are not.
+select is(pg_temp.row_count($$ update public.memory_jobs set status = 'done', lease_token = null, finished_at = now()
+    where facilitator_id = pg_temp.id('a') $$),
+  0::bigint, 'memory_service as A marks its job done without a lease: nothing changes');
 select throws_ok($$ update public.memory_jobs set run_after = now() + interval '1 year' where facilitator_id = pg_temp.id('a') $$,
   '42501', null, 'memory_service as A postpones its job: refused');
 select throws_ok($$ delete from public.memory_jobs where facilitator_id = pg_temp.id('a') $$,
