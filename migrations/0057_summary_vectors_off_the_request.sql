@@ -29,8 +29,9 @@ alter table public.conversation_updates add column summary_vector tsvector;
 update public.conversation_updates set summary_vector = public.summary_search_vector(summary);
 
 -- The active conversation's vector, from its summary's stored words when
--- they are current. (No search_path, so that Postgres inlines it, as 0041
--- says of the function it replaces.)
+-- they are current; it replaces migration 0041's function of the summary
+-- and the turns. (No search_path, so that Postgres inlines it, as 0041
+-- says.)
 create function public.conversation_search_vector(summary text, summary_vector tsvector, turns_vector tsvector)
 returns tsvector
 language sql immutable parallel safe
@@ -38,17 +39,13 @@ as $$
   select coalesce(summary_vector, public.summary_search_vector(summary)) || setweight(turns_vector, 'B')
 $$;
 
-create or replace function public.conversation_search_vector(summary text, turns_vector tsvector) returns tsvector
-language sql immutable parallel safe
-as $$
-  select public.conversation_search_vector(summary, null, turns_vector)
-$$;
-
 create or replace function public.search_vector(c public.conversation_updates) returns tsvector
 language sql immutable parallel safe
 as $$
   select public.conversation_search_vector(c.summary, c.summary_vector, c.turns_vector)
 $$;
+
+drop function public.conversation_search_vector(text, tsvector);
 
 -- The conversations whose summary changed since it was parsed, and since
 -- when. A conversation's row goes with it (a clear, an erasure).

@@ -445,15 +445,15 @@ func TestAutoArchiveFiresPastTheLimitsItsFunctionsName(t *testing.T) {
 // TestConversationSearchVector checks the active conversation's search
 // vector, search_vector(c): the summary at weight A and the active turns
 // (turns_vector, extended per update and rebuilt on archiving) at weight B.
-// It is read as search reads it, by conversation_search_vector of the two
-// columns (migration 0041), which search_vector(c) returns, and which
-// Citus can run on a shard.
+// It is read as search reads it, by conversation_search_vector of the
+// columns (migrations 0041 and 0057), which search_vector(c) returns, and
+// which Citus can run on a shard.
 func TestConversationSearchVector(t *testing.T) {
 	pool := newDatabase(t)
 
 	matches := func(t *testing.T, tx pgx.Tx, a, learner, weights, word string) bool {
 		t.Helper()
-		return apptest.Scalar[bool](t, tx, `select ts_filter(public.conversation_search_vector(c.summary, c.turns_vector), $3::"char"[])
+		return apptest.Scalar[bool](t, tx, `select ts_filter(public.conversation_search_vector(c.summary, c.summary_vector, c.turns_vector), $3::"char"[])
 				@@ to_tsquery('english', $4::text)
 			from public.conversation_updates c where facilitator_id = $1::uuid and learner_id = $2::uuid`,
 			a, learner, weights, word)

@@ -181,8 +181,10 @@ archived as materialized (
 -- when it matches, each term's frequency, in the order of term. Nothing
 -- here copies a search vector: each one is a few kilobytes, and copying a
 -- hundred of them into a CTE's store and back was a tenth of a search. An
--- active conversation's vector is computed from its summary and turns
--- (migration 0009); one with neither has nothing to be found by.
+-- active conversation's vector is its summary's words, as the worker
+-- stored them or, when the summary changed since, parsed here, and its
+-- turns' words (migrations 0009 and 0057); one with neither has nothing to
+-- be found by.
 --
 -- A term's frequency counts the summary's occurrences $7 times. For a
 -- one-word query ts_rank_cd is the sum of the weights of its occurrences,
@@ -199,7 +201,7 @@ docs as materialized (
 		end as tfs
 	from (
 		select false as archived, c.id, c.updated_at as date,
-			public.conversation_search_vector(c.summary, c.turns_vector) as v,
+			public.conversation_search_vector(c.summary, c.summary_vector, c.turns_vector) as v,
 			coalesce(c.first_turn_at < $13::timestamptz and c.last_turn_at >= $12::timestamptz, false) as in_window
 		from public.conversation_updates c
 		where c.facilitator_id = $1::uuid and ($4::uuid is null or c.learner_id = $4::uuid)

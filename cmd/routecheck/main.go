@@ -66,6 +66,9 @@ var allowed = []allowance{
 	{prefix(`select m.facilitator_id, m.id, s.retention_days from public.learner_memories m join public.facilitator_settings s on s.facilitator_id = m.facilitator_id`),
 		"the retention sweep finds the memories due to be forgotten among every facilitator's: a read of every shard; " +
 			"forgetting each one names its facilitator (migration 0042)"},
+	{prefix(`select facilitator_id::text, array_agg(conversation_id::text order by listed_at) from ( select facilitator_id, conversation_id, listed_at from private.summary_vectors_due`),
+		"the worker finds the summaries settled since they changed among every facilitator's: a read of every shard; " +
+			"parsing each facilitator's names them (migration 0057)"},
 	{regexp.MustCompile(`^select k\.kind, count\(j\.id\) filter .* left join public\.memory_jobs j on j\.kind = k\.kind`).MatchString,
 		"the operator's metrics count the queue of every facilitator: a read of every shard"},
 	// The migrations package tests what row-level security and the grants
