@@ -142,13 +142,16 @@ type Drained struct {
 	NightlyQueued   int `json:"nightly_queued"`
 	// Forgotten counts the memories the retention settings let go.
 	Forgotten int `json:"forgotten"`
+	// SummariesParsed counts the settled summaries parsed for search.
+	SummariesParsed int `json:"summaries_parsed"`
 	// TimeUp says the drain stopped at its time limit with work left.
 	TimeUp bool `json:"time_up"`
 }
 
 // Drain does the background work due, for a deployment with no worker of
 // its own (a scheduled call of the Vercel function): it ends idle sessions,
-// queues the nightly consolidations, applies retention, then runs due jobs one after another
+// queues the nightly consolidations, applies retention, parses the settled
+// summaries for search, then runs due jobs one after another
 // until none is left or until passes, whichever is first. A job it starts
 // runs to its end within JobTimeout; what is left waits for the next drain.
 func (w *Worker) Drain(ctx context.Context, until time.Time) (Drained, error) {
@@ -161,6 +164,9 @@ func (w *Worker) Drain(ctx context.Context, until time.Time) (Drained, error) {
 		return d, err
 	}
 	if d.Forgotten, err = w.ApplyRetention(ctx); err != nil {
+		return d, err
+	}
+	if d.SummariesParsed, err = w.RefreshSummaryVectors(ctx); err != nil {
 		return d, err
 	}
 	for {

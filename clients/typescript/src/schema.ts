@@ -1291,6 +1291,8 @@ export interface operations {
                             sessions_ended: number;
                             nightly_queued: number;
                             forgotten: number;
+                            /** @description Summaries of active conversations parsed for search once they stood unchanged for 30 seconds */
+                            summaries_parsed: number;
                             time_up: boolean;
                         };
                     };
