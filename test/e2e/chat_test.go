@@ -237,13 +237,8 @@ const (
 
 func startGate(t *testing.T, target string) *saveGate {
 	t.Helper()
-	to, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(to)
 	g := &saveGate{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	g.URL = startProxy(t, target, func(proxy http.Handler, w http.ResponseWriter, r *http.Request) {
 		save := r.Method == http.MethodPost && r.URL.Path == "/api/conversation-memory"
 		switch mode := g.mode.Load(); {
 		case save && mode == gateRefuse:
@@ -258,10 +253,23 @@ func startGate(t *testing.T, target string) *saveGate {
 		default:
 			proxy.ServeHTTP(w, r)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	g.URL = srv.URL
+	})
 	return g
+}
+
+// startProxy serves, until the test ends, each request by serve, which
+// passes it on to target through proxy or answers it itself; it returns
+// the proxy's URL.
+func startProxy(t *testing.T, target string, serve func(proxy http.Handler, w http.ResponseWriter, r *http.Request)) string {
+	t.Helper()
+	to, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(to)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serve(proxy, w, r) }))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // hangUp closes the connection without an answer.

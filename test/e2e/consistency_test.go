@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -39,13 +36,8 @@ type tokenRecorder struct {
 
 func startTokenRecorder(t *testing.T, target string) *tokenRecorder {
 	t.Helper()
-	to, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(to)
 	rec := &tokenRecorder{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rec.URL = startProxy(t, target, func(proxy http.Handler, w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/api/") {
 			proxy.ServeHTTP(w, r)
 			return
@@ -56,9 +48,7 @@ func startTokenRecorder(t *testing.T, target string) *tokenRecorder {
 		rec.mu.Lock()
 		rec.calls = append(rec.calls, call)
 		rec.mu.Unlock()
-	}))
-	t.Cleanup(srv.Close)
-	rec.URL = srv.URL
+	})
 	return rec
 }
 
