@@ -303,7 +303,9 @@ left join lateral (
 		union all
 		select t.id, t.client_turn_id, t.role, t.content, t.created_at,
 			ts_rank(t.content_vector, (select q from query))
-		from public.conversation_turns t
+		-- Through the view of the caller's turns (migration 0058), which the
+		-- index of a conversation's turns serves under row-level security.
+		from private.caller_turns t
 		where not r.archived and not r.time_only and t.facilitator_id = $1::uuid
 			and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(d.learner_id, '` + nilLearner + `'::uuid)
 			and ` + activeTurn("t", "$1::uuid", "coalesce(d.learner_id, '"+nilLearner+"'::uuid)") + `

@@ -4,14 +4,14 @@
 -- one else's; nobody writes them but the archive's triggers, which keep
 -- them what the conversations' vectors say, through an erasure too, and
 -- the list of conversations still to count is out of every request role's
--- reach. The view search finds its candidates through (migration 0038)
--- shows the service the caller's archived conversations alone, and
--- nobody else anything.
+-- reach. The views search reads through (the archived words, migration
+-- 0038, and the turns, migration 0058) show the service the caller's rows
+-- alone, and nobody else anything.
 
 begin;
 \ir setup/two_facilitators.psql
 
-select plan(28);
+select plan(32);
 
 -- The statistics recomputed from the facilitator's archived vectors,
 -- against those kept: the terms that differ (none when they agree).
@@ -53,6 +53,8 @@ grant select on b_archives to public;
 select pg_temp.act_as('authenticated', 'a');
 select throws_ok($$ select count(*) from private.caller_archive_words $$, '42501', null,
   'authenticated as A reads the view of archived words: refused');
+select throws_ok($$ select count(*) from private.caller_turns $$, '42501', null,
+  'authenticated as A reads the view of turns: refused');
 select is((select count(*) from public.archive_term_stats where facilitator_id <> pg_temp.id('a')), 0::bigint,
   'authenticated as A reads no other facilitator''s statistics');
 select cmp_ok((select count(*) from public.archive_term_stats), '>', 0::bigint, 'authenticated as A reads its own statistics');
@@ -70,6 +72,10 @@ select is((select count(*) from private.caller_archive_words), 2::bigint,
   'memory_service as A finds its own archived conversations through the view of their words');
 select is((select count(*) from private.caller_archive_words w join b_archives b using (id)), 0::bigint,
   'memory_service as A finds none of B''s through the view');
+select is((select count(*) from private.caller_turns where facilitator_id <> pg_temp.id('a')), 0::bigint,
+  'memory_service as A reads none of B''s turns through the view of turns');
+select is((select count(*) from private.caller_turns), (select count(*) from public.conversation_turns),
+  'memory_service as A reads through the view of turns the turns its policy lets it read');
 select is((select count(*) from public.archive_term_stats where facilitator_id = pg_temp.id('b')), 0::bigint,
   'memory_service as A reads none of B''s statistics');
 select throws_ok($$ update public.archive_term_stats set conversations = conversations + 100 where facilitator_id = pg_temp.id('a') $$,
@@ -87,6 +93,7 @@ select throws_ok($$ select public.archive_term_stats_remove() $$, '42501', null,
 select pg_temp.act_as('anon');
 select throws_ok($$ select count(*) from public.archive_term_stats $$, '42501', null, 'anon reads statistics: refused');
 select throws_ok($$ select count(*) from private.caller_archive_words $$, '42501', null, 'anon reads the view of archived words: refused');
+select throws_ok($$ select count(*) from private.caller_turns $$, '42501', null, 'anon reads the view of turns: refused');
 select pg_temp.act_as_owner();
 
 -- A erases Emma: her conversation is counted out, the general one stays.
