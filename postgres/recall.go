@@ -73,21 +73,24 @@ const ofTheLearner = `coalesce(learner_id, '` + nilLearner + `'::uuid) = ($2::uu
 // with parts that bring nothing, Postgres kept no plan and planned every
 // recall anew (1.2 ms each on the benchmark's data). Deep retrieval ranks
 // every memory in scope, so a memory can also come up through a topic,
-// and a session's first message through importance or recency.
+// and a session's first message through importance or recency. All read
+// the candidates through the view of the caller's memories (migration
+// 0059), which the words' index serves for the learner under row-level
+// security.
 var (
-	lightWords = `select id from public.learner_memories
+	lightWords = `select id from private.caller_memories
 		where ` + inRecallScope + `
 			-- Light retrieval has one learner key; said as a plain equality,
 			-- the words index can use it.
 			and ` + ofTheLearner + `
 			and search_vector @@ (select any_word from params)`
 	lightMeaning = `select near.id from (
-		select id from public.learner_memories
+		select id from private.caller_memories
 		where ` + inRecallScope + ` and ` + ofTheLearner + ` and embedding_model = $12
 		order by embedding operator(extensions.<=>) $11::text::extensions.vector
 		limit ` + lightNearest + `) near`
-	lightFiltered  = `select id from public.learner_memories where ` + inRecallScope + ` and ` + ofTheLearner
-	deepCandidates = `select id from public.learner_memories where ` + inRecallScope
+	lightFiltered  = `select id from private.caller_memories where ` + inRecallScope + ` and ` + ofTheLearner
+	deepCandidates = `select id from private.caller_memories where ` + inRecallScope
 )
 
 // lightNearest is how many memories light retrieval ranks by their
