@@ -90,9 +90,10 @@ func describe(ctx context.Context, admin *pgxpool.Pool, served string, info serv
 	e.pgSettings = fmt.Sprintf("shared_buffers %s, work_mem %s, max_connections %s", sharedBuffers, workMem, maxConnections)
 
 	var archivedTurns int64
-	// Turns linked to their archive, and those archives hold by range.
-	if err := admin.QueryRow(ctx, `select (select count(*) from public.conversation_turns where archive_id is not null)
-			+ (select coalesce(sum(turn_count), 0) from public.conversation_history_archive where last_turn_id is not null)`).
+	// The turns the archives hold, by link or by range (an archive linked
+	// before ranges has both since migration 0055, so counting the linked
+	// turns and the ranges' counted them twice).
+	if err := admin.QueryRow(ctx, `select coalesce(sum(turn_count), 0) from public.conversation_history_archive`).
 		Scan(&archivedTurns); err != nil {
 		return nil, err
 	}
