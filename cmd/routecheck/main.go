@@ -66,6 +66,12 @@ var allowed = []allowance{
 	{prefix(`select m.facilitator_id, m.id, s.retention_days from public.learner_memories m join public.facilitator_settings s on s.facilitator_id = m.facilitator_id`),
 		"the retention sweep finds the memories due to be forgotten among every facilitator's: a read of every shard; " +
 			"forgetting each one names its facilitator (migration 0042)"},
+	{prefix(`with spans as ( select t.facilitator_id, t.archive_id, min(t.id) as first_id, max(t.id) as last_id from public.conversation_turns t where t.archive_id is not null and (p_facilitators is null`),
+		"migration 0055 ranges the archives made before ranges in one pass over every facilitator's, once, as it is " +
+			"applied (with no list, which Citus can plan); migration 0056 replaced it by a statement per facilitator"},
+	{prefix(`select distinct a.facilitator_id from public.conversation_history_archive a where a.last_turn_id is null`),
+		"migration 0056 (and the benchmark's loader) finds the facilitators with archives made before ranges: a read of " +
+			"every shard; ranging each one's archives names them"},
 	{prefix(`select facilitator_id::text, array_agg(conversation_id::text order by listed_at) from ( select facilitator_id, conversation_id, listed_at from private.summary_vectors_due`),
 		"the worker finds the summaries settled since they changed among every facilitator's: a read of every shard; " +
 			"parsing each facilitator's names them (migration 0057)"},
