@@ -235,13 +235,21 @@ func (s *Store) queueActAsCaller(b *pgx.Batch, caller mentor.Caller) {
 const callerExistsSQL = `select exists (select 1 from auth.users where id = $1::uuid)`
 
 // actAsCaller switches to role memory_service with the caller's claims
-// ($1), subject ($2), archive limit ($3) and statement timeout ($4).
+// ($1), subject ($2), archive limit ($3) and statement timeout ($4), and
+// turns JIT compilation off for the transaction: the planner's cost of a
+// search of a long history passes JIT's thresholds, and compiling it took
+// longer than running it many times over (measured: 100 ms to seconds, the
+// whole of the slowest searches of a facilitator with 10,000 archived
+// conversations). It is turned off here rather than for the connection, as
+// a transaction pooler refuses a connection's startup settings, and rather
+// than for the database, which the web app may share.
 const actAsCaller = `select set_config('role', 'memory_service', true),
 	public.set_local('request.jwt.claims', $1),
 	public.set_local('request.jwt.claim.sub', $2),
 	public.set_local('mentor.archive_turns', $3),
 	public.set_local('statement_timeout', $4),
-	public.set_local('lock_timeout', '` + lockTimeout + `')`
+	public.set_local('lock_timeout', '` + lockTimeout + `'),
+	public.set_local('jit', 'off')`
 
 // readActAsCaller reads the results of queueActAsCaller, after the
 // transaction's BEGIN: unauthenticated when the caller's user is gone.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"mentormemory/app/apptest"
 	"mentormemory/mentor"
 	"mentormemory/postgres"
 )
@@ -76,5 +77,34 @@ func TestRequestsStatementsAreBoundedInTime(t *testing.T) {
 	}
 	if turns != 4 {
 		t.Fatalf("%d turns stored, want 4: the refused posts stored nothing", turns)
+	}
+}
+
+// A request's statements are never compiled by JIT: the planner's costs of
+// a search of a long history pass JIT's thresholds, and compiling took
+// longer than running. A trigger notes the setting a post's insert runs
+// with, against the cluster's default.
+func TestRequestsRunWithoutJITCompilation(t *testing.T) {
+	pool, facilitator, learner := newLearnerDatabase(t)
+	ctx := asFacilitator(context.Background(), facilitator)
+	if on := apptest.Scalar[string](t, pool, `show jit`); on != "on" {
+		t.Fatalf("the test cluster's jit is %q: the test needs Postgres's default, on", on)
+	}
+	for _, statement := range []string{
+		`create table public.jit_seen (jit text)`,
+		`create function public.note_jit() returns trigger language plpgsql security definer as $$
+		begin insert into public.jit_seen values (current_setting('jit')); return new; end $$`,
+		`create trigger note_jit before insert on public.conversation_turns
+		for each row execute function public.note_jit()`,
+	} {
+		apptest.Exec(t, pool, statement)
+	}
+	if _, err := postgres.NewStore(pool, 50).AppendTurns(ctx, mentor.AppendRequest{LearnerID: &learner, Turns: []mentor.Turn{
+		{Role: mentor.RoleUser, Content: "She finished the book."},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if seen := apptest.Scalar[string](t, pool, `select string_agg(distinct jit, ',') from public.jit_seen`); seen != "off" {
+		t.Errorf("a post's insert ran with jit %q, want off", seen)
 	}
 }
