@@ -100,10 +100,12 @@ func archivedTurns(facilitator string) string {
 // activeTurn is the condition that the turn named turn, of the
 // conversation of facilitator and learnerKey (SQL expressions), is in the
 // active segment: linked to no archive, and above the highest range of the
-// conversation's archives (migration 0037).
+// conversation's archives (migration 0037), read through the view of the
+// caller's archives (migration 0060), whose index of ranges the planner
+// may use for the conversation under row-level security.
 func activeTurn(turn, facilitator, learnerKey string) string {
 	return turn + `.archive_id is null and ` + turn + `.id > (select coalesce(max(h.last_turn_id), 0)
-		from public.conversation_history_archive h
+		from private.caller_archive_ranges h
 		where h.facilitator_id = ` + facilitator + ` and coalesce(h.learner_id, '` + nilLearner + `'::uuid) = ` + learnerKey + `
 			and h.last_turn_id is not null)`
 }
