@@ -242,14 +242,16 @@ const callerExistsSQL = `select exists (select 1 from auth.users where id = $1::
 // whole of the slowest searches of a facilitator with 10,000 archived
 // conversations). It is turned off here rather than for the connection, as
 // a transaction pooler refuses a connection's startup settings, and rather
-// than for the database, which the web app may share.
+// than for the database, which the web app may share; by set_config, a
+// built-in, as the coordinator is where Citus plans a request (its workers
+// take theirs from their own configuration: README "Running on Citus").
 const actAsCaller = `select set_config('role', 'memory_service', true),
+	set_config('jit', 'off', true),
 	public.set_local('request.jwt.claims', $1),
 	public.set_local('request.jwt.claim.sub', $2),
 	public.set_local('mentor.archive_turns', $3),
 	public.set_local('statement_timeout', $4),
-	public.set_local('lock_timeout', '` + lockTimeout + `'),
-	public.set_local('jit', 'off')`
+	public.set_local('lock_timeout', '` + lockTimeout + `')`
 
 // readActAsCaller reads the results of queueActAsCaller, after the
 // transaction's BEGIN: unauthenticated when the caller's user is gone.
