@@ -76,7 +76,8 @@ type Config struct {
 	Poll      time.Duration // how often to look for due jobs when not woken
 	IdleSweep time.Duration // how often to end idle sessions
 	// SummarySweep is how often to parse for search the summaries that
-	// have stood unchanged for SummarySettle.
+	// have stood unchanged for SummarySettle (DefaultSummarySweep and
+	// DefaultSummarySettle when zero).
 	SummarySweep  time.Duration
 	SummarySettle time.Duration
 	MaxAttempts   int           // attempts before a job is marked failed
@@ -106,8 +107,8 @@ func New(store Store, cfg Config, log *slog.Logger) *Worker {
 	if cfg.SummarySweep <= 0 {
 		cfg.SummarySweep = DefaultSummarySweep
 	}
-	if cfg.SummarySettle < 0 {
-		cfg.SummarySettle = 0
+	if cfg.SummarySettle <= 0 {
+		cfg.SummarySettle = DefaultSummarySettle
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = DefaultMaxAttempts

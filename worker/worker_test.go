@@ -441,10 +441,11 @@ func TestModelTextNeverReachesTheJobOrTheLog(t *testing.T) {
 }
 
 // A summary changed by a post is parsed for search once it has stood
-// unchanged for the settle time, and not before; a sweep parses every
-// settled one, however many batches they take.
+// unchanged for the settle time (by default worker.DefaultSummarySettle),
+// and not before; a sweep parses every settled one, however many batches
+// they take.
 func TestSettledSummariesAreParsedForSearch(t *testing.T) {
-	e := newEnv(t, worker.Config{SummarySettle: time.Hour})
+	e := newEnv(t, worker.Config{})
 	e.post("Alex built a paper crane today.", "Origami suits his patience.")
 	stale := `select count(*) from conversation_updates where summary <> '' and summary_vector is null`
 	if n := e.count(stale); n != 1 {
