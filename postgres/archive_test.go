@@ -118,3 +118,86 @@ func TestAnArchivedConversationIsReadInOneRoundTripByItsIndex(t *testing.T) {
 		t.Fatalf("the first page of the ranged archive: %d turns (%v … ), next %v; want its first 25", len(turns), turns[:min(2, len(turns))], got.NextOffset)
 	}
 }
+
+// TestAnArchivesTurnsAreReadWithoutTheOtherLearnersSaidMeanwhile checks
+// that reading the turns an archive holds by its range of log ids (a page
+// of it, and the turns that match in search) reads its conversation's
+// turns alone, not every turn of the facilitator's said in that span: a
+// teacher who talks about one learner between others leaves the others'
+// turns inside each archive's range, and under row-level security the
+// planner could not use the conversation's index (migration 0058's view
+// lets it).
+func TestAnArchivesTurnsAreReadWithoutTheOtherLearnersSaidMeanwhile(t *testing.T) {
+	pgtest.SkipOnCitus(t, noGenericPlanOnCitus)
+	ctx := context.Background()
+	pool, facilitator, ada := newLearnerDatabase(t)
+	bo := uuid.NewString()
+	if _, err := pool.Exec(ctx, `insert into public.learners (id, facilitator_id, name) values ($1::uuid, $2::uuid, 'Bo')`,
+		bo, facilitator); err != nil {
+		t.Fatal(err)
+	}
+	// Archives of 10 turns; between two of Ada's exchanges, a hundred of
+	// Bo's turns.
+	store := postgres.NewStore(pool, 10)
+	caller := asFacilitator(ctx, facilitator)
+	// Her archive holds the exchanges about a zeppelin; those left active
+	// are about a kite, so that search reads the archive's turns alone.
+	for n := range 7 {
+		toy := "zeppelin"
+		if n >= 5 {
+			toy = "kite"
+		}
+		if _, err := store.AppendTurns(caller, mentor.AppendRequest{LearnerID: &ada, Turns: []mentor.Turn{
+			{Role: mentor.RoleUser, Content: fmt.Sprintf("Ada built a %s, part %d", toy, n)},
+			{Role: mentor.RoleAssistant, Content: fmt.Sprintf("Ask Ada how the %s flies, part %d", toy, n)},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+			select $1::uuid, $2::uuid, 'user', 'Bo built a zeppelin, turn ' || i from generate_series(1, 100) i`,
+			facilitator, bo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var archive string
+	var boInRange int
+	if err := pool.QueryRow(ctx, `select a.id::text, (select count(*) from public.conversation_turns t
+			where t.facilitator_id = a.facilitator_id and t.learner_id = $2::uuid and t.id between a.first_turn_id and a.last_turn_id)
+		from public.conversation_history_archive a where a.facilitator_id = $1::uuid and a.learner_id = $3::uuid`,
+		facilitator, bo, ada).Scan(&archive, &boInRange); err != nil {
+		t.Fatal(err)
+	}
+	if boInRange < 400 {
+		t.Fatalf("Ada's archive spans %d of Bo's turns, want the 400 or more said between hers", boInRange)
+	}
+	// Beside another facilitator's long history, with the statistics as
+	// autovacuum leaves them, so that the planner reads the tables as it
+	// would in service.
+	other, otherLearner := seedLearner(t, pool)
+	for _, q := range []string{
+		`insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+			select '` + other + `', '` + otherLearner + `', 'user', 'another zeppelin, turn ' || n from generate_series(1, 20000) n`,
+		`vacuum analyze public.conversation_turns, public.conversation_history_archive`,
+	} {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+
+	asService := []string{
+		`select set_config('request.jwt.claims', '{"sub": "` + facilitator + `", "role": "authenticated"}', false)`,
+		`set role memory_service`,
+	}
+	plan, raw := genericPlan(t, pool, "archive_page", postgres.ArchiveTurnsSQL, `'`+facilitator+`', '`+archive+`', 50, 0`, true, asService)
+	if read := plan.rowsOf("conversation_turns"); read > 12 {
+		t.Errorf("a page of Ada's archive of 10 turns read %.0f turns, want at most 12:\n%s", read, raw)
+	}
+	plan, raw = genericPlan(t, pool, "search_ada", postgres.SearchSQL, fmt.Sprintf(
+		`'%s', 'zeppelin', 0.8, '%s', true, 20, 1.5, 1.2, 0.75, 32, 3, null, null, 0.5, %d`,
+		facilitator, ada, postgres.CandidateBudget), true, asService)
+	// The archive's 10 turns, each read once for its matches.
+	if read := plan.rowsOf("conversation_turns"); read > 12 {
+		t.Errorf("searching Ada's conversations read %.0f turns, want at most 12, none of Bo's %d in her archive's span:\n%s",
+			read, boInRange, raw)
+	}
+}

@@ -68,10 +68,18 @@ from (
 			union all
 			(select t.id, t.client_turn_id, t.role, t.content, t.created_at
 				from public.conversation_history_archive a
-				join public.conversation_turns t on t.facilitator_id = a.facilitator_id
-					and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(a.learner_id, '` + nilLearner + `'::uuid)
-					and t.id between a.first_turn_id and a.last_turn_id
-				where a.facilitator_id = $1::uuid and a.id = $2::uuid and t.archive_id is null
+				-- The archive first, then its conversation's turns in its range,
+				-- in order, through the view of the caller's turns (as
+				-- archivedTurns), whose index of a conversation's turns the
+				-- planner may use under row-level security.
+				cross join lateral (
+					select t.id, t.client_turn_id, t.role, t.content, t.created_at
+					from private.caller_turns t
+					where t.facilitator_id = $1::uuid and t.archive_id is null
+						and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(a.learner_id, '` + nilLearner + `'::uuid)
+						and t.id between a.first_turn_id and a.last_turn_id
+					order by t.id limit $3::int + 1 + $4::int) t
+				where a.facilitator_id = $1::uuid and a.id = $2::uuid
 				order by t.id limit $3::int + 1 + $4::int)
 		) held
 		order by id limit $3::int + 1 offset $4::int
@@ -86,12 +94,16 @@ from (
 // join.) The facilitator is named, not taken from a: Citus, which must
 // find every table's shard from the statement, did not follow the join
 // into this union in search's statement ("complex joins are only
-// supported when all distributed tables are co-located").
+// supported when all distributed tables are co-located"). Both read
+// through the view of the caller's turns (migration 0058): under
+// row-level security the planner may not use the index of a
+// conversation's turns by id for the range, and read every turn of the
+// facilitator's in it, each other learner's too.
 func archivedTurns(facilitator string) string {
-	return `select t.* from public.conversation_turns t
+	return `select t.id, t.client_turn_id, t.role, t.content, t.created_at, t.content_vector from private.caller_turns t
 	where t.facilitator_id = ` + facilitator + ` and t.archive_id is not null and t.archive_id = a.id
 	union all
-	select t.* from public.conversation_turns t
+	select t.id, t.client_turn_id, t.role, t.content, t.created_at, t.content_vector from private.caller_turns t
 	where t.facilitator_id = ` + facilitator + ` and t.archive_id is null
 		and coalesce(t.learner_id, '` + nilLearner + `'::uuid) = coalesce(a.learner_id, '` + nilLearner + `'::uuid)
 		and t.id between a.first_turn_id and a.last_turn_id`
