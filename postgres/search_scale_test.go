@@ -339,3 +339,57 @@ func TestSearchReadsALongHistoryByItsIndexesNotWhole(t *testing.T) {
 		t.Errorf("the top 5 with a budget of %d: %v; reading everything: %v; the zeppelin conversations: %v", budget, bounded, whole, zeppelins)
 	}
 }
+
+// TestSearchReadsOnlyTheActiveSegmentOfALongConversation checks that the
+// turns search reads for an active conversation's matches are those of its
+// active segment, found above the highest range of its archives (migrations
+// 0037, 0055 and 0060), however many turns its archives hold by range.
+func TestSearchReadsOnlyTheActiveSegmentOfALongConversation(t *testing.T) {
+	pgtest.SkipOnCitus(t, noGenericPlanOnCitus)
+	ctx := context.Background()
+	pool, facilitator, learner := newLearnerDatabase(t)
+	// 40 archives of 50 turns each, held by range, then 6 active turns; only
+	// the active ones mention the zeppelin.
+	for _, q := range []string{
+		`insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+			select $1::uuid, $2::uuid, case when n % 2 = 1 then 'user' else 'assistant' end, 'Homework blocks, evening ' || n
+			from generate_series(1, 2000) n`,
+		`insert into public.conversation_history_archive (facilitator_id, learner_id, summary, turn_count, first_turn_id, last_turn_id)
+			select $1::uuid, $2::uuid, 'Homework, part ' || k, 50, min(t.id), max(t.id)
+			from (select id, (row_number() over (order by id) - 1) / 50 as k from public.conversation_turns
+				where facilitator_id = $1::uuid and learner_id = $2::uuid) t
+			group by k`,
+		`insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+			select $1::uuid, $2::uuid, 'user', 'Ada built a zeppelin, part ' || n from generate_series(1, 6) n`,
+		`insert into public.conversation_updates (facilitator_id, learner_id, turn_count, turns_vector)
+			values ($1::uuid, $2::uuid, 6, to_tsvector('english', 'Ada built a zeppelin'))`,
+	} {
+		if _, err := pool.Exec(ctx, q, facilitator, learner); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Beside another facilitator's long history, with the statistics as
+	// autovacuum leaves them, so that the planner reads the tables as it
+	// would in service.
+	other, otherLearner := seedLearner(t, pool)
+	for _, q := range []string{
+		`insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+			select '` + other + `', '` + otherLearner + `', 'user', 'another zeppelin, turn ' || n from generate_series(1, 20000) n`,
+		`vacuum analyze public.conversation_turns, public.conversation_history_archive`,
+	} {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	asService := []string{
+		`select set_config('request.jwt.claims', '{"sub": "` + facilitator + `", "role": "authenticated"}', false)`,
+		`set role memory_service`,
+	}
+	plan, raw := genericPlan(t, pool, "search_active_segment", postgres.SearchSQL, fmt.Sprintf(
+		`'%s', 'zeppelin', 0.8, '%s', true, 20, 1.5, 1.2, 0.75, 32, 3, null, null, 0.5, %d`,
+		facilitator, learner, postgres.CandidateBudget), true, asService)
+	if read := plan.rowsOf("conversation_turns"); read > 8 {
+		t.Errorf("search read %.0f turns for the active conversation's matches, want its 6 active ones, not the 2,000 its archives hold:\n%s",
+			read, raw)
+	}
+}
