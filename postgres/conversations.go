@@ -607,7 +607,11 @@ func (s *Store) ClearConversation(ctx context.Context, learnerID *string) (bool,
 		case err != nil:
 			return err
 		default:
-			if err := tx.QueryRow(ctx, `select exists (select 1 from public.conversation_turns t
+			// Through the view of the caller's turns (migration 0058), whose
+			// index of a conversation's turns the planner may use under
+			// row-level security, rather than the facilitator's every turn
+			// above the conversation's archives.
+			if err := tx.QueryRow(ctx, `select exists (select 1 from private.caller_turns t
 				where `+sameConversation+` and `+activeTurn("t", "$1::uuid", "$2::uuid")+`)`, me, learnerKey(learnerID)).Scan(&archived); err != nil {
 				return err
 			}
