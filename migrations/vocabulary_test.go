@@ -56,4 +56,17 @@ func TestSearchVocabularyIsCapped(t *testing.T) {
 	if n := countRows(t, pool, "search_vocabulary", b.id); n != others {
 		t.Errorf("another facilitator's vocabulary went from %d to %d words", others, n)
 	}
+
+	// Posts that add a word or two are checked against the cap one time in
+	// eight (migration 0062): a hundred of them past it bring it back
+	// (all hundred unchecked: one chance in 600,000).
+	for turn := range 100 {
+		asService(t, pool, a.id, func(tx pgx.Tx) {
+			apptest.Exec(t, tx, `insert into public.conversation_turns (facilitator_id, role, content)
+				values ($1::uuid, 'user', $2)`, a.id, madeUpWords(30000+turn, 1))
+		})
+	}
+	if n := countRows(t, pool, "search_vocabulary", a.id); n > 18100 {
+		t.Errorf("the vocabulary holds %d words after a hundred posts past its cap, each with a new word; want it trimmed to at most 18,100", n)
+	}
 }
