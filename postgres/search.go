@@ -82,13 +82,19 @@ unknown_words as materialized (
 	order by char_length(w.word) desc, w.word
 	limit $11
 ),
--- The closest word the facilitator used to each, by the vocabulary's
--- trigram index (migration 0061).
 corrections as (
 	select fix.word
 	from unknown_words w
-	cross join lateral (select private.closest_word($1::uuid, w.word) as word) fix
-	where fix.word is not null
+	cross join lateral (
+		-- Through the view of the caller's words (migration 0061), which
+		-- the trigram index serves under row-level security.
+		select v.word from private.caller_vocabulary v
+		where v.facilitator_id = $1::uuid and v.word operator(extensions.%) w.word
+		-- The word breaks ties, so equally close words resolve the same way
+		-- every time.
+		order by v.word operator(extensions.<->) w.word, v.word
+		limit 1
+	) fix
 ),
 candidate_terms as (
 	select lexeme as term, 1.0::float8 as weight from unnest(to_tsvector('english', $2))
