@@ -66,20 +66,6 @@ func genericPlanReadsOnly(t *testing.T, pool *pgxpool.Pool, name, query, args, w
 // (to act as a role, say).
 func genericPlan(t *testing.T, pool *pgxpool.Pool, name, query, args string, analyze bool, setup []string) (planNode, []byte) {
 	t.Helper()
-	return preparedPlan(t, pool, "force_generic_plan", name, query, args, analyze, setup)
-}
-
-// customPlan is genericPlan for the plan made for the values at hand, as
-// a statement's first executions on a connection are planned.
-func customPlan(t *testing.T, pool *pgxpool.Pool, name, query, args string, analyze bool, setup []string) (planNode, []byte) {
-	t.Helper()
-	return preparedPlan(t, pool, "force_custom_plan", name, query, args, analyze, setup)
-}
-
-// preparedPlan is the plan of query prepared as name and executed with
-// args under the plan cache mode given.
-func preparedPlan(t *testing.T, pool *pgxpool.Pool, mode, name, query, args string, analyze bool, setup []string) (planNode, []byte) {
-	t.Helper()
 	ctx := context.Background()
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -93,7 +79,7 @@ func preparedPlan(t *testing.T, pool *pgxpool.Pool, mode, name, query, args stri
 			t.Fatal(err)
 		}
 	}()
-	for _, q := range append(setup, `set plan_cache_mode = `+mode, `prepare `+name+` as `+query) {
+	for _, q := range append(setup, `set plan_cache_mode = force_generic_plan`, `prepare `+name+` as `+query) {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

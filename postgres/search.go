@@ -86,9 +86,7 @@ corrections as (
 	select fix.word
 	from unknown_words w
 	cross join lateral (
-		-- Through the view of the caller's words (migration 0061), which
-		-- the trigram index serves under row-level security.
-		select v.word from private.caller_vocabulary v
+		select v.word from public.search_vocabulary v
 		where v.facilitator_id = $1::uuid and v.word operator(extensions.%) w.word
 		-- The word breaks ties, so equally close words resolve the same way
 		-- every time.
