@@ -112,15 +112,26 @@ func (s *Service) Clear(ctx context.Context, learnerID *string) (bool, error) {
 
 // Search finds the conversations that best match the question's words,
 // preferring those held in the time it names (ReadTimeReference), which
-// then leaves the words to search by.
+// then leaves the words to search by, and, for a question that asks when
+// something happened (AsksWhen), those whose best-matching turn says when.
 func (s *Service) Search(ctx context.Context, q SearchQuery) ([]SearchResult, error) {
 	q, err := ValidateSearch(q)
 	if err != nil {
 		return nil, err
 	}
-	when := ReadTimeReference(q.Text, time.Now())
+	now := time.Now()
+	asksWhen := AsksWhen(q.Text)
+	when := ReadTimeReference(q.Text, now)
 	q.Text, q.Window = when.Text, when.Window
-	return s.store.Search(ctx, q)
+	limit := q.Limit
+	if asksWhen {
+		q.Limit = max(limit, min(2*limit, whenDepth))
+	}
+	results, err := s.store.Search(ctx, q)
+	if err != nil || !asksWhen {
+		return results, err
+	}
+	return preferStatedTimes(results, limit, now), nil
 }
 
 // Archive reads one of the caller's archived conversations, a page of its

@@ -33,11 +33,13 @@ type TimeReference struct {
 //     "last May", "in the summer of 2022", "last spring", "this fall",
 //     "in 2022" (seasons are the northern hemisphere's, by whole months:
 //     spring is March to May, and winter begins in December);
-//   - a time relative to now: "yesterday", "today", "two days ago",
-//     "3 weeks ago", "a few months ago", "last week" (the calendar week,
-//     Monday to Sunday, before this one), "the past week" (the last seven
+//   - a time relative to now: "yesterday", "last night", "today", "two
+//     days ago", "3 weeks ago", "a few months ago", "last week" (the
+//     calendar week, Monday to Sunday, before this one), "last weekend"
+//     (that week's Saturday and Sunday), "the past week" (the last seven
 //     days), "this month", "last year", "last Tuesday", "the other day",
-//     "recently".
+//     "recently";
+//   - a time up to now: "since March", "since 2021".
 //
 // The first time named counts. Days are UTC's, and every window is widened
 // to what the same words mean in any time zone (from UTC-12 to UTC+14), so
@@ -49,30 +51,72 @@ type TimeReference struct {
 // camp says too: a date's numbers would only match other numbers, and
 // "week" or "ago" every conversation.
 func ReadTimeReference(question string, now time.Time) TimeReference {
-	// Matched in lower case, letter for letter, so that a match's place is
-	// the same in the question.
-	lower := []byte(question)
+	named, ok := firstTimeNamed(question, now)
+	if !ok {
+		return TimeReference{Text: question}
+	}
+	var kept []string
+	for _, k := range keptTimeWords.FindAllStringIndex(question[named.start:named.end], -1) {
+		kept = append(kept, question[named.start+k[0]:named.start+k[1]])
+	}
+	text := strings.Join(strings.Fields(question[:named.start]+" "+strings.Join(kept, " ")+" "+question[named.end:]), " ")
+	window := named.window
+	if window != nil {
+		widened := TimeWindow{Start: window.Start.Add(-14 * time.Hour), End: window.End.Add(12 * time.Hour)}
+		window = &widened
+	}
+	return TimeReference{Window: window, Text: text}
+}
+
+// timeNamed is where text names a time, text[start:end], and its window
+// (nil for a time that reads two ways).
+type timeNamed struct {
+	start, end int
+	window     *TimeWindow
+}
+
+// firstTimeNamed finds the first time text names, now being when it was
+// written; false when it names none.
+func firstTimeNamed(text string, now time.Time) (timeNamed, bool) {
+	lower := lowerASCII(text)
+	// The windows come in order and do not overlap, so the first that
+	// names a time holds the first time named.
+	for _, w := range clueWindows(lower) {
+		if named, ok := firstTimeIn(lower, w, now.UTC()); ok {
+			return named, true
+		}
+	}
+	return timeNamed{}, false
+}
+
+// lowerASCII is text in lower case, letter for letter, so that a match's
+// place in it is the same in the text.
+func lowerASCII(text string) []byte {
+	lower := []byte(text)
 	for i, c := range lower {
 		if c >= 'A' && c <= 'Z' {
 			lower[i] = c + 'a' - 'A'
 		}
 	}
-	clues := cluesIn(lower)
-	if clues == 0 {
-		return TimeReference{Text: question}
-	}
-	now = now.UTC()
-	var best struct {
-		start, end int
-		window     *TimeWindow
-		found      bool
-	}
+	return lower
+}
+
+// firstTimeIn finds the first time named in the window w of lower, by the
+// patterns whose clues it holds.
+func firstTimeIn(lower []byte, w clueWindow, now time.Time) (timeNamed, bool) {
+	var best timeNamed
+	found := false
 	for _, p := range timePatterns {
-		if p.needs&clues != p.needs {
+		if p.needs&w.clues != p.needs {
 			continue
 		}
-		for _, m := range p.re.FindAllSubmatchIndex(lower, -1) {
-			if best.found && (m[0] > best.start || m[0] == best.start && m[1] <= best.end) {
+		for _, m := range p.re.FindAllSubmatchIndex(lower[w.start:w.end], -1) {
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += w.start
+				}
+			}
+			if found && (m[0] > best.start || m[0] == best.start && m[1] <= best.end) {
 				continue
 			}
 			groups := make([]string, len(m)/2)
@@ -85,35 +129,36 @@ func ReadTimeReference(question string, now time.Time) TimeReference {
 			if !ok {
 				continue
 			}
-			best.start, best.end, best.window, best.found = m[0], m[1], window, true
+			best, found = timeNamed{start: m[0], end: m[1], window: window}, true
 		}
 	}
-	if !best.found {
-		return TimeReference{Text: question}
-	}
-	var kept []string
-	for _, k := range keptTimeWords.FindAllIndex(lower[best.start:best.end], -1) {
-		kept = append(kept, question[best.start+k[0]:best.start+k[1]])
-	}
-	text := strings.Join(strings.Fields(question[:best.start]+" "+strings.Join(kept, " ")+" "+question[best.end:]), " ")
-	if best.window != nil {
-		widened := TimeWindow{Start: best.window.Start.Add(-14 * time.Hour), End: best.window.End.Add(12 * time.Hour)}
-		best.window = &widened
-	}
-	return TimeReference{Window: best.window, Text: text}
+	return best, found
 }
 
 // A timeClue is a kind of word that some way of naming a time needs: a
-// question without the clues a pattern needs is not matched against it.
-// Most questions have none, and each pattern costs microseconds.
-type timeClue uint8
+// text without the clues a pattern needs is not matched against it. Most
+// texts have few, and each pattern costs microseconds, so the kinds are
+// narrow: "at night" runs the one pattern that reads "last night", not
+// every pattern of a time relative to now.
+type timeClue uint32
 
 const (
 	clueNumber timeClue = 1 << iota
 	clueMonth
 	clueSeason
 	clueWeekday
-	clueRelative
+	clueYesterday
+	clueToday
+	clueNight
+	clueWeekend
+	clueDay
+	clueUnit
+	clueAgo
+	clueFew
+	clueLast
+	clueOther
+	clueRecent
+	clueSince
 )
 
 // timeWords are the words that are clues, and of which kind.
@@ -122,48 +167,127 @@ var timeWords = func() map[string]timeClue {
 	for clue, list := range map[timeClue]string{
 		clueMonth: `january february march april may june july august september october november december
 			jan feb mar apr jun jul aug sep sept oct nov dec`,
-		clueSeason:  `spring summer autumn fall winter`,
-		clueWeekday: `monday tuesday wednesday thursday friday saturday sunday`,
-		clueRelative: `yesterday today tonight morning afternoon evening ago recently lately
-			day days week weeks month months year years`,
+		clueSeason:    `spring summer autumn fall winter`,
+		clueWeekday:   `monday tuesday wednesday thursday friday saturday sunday`,
+		clueYesterday: `yesterday`,
+		clueToday:     `today tonight morning afternoon evening`,
+		clueNight:     `night`,
+		clueWeekend:   `weekend`,
+		clueDay:       `day days`,
+		clueUnit:      `week weeks month months year years`,
+		clueAgo:       `ago`,
+		clueFew:       `few couple`,
+		clueLast:      `last previous past this`,
+		clueOther:     `other`,
+		clueRecent:    `recently lately`,
+		clueSince:     `since`,
 	} {
 		for _, w := range strings.Fields(list) {
+			if len(w) < 3 || len(w) > 9 {
+				panic("mentor: clueWindows reads clue words of three to nine letters, not " + w)
+			}
 			words[w] = clue
 		}
 	}
 	return words
 }()
 
-// cluesIn lists the clues of a question (lower case, in ASCII at least).
-func cluesIn(lower []byte) timeClue {
-	var clues timeClue
-	start := -1
-	for i := 0; i <= len(lower); i++ {
-		var c byte
-		if i < len(lower) {
-			c = lower[i]
-		}
-		switch {
-		case c >= '0' && c <= '9':
-			clues |= clueNumber
-		case c >= 'a' && c <= 'z':
-			if start < 0 {
-				start = i
-			}
+// A clueWindow is a stretch of text, lower[start:end], around words that
+// are clues, and the clues it holds. The patterns run only over the
+// windows: a regular expression costs time for every byte it reads, and a
+// turn of a conversation can be a few thousand bytes with one clue in it.
+type clueWindow struct {
+	start, end int
+	clues      timeClue
+}
+
+// clueReach is how many words on either side of a clue a window takes in:
+// more than any way of naming a time holds around its clue ("on the 4th
+// of December, 2023", "a couple of weeks ago").
+const clueReach = 6
+
+// clueWindows finds the windows of lower (lower case, in ASCII at least),
+// in order, merged where they overlap. A window begins where a word does
+// and ends where the next one begins, a word being a run of the
+// characters \b counts as a word's (ASCII letters, digits and _), so
+// that \b matches at its start just where it matches in the whole text.
+// A word's clues are those of its runs of letters (timeWords) and of its
+// digits. It reads the text once and keeps no list of its words: the
+// starts of the last few are enough to begin a window clueReach words
+// back.
+func clueWindows(lower []byte) []clueWindow {
+	var windows []clueWindow
+	var starts [clueReach + 1]int // of the last words, word n at n % len
+	words, reach := 0, 0          // words read; words the last window still takes in
+	lastEnd := -1                 // where the last word read ends
+	for i := 0; i < len(lower); {
+		if !isWordByte(lower[i]) {
+			i++
 			continue
 		}
-		if start >= 0 {
-			clues |= timeWords[string(lower[start:i])]
+		// A window that took in the last word takes in what follows it up
+		// to this one too: a pattern may end in punctuation ("Dec.").
+		if n := len(windows); n > 0 && windows[n-1].end == lastEnd {
+			windows[n-1].end = i
 		}
-		start = -1
+		start, letters := i, -1
+		var clues timeClue
+		for ; i <= len(lower); i++ {
+			var c byte
+			if i < len(lower) {
+				c = lower[i]
+			}
+			if c >= 'a' && c <= 'z' {
+				if letters < 0 {
+					letters = i
+				}
+				continue
+			}
+			// Every clue word has three to nine letters.
+			if letters >= 0 && i-letters >= 3 && i-letters <= 9 {
+				clues |= timeWords[string(lower[letters:i])]
+			}
+			letters = -1
+			if c >= '0' && c <= '9' {
+				clues |= clueNumber
+			}
+			if i == len(lower) || !isWordByte(c) {
+				break
+			}
+		}
+		starts[words%len(starts)] = start
+		words++
+		n := len(windows)
+		switch {
+		case clues != 0:
+			from := starts[max(words-1-clueReach, 0)%len(starts)]
+			if n > 0 && from < windows[n-1].end {
+				windows[n-1].end, windows[n-1].clues = i, windows[n-1].clues|clues
+			} else {
+				windows = append(windows, clueWindow{start: from, end: i, clues: clues})
+			}
+			reach = clueReach
+		case reach > 0:
+			windows[n-1].end = i
+			reach--
+		}
+		lastEnd = i
 	}
-	return clues
+	if n := len(windows); n > 0 && windows[n-1].end == lastEnd {
+		windows[n-1].end = len(lower)
+	}
+	return windows
+}
+
+// isWordByte reports whether \b counts c as a word's character.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // keptTimeWords are the words of a time named that stay words to search
 // by: a conversation about the summer camp or the December recital says
 // them too.
-var keptTimeWords = regexp.MustCompile(`\b(january|february|march|april|may|june|july|august|september|` +
+var keptTimeWords = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|` +
 	`october|november|december|spring|summer|autumn|fall|winter)\b`)
 
 // A timePattern finds one way of naming a time; resolve gives the window
@@ -229,7 +353,7 @@ var timePatterns = []timePattern{
 			}
 			return seasonWindow(m[1], year), true
 		}),
-	pattern(clueSeason, inOrDuring+`(last|this|past)\s+`+seasonWords, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueSeason|clueLast, inOrDuring+`(last|this|past)\s+`+seasonWords, func(m []string, now time.Time) (*TimeWindow, bool) {
 		return recentSeason(m[2], m[1], now), true
 	}),
 	pattern(clueSeason, `(?:in|during)\s+(?:the\s+)?`+seasonWords, func(m []string, now time.Time) (*TimeWindow, bool) {
@@ -242,28 +366,60 @@ var timePatterns = []timePattern{
 		}
 		return yearWindow(year), true
 	}),
+	// From a month or a year up to now.
+	pattern(clueSince|clueMonth, `since\s+`+monthWords+`(?:,?\s+`+yearNumber+`)?`, func(m []string, now time.Time) (*TimeWindow, bool) {
+		var from *TimeWindow
+		if m[2] != "" {
+			year, month := atoi(m[2]), monthOf(m[1])
+			if !plausibleYear(year, now) || month == 0 {
+				return nil, false
+			}
+			from = monthWindow(year, month)
+		} else if w, ok := namedMonth([]string{m[0], "in", m[1]}, now); ok {
+			from = w // the latest such month that has begun, as "in March" reads
+		} else {
+			return nil, false
+		}
+		return &TimeWindow{Start: from.Start, End: now}, from.Start.Before(now)
+	}),
+	pattern(clueSince|clueNumber, `since\s+`+yearNumber, func(m []string, now time.Time) (*TimeWindow, bool) {
+		year := atoi(m[1])
+		start := yearWindow(year).Start
+		if !plausibleYear(year, now) || !start.Before(now) {
+			return nil, false
+		}
+		return &TimeWindow{Start: start, End: now}, true
+	}),
 
 	// Times relative to now.
-	pattern(clueRelative, `(?:the\s+)?day\s+before\s+yesterday\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueDay|clueYesterday, `(?:the\s+)?day\s+before\s+yesterday\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
 		return daysBack(now, 2, 2), true
 	}),
-	pattern(clueRelative, `yesterday\b`, func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 1, 1), true }),
-	pattern(clueRelative, `(?:(?:earlier\s+)?today|this\s+(?:morning|afternoon|evening)|tonight)\b`,
+	pattern(clueYesterday, `yesterday\b`, func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 1, 1), true }),
+	pattern(clueToday, `(?:(?:earlier\s+)?today|this\s+(?:morning|afternoon|evening)|tonight)\b`,
 		func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 0, 0), true }),
-	pattern(clueRelative, counted+`\s+(day|week|month|year)s?\s+ago\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+	// The evening before and the small hours of today.
+	pattern(clueLast|clueNight, `last\s+night\b`, func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 1, 0), true }),
+	// The Saturday and Sunday before this calendar week.
+	pattern(clueLast|clueWeekend, `(?:last|this\s+past)\s+weekend\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+		today := startOfDay(now)
+		monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
+		return &TimeWindow{Start: monday.AddDate(0, 0, -2), End: monday}, true
+	}),
+	pattern(clueAgo, counted+`\s+(day|week|month|year)s?\s+ago\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
 		n, spread, ok := count(m[1])
 		if !ok {
 			return nil, false
 		}
 		return unitsAgo(m[2], n, spread, now), true
 	}),
-	pattern(clueRelative, `(?:the\s+)?(?:past|last)\s+(few|couple(?:\s+of)?)\s+(day|week|month)s\b`,
+	pattern(clueLast|clueFew, `(?:the\s+)?(?:past|last)\s+(few|couple(?:\s+of)?)\s+(day|week|month)s\b`,
 		func(m []string, now time.Time) (*TimeWindow, bool) {
 			n, _, _ := count(m[1])
 			return rolling(m[2], n+1, now), true
 		}),
-	pattern(clueRelative, `(the\s+)?(?:(last|previous|past)|(?:earlier\s+)?(this))\s+(week|month|year)\b`, namedUnit),
-	pattern(clueWeekday, `(?:last|this\s+past)\s+`+weekdayWords, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueLast|clueUnit, `(the\s+)?(?:(last|previous|past)|(?:earlier\s+)?(this))\s+(week|month|year)\b`, namedUnit),
+	pattern(clueLast|clueWeekday, `(?:last|this\s+past)\s+`+weekdayWords, func(m []string, now time.Time) (*TimeWindow, bool) {
 		today := startOfDay(now)
 		back := (int(today.Weekday()) - int(weekdayOf(m[1])) + 7) % 7
 		if back == 0 {
@@ -271,8 +427,8 @@ var timePatterns = []timePattern{
 		}
 		return daysBack(now, back, back), true
 	}),
-	pattern(clueRelative, `the\s+other\s+day\b`, func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 7, 1), true }),
-	pattern(clueRelative, `(?:recently|lately)\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
+	pattern(clueOther|clueDay, `the\s+other\s+day\b`, func(m []string, now time.Time) (*TimeWindow, bool) { return daysBack(now, 7, 1), true }),
+	pattern(clueRecent, `(?:recently|lately)\b`, func(m []string, now time.Time) (*TimeWindow, bool) {
 		return &TimeWindow{Start: startOfDay(now).AddDate(0, 0, -30), End: now}, true
 	}),
 }

@@ -85,6 +85,14 @@ func TestQuestionsNameTheirTime(t *testing.T) {
 		{"Emma last Tuesday", days(2026, time.November, 24, 1), "Emma"},
 		{"Emma last Thursday", days(2026, time.November, 19, 1), "Emma"},
 		{"Emma the other day", span(date(2026, time.November, 19), date(2026, time.November, 26)), "Emma"},
+		{"What did Emma say last night?", days(2026, time.November, 25, 2), "What did Emma say ?"},
+		{"Emma last weekend", days(2026, time.November, 21, 2), "Emma"},
+		{"Emma this past weekend", days(2026, time.November, 21, 2), "Emma"},
+		// Since a month or a year, up to now.
+		{"How has Emma been since March?", span(date(2026, time.March, 1), askedAt), "How has Emma been March ?"},
+		{"Emma since December", span(date(2025, time.December, 1), askedAt), "Emma December"},
+		{"Emma since August 2025", span(date(2025, time.August, 1), askedAt), "Emma August"},
+		{"Emma since 2024", span(date(2024, time.January, 1), askedAt), "Emma"},
 		{"What has Emma been reading lately?", span(date(2026, time.October, 27), askedAt), "What has Emma been reading ?"},
 		// The first time named counts; the others stay words.
 		{"last week we talked about the trip in August", days(2026, time.November, 16, 7), "we talked about the trip in August"},
@@ -114,6 +122,9 @@ func TestQuestionsThatNameNoTime(t *testing.T) {
 		"What did we decide on 13/13/2023":              "What did we decide on 13/13/2023",
 		"What did we decide on 4/12/2023":               "What did we decide",
 		"How many weeks of practice before the recital": "How many weeks of practice before the recital",
+		"Emma's weekend plans":                          "Emma's weekend plans",
+		"Every night since 1066":                        "Every night since 1066",
+		"Since when does Emma read?":                    "Since when does Emma read?",
 	} {
 		got := ReadTimeReference(question, askedAt)
 		if got.Window != nil || got.Text != text {
@@ -175,6 +186,29 @@ func FuzzReadTimeReference(f *testing.F) {
 		}
 		if len(strings.Fields(got.Text)) > len(strings.Fields(question)) {
 			t.Fatalf("%q: left %q to search by", question, got.Text)
+		}
+	})
+}
+
+// The patterns run only over the windows around clue words; whatever the
+// text, they find the time that running every pattern over the whole of it
+// finds.
+func FuzzWindowsFindWhatTheWholeTextNames(f *testing.F) {
+	for _, seed := range []string{"on 4 December 2023", "in August", "3 weeks ago", "4/12/2023", "since 2021",
+		"the day before yesterday", "last spring and last week", "999 years ago", "this may", "last_week",
+		"Max broke his wrist last week on the trampoline, and this morning the cast came off.",
+		"We talked about the recital a lot, and it went better than last time; on the 4th of December, 2023 she played.",
+		strings.Repeat("this and that, the other thing, ", 30) + "a couple of weeks ago",
+		"Emma (2023-12-04) said: back in early-May we moved; since March 2024 it is better."} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got, gotOK := firstTimeNamed(text, askedAt)
+		lower := lowerASCII(text)
+		want, wantOK := firstTimeIn(lower, clueWindow{start: 0, end: len(lower), clues: ^timeClue(0)}, askedAt)
+		if gotOK != wantOK || got.start != want.start || got.end != want.end ||
+			(got.window == nil) != (want.window == nil) || got.window != nil && *got.window != *want.window {
+			t.Fatalf("%q: windows found %v %+v, the whole text %v %+v", text, gotOK, got, wantOK, want)
 		}
 	})
 }

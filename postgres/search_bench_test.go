@@ -21,7 +21,8 @@ import (
 // the question's time read, then one ranking statement), one at a time,
 // for a facilitator with 100 archived conversations of 10 turns, held a
 // week apart over two years, and 3 going on: by words alone, by words and
-// a time, and by a time alone, and reports the p50 and p99 of one search.
+// a time, by a time alone, and a question that asks when, and reports the
+// p50 and p99 of one search.
 //
 //	DATABASE_URL=... go test ./postgres -run '^$' -bench Search -benchtime 2000x
 func BenchmarkSearch(b *testing.B) {
@@ -67,17 +68,25 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	for _, c := range []struct{ name, question string }{
-		{"words", "bedtime routine with the tablet"},
-		{"words and a time", "bedtime routine with the tablet last month"},
-		{"words and a day", "bedtime routine with the tablet on " + now.AddDate(-1, 0, 0).Format("2 January 2006")},
-		{"a time alone", "what did we talk about last week"},
+	for _, c := range []struct {
+		name, question string
+		limit          int
+	}{
+		{"words", "bedtime routine with the tablet", 0},
+		{"words and a time", "bedtime routine with the tablet last month", 0},
+		{"words and a day", "bedtime routine with the tablet on " + now.AddDate(-1, 0, 0).Format("2 January 2006"), 0},
+		{"a time alone", "what did we talk about last week", 0},
+		// A question that asks when reads each result's best turn for a
+		// time; at the tool's five results it ranks twenty.
+		{"when", "when did the bedtime routine with the tablet start", 0},
+		{"words, five results", "bedtime routine with the tablet", 5},
+		{"when, five results", "when did the bedtime routine with the tablet start", 5},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			times := make([]time.Duration, 0, b.N)
 			for b.Loop() {
 				start := time.Now()
-				results, err := svc.Search(ctx, mentor.SearchQuery{Text: c.question, IncludeArchive: true})
+				results, err := svc.Search(ctx, mentor.SearchQuery{Text: c.question, IncludeArchive: true, Limit: c.limit})
 				if err != nil || len(results) == 0 {
 					b.Fatalf("%q: %d results, %v", c.question, len(results), err)
 				}

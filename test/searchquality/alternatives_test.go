@@ -436,7 +436,7 @@ func measureAlternatives(t *testing.T, pool *pgxpool.Pool, d *Dataset, accounts 
 	// which the service also ranks by that time, are left out.
 	for i, o := range results[current.name] {
 		s := results["service"][i]
-		if slices.Equal(o.top, s.top) || o.q.Kind == KindDated {
+		if slices.Equal(o.top, s.top) || apart(o.q.Kind) {
 			continue
 		}
 		a := accountOf(accounts, o.q.Facilitator)

@@ -146,7 +146,9 @@ var personas = []persona{
 }
 
 // Generate builds the labelled set. samples may be nil; sessions and
-// questions from it are then left out. The dated questions come last.
+// questions from it are then left out. The dated questions come after
+// the others, and the when questions, with the copies of the accounts
+// they are asked of, last.
 func Generate(seed uint64, samples []SampleSet) Dataset {
 	d := Dataset{Seed: seed}
 	var dated []Question
@@ -167,6 +169,11 @@ func Generate(seed uint64, samples []SampleSet) Dataset {
 		dated = append(dated, dq...)
 	}
 	d.Questions = append(d.Questions, dated...)
+	// The copies of the accounts that the when questions are asked of
+	// (when.go) come last, and so do their questions.
+	copies, when := whenAccounts(seed, d.Facilitators)
+	d.Facilitators = append(d.Facilitators, copies...)
+	d.Questions = append(d.Questions, when...)
 	for i := range d.Questions {
 		d.Questions[i].ID = fmt.Sprintf("q%03d", i+1)
 	}

@@ -14,6 +14,10 @@
 //     misses can be read per failure mode;
 //   - every session is held at a time its turns carry, and dated questions
 //     name that time (dates.go), scored apart from the others;
+//   - when questions ask when something happened ("When did Max break his
+//     wrist?"), of a copy of each account with sessions that tell events
+//     with their time and others that mention them without it (when.go),
+//     also scored apart;
 //   - the hand-written transcripts of simulator/samples are folded in as
 //     extra sessions when present (LoadSamples).
 //

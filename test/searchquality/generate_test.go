@@ -50,8 +50,16 @@ func TestDataset(t *testing.T) {
 
 	kinds := map[string]int{}
 	turns, sessions := 0, 0
+	sessionsOf := map[string]int{}
 	for _, f := range d.Facilitators {
-		if n := len(f.Sessions); n < 30 || n > 60 {
+		sessionsOf[f.Key] = len(f.Sessions)
+		if of, copied := strings.CutSuffix(f.Key, whenSuffix); copied {
+			// A copy for the when questions: the account's sessions, and
+			// for each event one that tells it and decoysPerEvent more.
+			if added := len(f.Sessions) - sessionsOf[of]; added%(1+decoysPerEvent) != 0 || added/(1+decoysPerEvent) < 8 {
+				t.Errorf("%s: %d sessions more than %s, want 8 events or more", f.Key, added, of)
+			}
+		} else if n := len(f.Sessions); n < 30 || n > 60 {
 			t.Errorf("%s: %d sessions, want 30–60", f.Key, n)
 		}
 		long := 0

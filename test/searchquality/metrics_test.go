@@ -69,12 +69,17 @@ func (s score) mean() score {
 	return score{n: s.n, r1: s.r1 / n, r5: s.r5 / n, r10: s.r10 / n, mrr5: s.mrr5 / n}
 }
 
-// summarize scores all outcomes but the dated questions' (which are
-// measured apart, as their own kind) and each kind.
+// apart reports whether a question kind is measured apart from the
+// others and left out of ALL, so that ALL stays comparable with the
+// figures from before the kind was added.
+func apart(kind string) bool { return kind == KindDated || kind == KindWhen }
+
+// summarize scores all outcomes but the dated and the when questions'
+// (which are measured apart, each as its own kind) and each kind.
 func summarize(outs []outcome) (all score, byKind map[string]score) {
 	byKind = map[string]score{}
 	for _, o := range outs {
-		if o.q.Kind != KindDated {
+		if !apart(o.q.Kind) {
 			all.add(o)
 		}
 		k := byKind[o.q.Kind]
@@ -88,7 +93,8 @@ func summarize(outs []outcome) (all score, byKind map[string]score) {
 }
 
 // table renders recall@1, recall@5, recall@10 and MRR@5 of several
-// systems, per question kind and overall, then the dated questions apart,
+// systems, per question kind and overall, then the dated and the when
+// questions apart,
 // as fixed-width text for t.Log.
 func table(names []string, results map[string][]outcome) string {
 	var b strings.Builder
@@ -123,8 +129,10 @@ func table(names []string, results map[string][]outcome) string {
 		row(k, func(name string) score { return kinds[name][k] })
 	}
 	row("ALL", func(name string) score { return sums[name] })
-	if kinds[names[0]][KindDated].n > 0 {
-		row(KindDated, func(name string) score { return kinds[name][KindDated] })
+	for _, k := range []string{KindDated, KindWhen} {
+		if kinds[names[0]][k].n > 0 {
+			row(k, func(name string) score { return kinds[name][k] })
+		}
 	}
 	return b.String()
 }
@@ -158,7 +166,7 @@ func bucketTable(d *Dataset, names []string, results map[string][]outcome) strin
 	b.WriteString("\n")
 	counts := map[string]int{}
 	for _, o := range results[names[0]] {
-		if o.q.Kind != KindDated {
+		if !apart(o.q.Kind) {
 			counts[lengthBucket(d, o.q)]++
 		}
 	}
@@ -173,7 +181,7 @@ func bucketTable(d *Dataset, names []string, results map[string][]outcome) strin
 			per[k] = &score{}
 		}
 		for _, o := range results[name] {
-			if o.q.Kind != KindDated {
+			if !apart(o.q.Kind) {
 				per[lengthBucket(d, o.q)].add(o)
 			}
 		}
