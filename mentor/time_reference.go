@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // TimeWindow is a span of time a question names: from Start up to, not
@@ -59,7 +60,17 @@ func ReadTimeReference(question string, now time.Time) TimeReference {
 	for _, k := range keptTimeWords.FindAllStringIndex(question[named.start:named.end], -1) {
 		kept = append(kept, question[named.start+k[0]:named.start+k[1]])
 	}
-	text := strings.Join(strings.Fields(question[:named.start]+" "+strings.Join(kept, " ")+" "+question[named.end:]), " ")
+	// The kept words stand apart from what was around the time's words
+	// only where a space did, so that no word of the question is split in
+	// two ("0!last spring!0" stays one word).
+	before, after := "", ""
+	if named.start > 0 && unicode.IsSpace(rune(question[named.start-1])) {
+		before = " "
+	}
+	if named.end < len(question) && unicode.IsSpace(rune(question[named.end])) {
+		after = " "
+	}
+	text := strings.Join(strings.Fields(question[:named.start]+before+strings.Join(kept, " ")+after+question[named.end:]), " ")
 	window := named.window
 	if window != nil {
 		widened := TimeWindow{Start: window.Start.Add(-14 * time.Hour), End: window.End.Add(12 * time.Hour)}
