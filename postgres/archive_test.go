@@ -170,24 +170,8 @@ func TestAnArchivesTurnsAreReadWithoutTheOtherLearnersSaidMeanwhile(t *testing.T
 	if boInRange < 400 {
 		t.Fatalf("Ada's archive spans %d of Bo's turns, want the 400 or more said between hers", boInRange)
 	}
-	// Beside another facilitator's long history, with the statistics as
-	// autovacuum leaves them, so that the planner reads the tables as it
-	// would in service.
-	other, otherLearner := seedLearner(t, pool)
-	for _, q := range []string{
-		`insert into public.conversation_turns (facilitator_id, learner_id, role, content)
-			select '` + other + `', '` + otherLearner + `', 'user', 'another zeppelin, turn ' || n from generate_series(1, 20000) n`,
-		`vacuum analyze public.conversation_turns, public.conversation_history_archive`,
-	} {
-		if _, err := pool.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-
-	asService := []string{
-		`select set_config('request.jwt.claims', '{"sub": "` + facilitator + `", "role": "authenticated"}', false)`,
-		`set role memory_service`,
-	}
+	besideALongHistory(t, pool)
+	asService := actingAs(facilitator)
 	plan, raw := genericPlan(t, pool, "archive_page", postgres.ArchiveTurnsSQL, `'`+facilitator+`', '`+archive+`', 50, 0`, true, asService)
 	if read := plan.rowsOf("conversation_turns"); read > 12 {
 		t.Errorf("a page of Ada's archive of 10 turns read %.0f turns, want at most 12:\n%s", read, raw)

@@ -43,6 +43,34 @@ func TestResentTurnsAreFoundByIndexProbes(t *testing.T) {
 		`'`+facilitator+`', '`+learner+`', array['client-4999', 'client-5000']`, "conversation_turns_owner_client_id")
 }
 
+// besideALongHistory adds another facilitator's long history (20,000
+// turns) and brings the statistics to where autovacuum leaves them, so
+// that the planner reads the tables as it would in service, not a test's
+// few rows whole.
+func besideALongHistory(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	other, otherLearner := seedLearner(t, pool)
+	for _, q := range []string{
+		`insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+			select '` + other + `', '` + otherLearner + `', 'user', 'another zeppelin, turn ' || n from generate_series(1, 20000) n`,
+		`vacuum analyze public.conversation_turns, public.conversation_history_archive`,
+	} {
+		if _, err := pool.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// actingAs is the setup that has a plan check's statement run as the
+// service runs it: its role, under row-level security, with the
+// facilitator's claims.
+func actingAs(facilitator string) []string {
+	return []string{
+		`select set_config('request.jwt.claims', '{"sub": "` + facilitator + `", "role": "authenticated"}', false)`,
+		`set role memory_service`,
+	}
+}
+
 // noGenericPlanOnCitus is why a check of a generic plan is left out on
 // Citus.
 const noGenericPlanOnCitus = "Citus plans a statement with its values, which pick its shard, and the plan " +

@@ -254,12 +254,7 @@ func TestSearchReadsALongHistoryByItsIndexesNotWhole(t *testing.T) {
 		return fmt.Sprintf(`'%s', '%s', 0.8, null, true, 20, 1.5, 1.2, 0.75, 32, 3, %s, 0.5, %d`, facilitator, question, window, budget)
 	}
 
-	// As the service runs it: its role, under row-level security, with the
-	// caller's claims.
-	asService := []string{
-		`select set_config('request.jwt.claims', '{"sub": "` + facilitator + `", "role": "authenticated"}', false)`,
-		`set role memory_service`,
-	}
+	asService := actingAs(facilitator)
 	for _, c := range []struct {
 		name, question, window, index string
 	}{
@@ -368,23 +363,8 @@ func TestSearchReadsOnlyTheActiveSegmentOfALongConversation(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	// Beside another facilitator's long history, with the statistics as
-	// autovacuum leaves them, so that the planner reads the tables as it
-	// would in service.
-	other, otherLearner := seedLearner(t, pool)
-	for _, q := range []string{
-		`insert into public.conversation_turns (facilitator_id, learner_id, role, content)
-			select '` + other + `', '` + otherLearner + `', 'user', 'another zeppelin, turn ' || n from generate_series(1, 20000) n`,
-		`vacuum analyze public.conversation_turns, public.conversation_history_archive`,
-	} {
-		if _, err := pool.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	asService := []string{
-		`select set_config('request.jwt.claims', '{"sub": "` + facilitator + `", "role": "authenticated"}', false)`,
-		`set role memory_service`,
-	}
+	besideALongHistory(t, pool)
+	asService := actingAs(facilitator)
 	plan, raw := genericPlan(t, pool, "search_active_segment", postgres.SearchSQL, fmt.Sprintf(
 		`'%s', 'zeppelin', 0.8, '%s', true, 20, 1.5, 1.2, 0.75, 32, 3, null, null, 0.5, %d`,
 		facilitator, learner, postgres.CandidateBudget), true, asService)
