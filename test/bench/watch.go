@@ -63,14 +63,24 @@ func (w *watch) sample(ctx context.Context, admin, appPool *pgxpool.Pool) {
 	// statement's start, before the activity is read: on a busy machine
 	// this backend may wait for the CPU after reading it, and a later clock
 	// would age every transaction by that wait.
+	//
+	// An idle session holds no transaction of the app's, whose transactions
+	// begin with BEGIN and show as "active" or "idle in transaction" while
+	// open; yet one was seen, once in a full test run on a starved machine,
+	// idle after a commit with a start of transaction 1.8 s old ("idle:
+	// Client ClientRead: commit"): a transaction the protocol opens for a
+	// message outside one (a statement's Parse or Describe) and closes at
+	// the client's Sync. Idle sessions are left out of the ages.
 	var idle, others int
 	var longest float64
 	var what string
 	err := admin.QueryRow(ctx, `select
 			count(*) filter (where application_name = $1 and state = 'idle in transaction'),
-			coalesce(extract(epoch from max(statement_timestamp() - xact_start) filter (where application_name = $1)), 0)::float8,
+			coalesce(extract(epoch from max(statement_timestamp() - xact_start)
+				filter (where application_name = $1 and state is distinct from 'idle')), 0)::float8,
 			coalesce((array_agg(concat_ws(': ', coalesce(state, 'starting'), wait_event_type || ' ' || wait_event,
-				left(query, 300)) order by xact_start) filter (where application_name = $1 and xact_start is not null))[1], ''),
+				left(query, 300)) order by xact_start)
+				filter (where application_name = $1 and xact_start is not null and state is distinct from 'idle'))[1], ''),
 			count(*) filter (where application_name <> $1 and state is distinct from 'idle')
 		from pg_stat_activity
 		where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`,
