@@ -82,7 +82,7 @@ var sentenceEnd = regexp.MustCompile(`[^.!?]+[.!?]*`)
 // the letters whose other case forms lower casing does not fold.
 func mayLeaveHooks(text string) bool {
 	lower := strings.ToLower(text)
-	return strings.Contains(lower, "next") || strings.Contains(lower, "tomorrow") || strings.Contains(lower, "we'll")
+	return containsAny(lower, "next", "tomorrow", "we'll")
 }
 
 // closingReadTurns is how many of a post's new turns are read for

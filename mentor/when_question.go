@@ -72,6 +72,7 @@ func AsksWhen(question string) bool {
 	return whenWords.MatchString(lower) && !recalledConversation.MatchString(lower)
 }
 
+// containsAny reports whether s holds any of subs.
 func containsAny(s string, subs ...string) bool {
 	for _, sub := range subs {
 		if strings.Contains(s, sub) {
