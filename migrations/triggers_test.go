@@ -1,6 +1,7 @@
 package migrations_test
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -524,6 +525,65 @@ func TestConversationSearchVector(t *testing.T) {
 				t.Error("archive vector does not match its turns")
 			}
 		})
+	})
+}
+
+// TestArchiveWordsAreItsTurnsStoredWords checks that an archived
+// conversation's search words, which a trigger takes from its turns' stored
+// words (migration 0063), are what parsing the archive's copy of its turns
+// gave before: the same lexemes, each at the same weights as many times,
+// for text with repeats, hyphens, apostrophes, numbers and stopwords, and
+// again after its summary changes. An import's archive, which holds its
+// turns only as the copy, is parsed from the copy.
+func TestArchiveWordsAreItsTurnsStoredWords(t *testing.T) {
+	pool := newDatabase(t)
+	a := apptest.NewUser(t, pool).ID
+	// Each lexeme with its weights and how many times it occurs, of the
+	// stored vector and of the vector parsed from the row's copy of its
+	// turns as the generated column did.
+	const compared = `select (select string_agg(format('%s:%s:%s', u.lexeme, array_length(u.positions, 1), u.weights), ' ' order by u.lexeme)
+			from unnest(h.search_vector) u),
+		(select string_agg(format('%s:%s:%s', u.lexeme, array_length(u.positions, 1), u.weights), ' ' order by u.lexeme)
+			from unnest(setweight(to_tsvector('english', coalesce(h.summary, '')), 'A')
+				|| setweight(jsonb_to_tsvector('english', jsonb_path_query_array(h.conversation_turns, '$[*].content'), '["string"]'), 'B')) u)
+		from public.conversation_history_archive h where h.facilitator_id = $1::uuid and h.id = $2::uuid`
+	same := func(t *testing.T, tx pgx.Tx, archive string) {
+		t.Helper()
+		var stored, parsed string
+		if err := tx.QueryRow(context.Background(), compared, a, archive).Scan(&stored, &parsed); err != nil {
+			t.Fatal(err)
+		}
+		if stored == "" || stored != parsed {
+			t.Errorf("the archive's words differ from its turns parsed:\nstored %s\nparsed %s", stored, parsed)
+		}
+	}
+	asService(t, pool, a, func(tx pgx.Tx) {
+		setArchiveTurns(t, tx, 4)
+		learner := createLearner(t, tx, a, "Maya")
+		createConversation(t, tx, a, &learner, "Maya reads every evening.")
+		postTurns(t, tx, a, &learner,
+			turn{"user", "Maya's reading is going well: she read 3 chapters, reading aloud to her brother."},
+			turn{"assistant", "Reading aloud is wonderful! Read-aloud time builds a parent-teacher partnership too."},
+			turn{"user", "She doesn't like the long words, the longest ones most of all."},
+			turn{"assistant", "Long words get easier; clap the syllables of each word, word by word."},
+			turn{"user", "Next week she starts the second book."})
+	})
+	archive := apptest.Scalar[string](t, pool, `select id::text from public.conversation_history_archive
+		where facilitator_id = $1::uuid`, a)
+	if apptest.Scalar[bool](t, pool, `select first_turn_id is null from public.conversation_history_archive
+		where facilitator_id = $1::uuid`, a) {
+		t.Fatal("the archive holds no range of turns; the test needs one")
+	}
+	asSuperuser(t, pool, func(tx pgx.Tx) {
+		same(t, tx, archive)
+		apptest.Exec(t, tx, `update public.conversation_history_archive set summary = 'Maya loves dragons and rivers.'
+			where facilitator_id = $1::uuid`, a)
+		same(t, tx, archive)
+		// Imported: the copy alone.
+		apptest.Exec(t, tx, `insert into public.conversation_history_archive (id, facilitator_id, summary, conversation_turns, turn_count)
+			values ('00000000-0000-0000-0000-0000000000a1', $1::uuid, 'An imported talk.',
+				'[{"role": "user", "content": "Sam counted penguins, penguins everywhere."}]', 1)`, a)
+		same(t, tx, "00000000-0000-0000-0000-0000000000a1")
 	})
 }
 
