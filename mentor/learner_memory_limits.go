@@ -238,7 +238,7 @@ func RecallMessage(message string) string {
 	var b strings.Builder
 	b.WriteString(start)
 	room := MaxRecallMessageChar - utf8.RuneCountInString(start)
-	for _, w := range wordPattern.FindAllString(string(runes[utf8.RuneCountInString(start):]), -1) {
+	for _, w := range words(string(runes[utf8.RuneCountInString(start):])) {
 		// Compared as recall compares words: lower case, stop words out,
 		// plurals folded.
 		key := ""

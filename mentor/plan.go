@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // DeepRetrievalEvery makes every Nth exchange of a session run deep
@@ -52,7 +53,25 @@ func WithoutBackReferences(message string) string {
 	return backReference.ReplaceAllString(strings.ToLower(message), " ")
 }
 
-var wordPattern = regexp.MustCompile(`[\p{L}\p{N}']+`)
+// words returns the words of text: its runs of letters, digits and
+// apostrophes.
+func words(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != '\''
+	})
+}
+
+// paddedEmotionCues is emotionCues with a space either side of each cue,
+// as EmotionsIn looks for them between words.
+var paddedEmotionCues = func() map[string][]string {
+	padded := map[string][]string{}
+	for emotion, cues := range emotionCues {
+		for _, cue := range cues {
+			padded[emotion] = append(padded[emotion], " "+cue+" ")
+		}
+	}
+	return padded
+}()
 
 // RetrievalPlan is how deep recall goes for one message, and why.
 type RetrievalPlan struct {
@@ -101,11 +120,11 @@ func PlanRetrieval(message string, session SessionState) RetrievalPlan {
 
 // EmotionsIn returns the emotions whose cues appear in text, sorted.
 func EmotionsIn(text string) []string {
-	padded := " " + strings.Join(wordPattern.FindAllString(strings.ToLower(text), -1), " ") + " "
+	padded := " " + strings.Join(words(strings.ToLower(text)), " ") + " "
 	var found []string
-	for emotion, cues := range emotionCues {
+	for emotion, cues := range paddedEmotionCues {
 		for _, cue := range cues {
-			if strings.Contains(padded, " "+cue+" ") {
+			if strings.Contains(padded, cue) {
 				found = append(found, emotion)
 				break
 			}
@@ -144,8 +163,8 @@ func contentWords(text string) map[string]bool {
 // as often as they come: lower case, crudely singular, without stopwords or
 // very short words.
 func TopicWords(text string) []string {
-	var words []string
-	for _, w := range wordPattern.FindAllString(strings.ToLower(text), -1) {
+	var topic []string
+	for _, w := range words(strings.ToLower(text)) {
 		w = strings.Trim(w, "'")
 		if len(w) < 3 || stopwords[w] {
 			continue
@@ -153,9 +172,9 @@ func TopicWords(text string) []string {
 		if len(w) > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
 			w = w[:len(w)-1]
 		}
-		words = append(words, w)
+		topic = append(topic, w)
 	}
-	return words
+	return topic
 }
 
 // TopicLessWords are the words, separated by white space, that say

@@ -70,6 +70,24 @@ const (
 // is only what LearnerBreakthrough finds.
 var delight = regexp.MustCompile(`(?i)(\boh!|\boh,? i (see|get it)|\bmakes sense|\bgot it\b|\bthat helps|\bhelps actually|\bi get it\b|\bso that's why|\bthat was (actually )?(kind of )?fun|\bit worked\b|\bi did it\b|!$)`)
 
+// delightWords holds a word of each of delight's phrases, in lower case,
+// and delighted reads the pattern only in a text that holds one: the
+// pattern, which no literal starts, is tried at every place of the text,
+// and most turns hold none of its phrases.
+var delightWords = []string{"oh", "makes sense", "got it", "helps", "get it", "that's why", "fun", "it worked", "did it"}
+
+// delighted reports whether delight finds a moment in text.
+func delighted(text string) bool {
+	text = strings.TrimSpace(text)
+	if strings.HasSuffix(text, "!") {
+		return true
+	}
+	// Lower casing folds what the pattern's (?i) does for these words but
+	// a long s, which it matches as an s: such a text goes to the pattern.
+	lower := strings.ToLower(text)
+	return (containsAny(lower, delightWords...) || strings.ContainsRune(lower, 'ſ')) && delight.MatchString(text)
+}
+
 // nextTime finds what the mentor leaves for the next session.
 var nextTime = regexp.MustCompile(`(?i)\b(next time|next session|next week|tomorrow|we'll (start|try|do|look)|let's (start|pick up) .* next)\b`)
 
@@ -109,7 +127,7 @@ func AdvanceClosing(state ClosingState, exchange []Turn, learnerName string) Clo
 			}
 			// A breakthrough or delight with no feeling named is
 			// excitement (an exclamation in frustration names one).
-			if len(emotions) == 0 && (moment != "" || delight.MatchString(strings.TrimSpace(t.Content))) {
+			if len(emotions) == 0 && (moment != "" || delighted(t.Content)) {
 				emotions = []string{"excited"}
 			}
 			for _, e := range emotions {
