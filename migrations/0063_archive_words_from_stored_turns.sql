@@ -17,7 +17,44 @@
 --
 -- The trigger reads the turns of the facilitator it names, which Citus
 -- serves from the shard beside the archive's (migration 0043).
-alter table public.conversation_history_archive alter column search_vector drop expression;
+--
+-- Citus refuses to drop a column's expression on a distributed table ("alter
+-- table command is currently unsupported"), so where the archive is one
+-- already, the expression is dropped with Citus's propagation of the
+-- statement turned off, on the coordinator's table, on each shard and on each
+-- worker's copy of the table's definition, the three places it is defined.
+do $$
+declare
+  distributed boolean := false;
+  propagation text;
+  failed bigint;
+begin
+  if exists (select from pg_extension where extname = 'citus') then
+    execute 'select exists (select from pg_dist_partition where logicalrelid = $1)'
+      into distributed using 'public.conversation_history_archive'::regclass;
+  end if;
+  if not distributed then
+    alter table public.conversation_history_archive alter column search_vector drop expression;
+    return;
+  end if;
+  propagation := current_setting('citus.enable_ddl_propagation');
+  perform set_config('citus.enable_ddl_propagation', 'off', true);
+  alter table public.conversation_history_archive alter column search_vector drop expression;
+  execute $sql$select count(*) from run_command_on_shards('public.conversation_history_archive',
+      'alter table %s alter column search_vector drop expression') where not success$sql$ into failed;
+  if failed > 0 then
+    raise exception 'the search vector''s expression could not be dropped on % shards', failed;
+  end if;
+  execute $sql$select count(*) from run_command_on_workers('set citus.enable_ddl_propagation = off;
+      alter table if exists public.conversation_history_archive alter column search_vector drop expression') where not success$sql$
+    into failed;
+  if failed > 0 then
+    raise exception 'the search vector''s expression could not be dropped on % workers', failed;
+  end if;
+  -- The trigger below is created on the shards too.
+  perform set_config('citus.enable_ddl_propagation', propagation, true);
+end
+$$;
 
 create function public.archive_search_vector() returns trigger
 language plpgsql security definer
