@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The person in the chat is the facilitator, so their "Oh, I get it now!"
@@ -46,6 +47,29 @@ const maxReportRunes = 300
 // Without such a subject the words are the facilitator's own, and are
 // never quoted as the learner's.
 func LearnerBreakthrough(message, learnerName string) string {
+	if !mayReportDeed(message) {
+		return ""
+	}
+	return readBreakthrough(message, learnerName)
+}
+
+// deedWords holds a word of each deed and saying reportedDeed knows, in
+// lower case. Most messages hold none, and reading one for the learner's
+// mentions and what follows them runs several patterns over each sentence.
+var deedWords = []string{"said", "says", "told", "tells", "shouted", "yelled", "exclaimed", "announced",
+	"whispered", "went", "solve", "figure", "worked", "underst", "gets", "got", "managed", "mastered",
+	"nailed", "aced", "passed", "did it", "explained"}
+
+// mayReportDeed reports whether message holds one of deedWords. Lower
+// casing folds what the patterns' (?i) does for these words but a long s,
+// which they match as an s: such a message is read in full.
+func mayReportDeed(message string) bool {
+	lower := strings.ToLower(message)
+	return containsAny(lower, deedWords...) || strings.ContainsRune(lower, 'ſ')
+}
+
+// readBreakthrough is LearnerBreakthrough without its first check.
+func readBreakthrough(message, learnerName string) string {
 	named := namePattern(learnerName)
 	for _, sentence := range quotedSentences(message) {
 		if r := []rune(sentence); len(r) > maxReportRunes {
@@ -105,10 +129,12 @@ func learnerMentions(sentence string, named *regexp.Regexp) []int {
 func quotedSentences(text string) []string {
 	var out []string
 	start, quoted := 0, false
-	runes := []rune(text)
-	offset := 0
-	for i, r := range runes {
-		size := len(string(r))
+	// By the width each rune has in text: an invalid byte is one byte wide,
+	// though the rune it reads as is three.
+	for offset, size := 0, 0; offset < len(text); offset += size {
+		var r rune
+		r, size = utf8.DecodeRuneInString(text[offset:])
+		next, _ := utf8.DecodeRuneInString(text[offset+size:])
 		end := -1
 		switch {
 		case r == '"':
@@ -119,7 +145,7 @@ func quotedSentences(text string) []string {
 			quoted = false
 		case r == '\n':
 			quoted, end = false, offset
-		case strings.ContainsRune(".!?", r) && !quoted && (i+1 == len(runes) || unicode.IsSpace(runes[i+1])):
+		case strings.ContainsRune(".!?", r) && !quoted && (offset+size == len(text) || unicode.IsSpace(next)):
 			end = offset + size
 		}
 		if end >= 0 {
@@ -128,7 +154,6 @@ func quotedSentences(text string) []string {
 			}
 			start = offset + size
 		}
-		offset += size
 	}
 	if s := strings.TrimSpace(text[start:]); s != "" {
 		out = append(out, s)
