@@ -116,6 +116,12 @@ func Distribute(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 // migrations alone. It returns the migrations applied and what
 // distributing them did.
 func MigrateOnCitus(ctx context.Context, pool *pgxpool.Pool) (applied, distributed []string, err error) {
+	return migrateOnCitus(ctx, pool, "")
+}
+
+// migrateOnCitus is MigrateOnCitus, stopping after the migration through
+// when it is set (see migrate).
+func migrateOnCitus(ctx context.Context, pool *pgxpool.Pool, through string) (applied, distributed []string, err error) {
 	alreadyDistributed, err := isDistributed(ctx, pool)
 	if err != nil {
 		return nil, nil, err
@@ -128,7 +134,7 @@ func MigrateOnCitus(ctx context.Context, pool *pgxpool.Pool) (applied, distribut
 			return err
 		}
 	}
-	applied, err = migrate(ctx, pool, after)
+	applied, err = migrate(ctx, pool, through, after)
 	return applied, distributed, err
 }
 

@@ -62,3 +62,10 @@ const ArchiveTurnsSQL = archiveTurnsSQL
 var SearchSQL = searchSQL
 
 const CandidateBudget = candidateBudget
+
+// MigrateThrough migrates the database as Migrate does, but only through
+// the migration version, as an earlier release left it.
+func MigrateThrough(ctx context.Context, pool *pgxpool.Pool, version string) error {
+	_, _, err := migrateOnCitus(ctx, pool, version)
+	return err
+}
