@@ -47,26 +47,18 @@ const maxReportRunes = 300
 // Without such a subject the words are the facilitator's own, and are
 // never quoted as the learner's.
 func LearnerBreakthrough(message, learnerName string) string {
-	if !mayReportDeed(message) {
+	if !mayMatch(message, deedWords...) {
 		return ""
 	}
 	return readBreakthrough(message, learnerName)
 }
 
-// deedWords holds a word of each deed and saying reportedDeed knows, in
-// lower case. Most messages hold none, and reading one for the learner's
-// mentions and what follows them runs several patterns over each sentence.
+// deedWords holds a word of each deed and saying reportedDeed knows. Most
+// messages hold none, and reading one for the learner's mentions and what
+// follows them runs several patterns over each sentence (see mayMatch).
 var deedWords = []string{"said", "says", "told", "tells", "shouted", "yelled", "exclaimed", "announced",
 	"whispered", "went", "solve", "figure", "worked", "underst", "gets", "got", "managed", "mastered",
 	"nailed", "aced", "passed", "did it", "explained"}
-
-// mayReportDeed reports whether message holds one of deedWords. Lower
-// casing folds what the patterns' (?i) does for these words but a long s,
-// which they match as an s: such a message is read in full.
-func mayReportDeed(message string) bool {
-	lower := strings.ToLower(message)
-	return containsAny(lower, deedWords...) || strings.ContainsRune(lower, 'ſ')
-}
 
 // readBreakthrough is LearnerBreakthrough without its first check.
 func readBreakthrough(message, learnerName string) string {

@@ -70,22 +70,15 @@ const (
 // is only what LearnerBreakthrough finds.
 var delight = regexp.MustCompile(`(?i)(\boh!|\boh,? i (see|get it)|\bmakes sense|\bgot it\b|\bthat helps|\bhelps actually|\bi get it\b|\bso that's why|\bthat was (actually )?(kind of )?fun|\bit worked\b|\bi did it\b|!$)`)
 
-// delightWords holds a word of each of delight's phrases, in lower case,
-// and delighted reads the pattern only in a text that holds one: the
-// pattern, which no literal starts, is tried at every place of the text,
-// and most turns hold none of its phrases.
+// delightWords holds a word of each of delight's phrases but the closing
+// exclamation: the pattern, which no literal starts, is tried at every place
+// of a text, and most turns hold none of its phrases (see mayMatch).
 var delightWords = []string{"oh", "makes sense", "got it", "helps", "get it", "that's why", "fun", "it worked", "did it"}
 
 // delighted reports whether delight finds a moment in text.
 func delighted(text string) bool {
 	text = strings.TrimSpace(text)
-	if strings.HasSuffix(text, "!") {
-		return true
-	}
-	// Lower casing folds what the pattern's (?i) does for these words but
-	// a long s, which it matches as an s: such a text goes to the pattern.
-	lower := strings.ToLower(text)
-	return (containsAny(lower, delightWords...) || strings.ContainsRune(lower, 'ſ')) && delight.MatchString(text)
+	return strings.HasSuffix(text, "!") || mayMatch(text, delightWords...) && delight.MatchString(text)
 }
 
 // nextTime finds what the mentor leaves for the next session.
@@ -95,12 +88,9 @@ var sentenceEnd = regexp.MustCompile(`[^.!?]+[.!?]*`)
 
 // mayLeaveHooks reports whether text holds one of the words every hook
 // nextTime finds starts with, so that most of the mentor's turns, which
-// hold none, are not split into sentences and searched one by one. Lower
-// case matches the pattern's (?i) for these words: none holds an s or a k,
-// the letters whose other case forms lower casing does not fold.
+// hold none, are not split into sentences and searched one by one.
 func mayLeaveHooks(text string) bool {
-	lower := strings.ToLower(text)
-	return containsAny(lower, "next", "tomorrow", "we'll")
+	return mayMatch(text, "next", "tomorrow", "we'll")
 }
 
 // closingReadTurns is how many of a post's new turns are read for

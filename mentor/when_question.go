@@ -82,6 +82,16 @@ func containsAny(s string, subs ...string) bool {
 	return false
 }
 
+// mayMatch reports whether text may match a case-insensitive pattern every
+// match of which holds one of words (in lower case), so that the pattern,
+// microseconds a text, runs only where a substring search, nanoseconds,
+// finds one. Lower casing folds what the pattern's (?i) does but a long s,
+// which (?i) matches as an s: a text holding one is left to the pattern.
+func mayMatch(text string, words ...string) bool {
+	lower := strings.ToLower(text)
+	return containsAny(lower, words...) || strings.ContainsRune(lower, 'ſ')
+}
+
 // StatesTime reports whether text, said at said, names a time the way
 // ReadTimeReference reads one in a question: "last week", "yesterday",
 // "two years ago", "in March", "on 4 May", "since 2021". A weekday alone

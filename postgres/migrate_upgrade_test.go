@@ -77,62 +77,63 @@ func schemaSQL(onCitus bool) string {
 // here (migration 0063's first version left its trigger off the shards).
 func TestAnUpgradedDatabaseHasTheSchemaOfAFreshOne(t *testing.T) {
 	upgraded := pgtest.NewDatabaseBuiltBy(t, func(ctx context.Context, dbURL string) error {
-		pool, err := pgxpool.New(ctx, dbURL)
-		if err != nil {
-			return err
-		}
-		if err := postgres.MigrateThrough(ctx, pool, upgradedFrom); err != nil {
-			pool.Close()
-			return err
-		}
-		if pgtest.OnCitus() {
-			if _, err := postgres.Distribute(ctx, pool); err != nil {
-				pool.Close()
+		if err := withPool(ctx, dbURL, func(pool *pgxpool.Pool) error {
+			if err := postgres.MigrateThrough(ctx, pool, upgradedFrom); err != nil {
 				return err
 			}
-		}
-		for _, statement := range upgradeRows {
-			if _, err := pool.Exec(ctx, statement); err != nil {
-				pool.Close()
-				return err
+			if pgtest.OnCitus() {
+				if _, err := postgres.Distribute(ctx, pool); err != nil {
+					return err
+				}
 			}
+			for _, statement := range upgradeRows {
+				if _, err := pool.Exec(ctx, statement); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
 		}
 		// The upgrade is a later process: its connections see the settings
 		// distributing gave the database.
-		pool.Close()
-		if pool, err = pgxpool.New(ctx, dbURL); err != nil {
+		return withPool(ctx, dbURL, func(pool *pgxpool.Pool) error {
+			_, err := postgres.Migrate(ctx, pool)
 			return err
-		}
-		defer pool.Close()
-		_, err = postgres.Migrate(ctx, pool)
-		return err
+		})
 	})
 	fresh := pgtest.NewDatabase(t)
 
-	schema := func(dbURL string) string {
+	schema := func(dbURL string) []string {
 		t.Helper()
-		pool, err := pgxpool.New(context.Background(), dbURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer pool.Close()
 		var lines string
-		if err := pool.QueryRow(context.Background(), schemaSQL(pgtest.OnCitus())).Scan(&lines); err != nil {
+		if err := withPool(context.Background(), dbURL, func(pool *pgxpool.Pool) error {
+			return pool.QueryRow(context.Background(), schemaSQL(pgtest.OnCitus())).Scan(&lines)
+		}); err != nil {
 			t.Fatal(err)
 		}
-		return lines
+		return strings.Split(lines, "\n")
 	}
-	want, got := strings.Split(schema(fresh), "\n"), strings.Split(schema(upgraded), "\n")
+	want, got := schema(fresh), schema(upgraded)
 	if len(want) < 100 {
 		t.Fatalf("the fresh database's schema has %d lines; the comparison reads nothing", len(want))
 	}
-	missing, extra := difference(want, got), difference(got, want)
-	for _, line := range missing {
+	for _, line := range difference(want, got) {
 		t.Errorf("upgraded database lacks: %s", line)
 	}
-	for _, line := range extra {
+	for _, line := range difference(got, want) {
 		t.Errorf("upgraded database has, a fresh one not: %s", line)
 	}
+}
+
+// withPool runs fn with a pool of its own on the database at dbURL.
+func withPool(ctx context.Context, dbURL string, fn func(*pgxpool.Pool) error) error {
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return fn(pool)
 }
 
 // difference is the lines of a that b lacks.
