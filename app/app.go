@@ -266,6 +266,24 @@ func sessionPolicy(cfg config.Auth) (handlers.SessionPolicy, error) {
 	return handlers.SessionPolicy{Check: check, WritesOnly: cfg.SessionCheckWritesOnly}, nil
 }
 
+// StartWorker runs the background worker beside the API until stop is
+// called, whatever becomes of ctx (a server's context ends before its
+// requests drain). stop waits for the job in hand to finish, so call it
+// before Close; jobs still queued wait in the database for the next start.
+// Calling stop again does nothing.
+func (a *App) StartWorker(ctx context.Context) (stop func()) {
+	workCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.Worker.Run(workCtx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
 // Close releases the database pool (unless the caller gave it) and stops
 // key refreshes.
 func (a *App) Close() {

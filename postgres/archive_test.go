@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/mentor"
 	"mentormemory/postgres"
@@ -183,5 +184,81 @@ func TestAnArchivesTurnsAreReadWithoutTheOtherLearnersSaidMeanwhile(t *testing.T
 	if read := plan.rowsOf("conversation_turns"); read > 12 {
 		t.Errorf("searching Ada's conversations read %.0f turns, want at most 12, none of Bo's %d in her archive's span:\n%s",
 			read, boInRange, raw)
+	}
+}
+
+// The clear asks whether the conversation has active turns before it
+// archives them. A teacher's other learners talk in between, so that above
+// the conversation's last archive lie other learners' turns before its
+// own; under row-level security the check must still read the
+// conversation's turns alone.
+func TestTheClearsCheckReadsNoOtherLearnersTurns(t *testing.T) {
+	pgtest.SkipOnCitus(t, noGenericPlanOnCitus)
+	ctx := context.Background()
+	pool, facilitator, ada := newLearnerDatabase(t)
+	bo := uuid.NewString()
+	if _, err := pool.Exec(ctx, `insert into public.learners (id, facilitator_id, name) values ($1::uuid, $2::uuid, 'Bo')`,
+		bo, facilitator); err != nil {
+		t.Fatal(err)
+	}
+	store := postgres.NewStore(pool, 10)
+	caller := asFacilitator(ctx, facilitator)
+	exchange := func(n int) {
+		t.Helper()
+		if _, err := store.AppendTurns(caller, mentor.AppendRequest{LearnerID: &ada, Turns: []mentor.Turn{
+			{Role: mentor.RoleUser, Content: fmt.Sprintf("Ada read a chapter, part %d", n)},
+			{Role: mentor.RoleAssistant, Content: fmt.Sprintf("Ask Ada what happens next, part %d", n)},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Ada's first ten turns, then four hundred of Bo's, then Ada's next
+	// exchange, which archives her first ten: her two active turns come
+	// after all of Bo's.
+	for n := range 5 {
+		exchange(n)
+	}
+	if _, err := pool.Exec(ctx, `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+		select $1::uuid, $2::uuid, 'user', 'Bo built a zeppelin, turn ' || i from generate_series(1, 400) i`,
+		facilitator, bo); err != nil {
+		t.Fatal(err)
+	}
+	exchange(5)
+	var boAbove int
+	if err := pool.QueryRow(ctx, `select count(*) from public.conversation_turns t
+		where t.facilitator_id = $1::uuid and t.learner_id = $2::uuid
+			and t.id > (select max(a.last_turn_id) from public.conversation_history_archive a
+				where a.facilitator_id = $1::uuid and a.learner_id = $3::uuid)`,
+		facilitator, bo, ada).Scan(&boAbove); err != nil {
+		t.Fatal(err)
+	}
+	if boAbove != 400 {
+		t.Fatalf("%d of Bo's turns lie above Ada's archive, want 400", boAbove)
+	}
+	amongManyFacilitators(t, pool)
+	plan, raw := genericPlan(t, pool, "clear_check", postgres.HasActiveTurnsSQL, `'`+facilitator+`', '`+ada+`'`, true, actingAs(facilitator))
+	if read := plan.rowsOf("conversation_turns"); read > 2 {
+		t.Errorf("the clear's check of Ada's conversation read %.0f turns, want at most 2, none of Bo's %d above her archive:\n%s",
+			read, boAbove, raw)
+	}
+}
+
+// amongManyFacilitators adds 500 facilitators of 40 turns each and
+// refreshes the planner's statistics, so that, as in a deployment, one
+// facilitator's share of the turns is small and a plan that reads the
+// table until it meets theirs looks as costly as it is.
+func amongManyFacilitators(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	for _, q := range []string{
+		`insert into auth.users (id) select gen_random_uuid() from generate_series(1, 500)`,
+		`insert into public.conversation_turns (facilitator_id, role, content)
+			select u.id, 'user', 'another day at school, turn ' || n
+			from auth.users u cross join generate_series(1, 40) n
+			where not exists (select 1 from public.learners l where l.facilitator_id = u.id)`,
+		`vacuum analyze auth.users, public.conversation_turns, public.conversation_history_archive`,
+	} {
+		if _, err := pool.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
 }

@@ -589,6 +589,15 @@ func (s *Store) updateSummaryState(ctx context.Context, job mentor.SummaryJob, u
 	return conv, err
 }
 
+// hasActiveTurnsSQL tells whether the conversation of facilitator $1 and
+// learner key $2 has turns in its active segment. It reads through the
+// view of the caller's turns (migration 0058), whose index of a
+// conversation's turns the planner may use under row-level security,
+// rather than the facilitator's every turn above the conversation's
+// archives.
+var hasActiveTurnsSQL = `select exists (select 1 from private.caller_turns t
+	where ` + sameConversation + ` and ` + activeTurn("t", "$1::uuid", "$2::uuid") + `)`
+
 // ClearConversation archives the active segment and removes the active
 // conversation; nothing said is lost, and the archive stays searchable.
 // The next session's opening starts afresh (startAfresh), whether or not
@@ -607,12 +616,7 @@ func (s *Store) ClearConversation(ctx context.Context, learnerID *string) (bool,
 		case err != nil:
 			return err
 		default:
-			// Through the view of the caller's turns (migration 0058), whose
-			// index of a conversation's turns the planner may use under
-			// row-level security, rather than the facilitator's every turn
-			// above the conversation's archives.
-			if err := tx.QueryRow(ctx, `select exists (select 1 from private.caller_turns t
-				where `+sameConversation+` and `+activeTurn("t", "$1::uuid", "$2::uuid")+`)`, me, learnerKey(learnerID)).Scan(&archived); err != nil {
+			if err := tx.QueryRow(ctx, hasActiveTurnsSQL, me, learnerKey(learnerID)).Scan(&archived); err != nil {
 				return err
 			}
 			// The delete trigger moves the active turns to the archive first.

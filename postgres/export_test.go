@@ -53,6 +53,9 @@ func (h *Health) ConnPID() uint32 {
 	return h.conn.PgConn().PID()
 }
 
+// HasActiveTurnsSQL is the clear's check for turns in the active segment.
+var HasActiveTurnsSQL = hasActiveTurnsSQL
+
 // ArchiveTurnsSQL is the read of a page of an archived conversation's
 // turns.
 const ArchiveTurnsSQL = archiveTurnsSQL

@@ -236,18 +236,10 @@ func serve(ctx context.Context, getenv func(string) string, stdout io.Writer) er
 		go func() { errc <- metricsSrv.Serve(metricsListener) }()
 		defer metricsSrv.Close()
 	}
-	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
-	workDone := make(chan struct{})
-	go func() {
-		defer close(workDone)
-		a.Worker.Run(workCtx)
-	}()
 	// The worker finishes its job before the pool closes, however serve
-	// returns. Queued jobs wait in the database for the next start.
-	defer func() {
-		stopWork()
-		<-workDone
-	}()
+	// returns.
+	stopWorker := a.StartWorker(ctx)
+	defer stopWorker()
 	log.Info("serving", "port", cfg.Web.Port, "summarizer", a.Service.SummarizerName())
 
 	select {

@@ -169,19 +169,10 @@ func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, 
 		return nil, err
 	}
 
-	// The worker runs beside the server, as in cmd/server; it has work only
-	// with a model, which extracts memories from every exchange.
-	stopWorker := func() {}
-	if mode == ModelMode {
-		workCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			a.Worker.Run(workCtx)
-		}()
-		// Run finishes the job in hand before it returns.
-		stopWorker = func() { cancel(); <-done }
-	}
+	// The worker runs beside the server, as in cmd/server: with a model it
+	// extracts memories from every exchange; in either mode it ends idle
+	// sessions and parses settled summaries for search.
+	stopWorker := a.StartWorker(ctx)
 	defer stopWorker()
 
 	// One random stream per mode for the choice of clients, and one per

@@ -89,6 +89,13 @@ func Serve(ctx context.Context, c ServeConfig, stdout io.Writer) error {
 		return err
 	}
 	defer a.Close()
+	if err := catchUp(ctx, a); err != nil {
+		return err
+	}
+	// The worker runs beside the API as in the server that ships
+	// (cmd/server), its work counted in the server's CPU.
+	stopWorker := a.StartWorker(ctx)
+	defer stopWorker()
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return err
@@ -114,6 +121,28 @@ func Serve(ctx context.Context, c ServeConfig, stdout io.Writer) error {
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
+}
+
+// catchUp does the background work a server running all along would have
+// done since the last run: it ends the sessions left idle (their openings
+// built) and parses the settled summaries for search. Without it, the
+// first post of each facilitator would end their idle session itself and
+// every search would parse every summary, costs a running deployment's
+// worker takes off the requests.
+func catchUp(ctx context.Context, a *app.App) error {
+	for {
+		ended, err := a.Worker.EndIdleSessions(ctx)
+		if err != nil {
+			return fmt.Errorf("ending idle sessions: %w", err)
+		}
+		if ended == 0 {
+			break
+		}
+	}
+	if _, err := a.Worker.RefreshSummaryVectors(ctx); err != nil {
+		return fmt.Errorf("parsing summaries for search: %w", err)
+	}
+	return nil
 }
 
 // serverProcess is the app served by `bench serve` in a process of its
