@@ -82,11 +82,13 @@ unknown_words as materialized (
 	order by char_length(w.word) desc, w.word
 	limit $11
 ),
+-- Through the view of the caller's words (migration 0064), so that the
+-- trigram index finds the close ones however large the vocabulary.
 corrections as (
 	select fix.word
 	from unknown_words w
 	cross join lateral (
-		select v.word from public.search_vocabulary v
+		select v.word from private.caller_words v
 		where v.facilitator_id = $1::uuid and v.word operator(extensions.%) w.word
 		-- The word breaks ties, so equally close words resolve the same way
 		-- every time.

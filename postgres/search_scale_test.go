@@ -373,3 +373,56 @@ func TestSearchReadsOnlyTheActiveSegmentOfALongConversation(t *testing.T) {
 			read, raw)
 	}
 }
+
+// A word the facilitator never used is corrected to the closest one they
+// did through the trigram index of their vocabulary (migration 0064), so
+// that a misspelling costs a teacher with thousands of words what it costs
+// anyone: under the generic plan a prepared search settles on, as the
+// service, the correction reads the few words that share the typed word's
+// trigrams, not the whole vocabulary.
+func TestAMisspellingIsCorrectedWithoutReadingTheWholeVocabulary(t *testing.T) {
+	pgtest.SkipOnCitus(t, noGenericPlanOnCitus)
+	ctx := context.Background()
+	pool, facilitator, learner := newLearnerDatabase(t)
+	store := postgres.NewStore(pool, 50)
+	caller := asFacilitator(ctx, facilitator)
+	if _, err := store.AppendTurns(caller, mentor.AppendRequest{LearnerID: &learner, Turns: []mentor.Turn{
+		{Role: mentor.RoleUser, Content: "Ada practised fractions with a pizza cut into eighths."},
+		{Role: mentor.RoleAssistant, Content: "Pizza slices make fractions concrete; try quarters next."},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	// Five thousand more words of hers, of eight letters each.
+	const vocabulary = 5000
+	if _, err := pool.Exec(ctx, `insert into public.search_vocabulary (facilitator_id, word)
+		select $1::uuid, left(translate(md5(n::text), '0123456789', 'ghijklmnop'), 8)
+		from generate_series(1, $2::int) n on conflict do nothing`, facilitator, vocabulary); err != nil {
+		t.Fatal(err)
+	}
+	// Beside her, 500 facilitators with 100 words each, so that, as in a
+	// deployment, reading the whole vocabulary table looks as costly as it is.
+	amongManyFacilitators(t, pool)
+	if _, err := pool.Exec(ctx, `insert into public.search_vocabulary (facilitator_id, word)
+		select u.id, left(translate(md5(u.id::text || n), '0123456789', 'ghijklmnop'), 8)
+		from auth.users u cross join generate_series(1, 100) n
+		where u.id <> $1::uuid on conflict do nothing`, facilitator); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `analyze public.search_vocabulary`); err != nil {
+		t.Fatal(err)
+	}
+
+	found, err := store.Search(caller, mentor.SearchQuery{Text: "fractoins", LearnerID: &learner, IncludeArchive: true, Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || !strings.Contains(found[0].Snippet, "<mark>fractions</mark>") {
+		t.Fatalf("searching %q found %+v, want Ada's conversation with fractions marked", "fractoins", found)
+	}
+	plan, raw := genericPlan(t, pool, "search_misspelt", postgres.SearchSQL, fmt.Sprintf(
+		`'%s', 'fractoins', 0.8, '%s', true, 20, 1.5, 1.2, 0.75, 32, 3, null, null, 0.5, %d`,
+		facilitator, learner, postgres.CandidateBudget), true, actingAs(facilitator))
+	if read := plan.rowsOf("search_vocabulary"); read > 50 {
+		t.Errorf("correcting one word read %.0f words of a vocabulary of %d, want at most 50:\n%s", read, vocabulary, raw)
+	}
+}
