@@ -169,10 +169,14 @@ func runClientMode(ctx context.Context, admin *pgxpool.Pool, fs []*facilitator, 
 		return nil, err
 	}
 
-	// The worker runs beside the server, as in cmd/server: with a model it
-	// extracts memories from every exchange; in either mode it ends idle
-	// sessions and parses settled summaries for search.
-	stopWorker := a.StartWorker(ctx)
+	// With a model the worker runs beside the server, as in cmd/server, and
+	// extracts memories from every exchange. Without one it is left out, so
+	// that the figures are the requests' own: its sweeps end sessions and
+	// consolidate their learners' memories on their own schedule.
+	stopWorker := func() {}
+	if mode == ModelMode {
+		stopWorker = a.StartWorker(ctx)
+	}
 	defer stopWorker()
 
 	// One random stream per mode for the choice of clients, and one per

@@ -69,7 +69,7 @@ func measureRoutes(ctx context.Context, c RunConfig) (*environment, []*result, e
 	defer served.stop()
 	client, base := served.client, served.base
 
-	env, err := describe(ctx, admin, "its own process (bench serve: app.New as cmd/server builds it, its worker running beside the API)", served.info, cfg, c.DatabaseURL, len(facilitators))
+	env, err := describe(ctx, admin, "its own process (bench serve: app.New as cmd/server builds it; settled summaries parsed for search before measuring)", served.info, cfg, c.DatabaseURL, len(facilitators))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -92,10 +92,6 @@ func Serve(ctx context.Context, c ServeConfig, stdout io.Writer) error {
 	if err := catchUp(ctx, a); err != nil {
 		return err
 	}
-	// The worker runs beside the API as in the server that ships
-	// (cmd/server), its work counted in the server's CPU.
-	stopWorker := a.StartWorker(ctx)
-	defer stopWorker()
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return err
@@ -123,22 +119,15 @@ func Serve(ctx context.Context, c ServeConfig, stdout io.Writer) error {
 	return srv.Shutdown(shutdownCtx)
 }
 
-// catchUp does the background work a server running all along would have
-// done since the last run: it ends the sessions left idle (their openings
-// built) and parses the settled summaries for search. Without it, the
-// first post of each facilitator would end their idle session itself and
-// every search would parse every summary, costs a running deployment's
-// worker takes off the requests.
+// catchUp parses for search the summaries settled since the last run, as
+// the worker of a server running all along would have (cmd/server runs it
+// beside the API). Without it every search would parse every summary its
+// facilitator's posts of the last run changed. The worker itself does not
+// run during the measurements: its other work (ending the sessions left
+// idle, then consolidating their learners' memories, hundreds of
+// milliseconds each) comes on its own schedule and would be counted
+// against whichever route was being measured.
 func catchUp(ctx context.Context, a *app.App) error {
-	for {
-		ended, err := a.Worker.EndIdleSessions(ctx)
-		if err != nil {
-			return fmt.Errorf("ending idle sessions: %w", err)
-		}
-		if ended == 0 {
-			break
-		}
-	}
 	if _, err := a.Worker.RefreshSummaryVectors(ctx); err != nil {
 		return fmt.Errorf("parsing summaries for search: %w", err)
 	}
