@@ -131,12 +131,7 @@ func TestAnArchivedConversationIsReadInOneRoundTripByItsIndex(t *testing.T) {
 func TestAnArchivesTurnsAreReadWithoutTheOtherLearnersSaidMeanwhile(t *testing.T) {
 	pgtest.SkipOnCitus(t, noGenericPlanOnCitus)
 	ctx := context.Background()
-	pool, facilitator, ada := newLearnerDatabase(t)
-	bo := uuid.NewString()
-	if _, err := pool.Exec(ctx, `insert into public.learners (id, facilitator_id, name) values ($1::uuid, $2::uuid, 'Bo')`,
-		bo, facilitator); err != nil {
-		t.Fatal(err)
-	}
+	pool, facilitator, ada, bo := newClassDatabase(t)
 	// Archives of 10 turns; between two of Ada's exchanges, a hundred of
 	// Bo's turns.
 	store := postgres.NewStore(pool, 10)
@@ -195,12 +190,7 @@ func TestAnArchivesTurnsAreReadWithoutTheOtherLearnersSaidMeanwhile(t *testing.T
 func TestTheClearsCheckReadsNoOtherLearnersTurns(t *testing.T) {
 	pgtest.SkipOnCitus(t, noGenericPlanOnCitus)
 	ctx := context.Background()
-	pool, facilitator, ada := newLearnerDatabase(t)
-	bo := uuid.NewString()
-	if _, err := pool.Exec(ctx, `insert into public.learners (id, facilitator_id, name) values ($1::uuid, $2::uuid, 'Bo')`,
-		bo, facilitator); err != nil {
-		t.Fatal(err)
-	}
+	pool, facilitator, ada, bo := newClassDatabase(t)
 	store := postgres.NewStore(pool, 10)
 	caller := asFacilitator(ctx, facilitator)
 	exchange := func(n int) {
@@ -261,4 +251,17 @@ func amongManyFacilitators(t *testing.T, pool *pgxpool.Pool) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+}
+
+// newClassDatabase is newLearnerDatabase with a second learner of the
+// facilitator's, Bo.
+func newClassDatabase(t *testing.T) (pool *pgxpool.Pool, facilitator, ada, bo string) {
+	t.Helper()
+	pool, facilitator, ada = newLearnerDatabase(t)
+	bo = uuid.NewString()
+	if _, err := pool.Exec(context.Background(), `insert into public.learners (id, facilitator_id, name) values ($1::uuid, $2::uuid, 'Bo')`,
+		bo, facilitator); err != nil {
+		t.Fatal(err)
+	}
+	return pool, facilitator, ada, bo
 }
