@@ -89,7 +89,7 @@ func Serve(ctx context.Context, c ServeConfig, stdout io.Writer) error {
 		return err
 	}
 	defer a.Close()
-	if err := catchUp(ctx, a); err != nil {
+	if err := parseSettledSummaries(ctx, a); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", c.Addr)
@@ -119,15 +119,15 @@ func Serve(ctx context.Context, c ServeConfig, stdout io.Writer) error {
 	return srv.Shutdown(shutdownCtx)
 }
 
-// catchUp parses for search the summaries settled since the last run, as
-// the worker of a server running all along would have (cmd/server runs it
-// beside the API). Without it every search would parse every summary its
-// facilitator's posts of the last run changed. The worker itself does not
+// parseSettledSummaries parses for search the summaries settled since the
+// last run, as the worker of a server running all along would have
+// (cmd/server runs it beside the API). Without it every search would parse
+// every summary its facilitator's posts of the last run changed. The worker itself does not
 // run during the measurements: its other work (ending the sessions left
 // idle, then consolidating their learners' memories, hundreds of
 // milliseconds each) comes on its own schedule and would be counted
 // against whichever route was being measured.
-func catchUp(ctx context.Context, a *app.App) error {
+func parseSettledSummaries(ctx context.Context, a *app.App) error {
 	if _, err := a.Worker.RefreshSummaryVectors(ctx); err != nil {
 		return fmt.Errorf("parsing summaries for search: %w", err)
 	}
