@@ -52,6 +52,7 @@ type options struct {
 	summarizer    mentor.Summarizer
 	extractor     mentor.Extractor
 	txTimeout     time.Duration
+	lockTimeout   time.Duration
 	maxToolRounds int
 	clock         func() time.Time
 }
@@ -69,6 +70,9 @@ func WithExtractor(e mentor.Extractor) Option { return func(o *options) { o.extr
 
 // WithTxTimeout replaces postgres.DefaultTxTimeout.
 func WithTxTimeout(d time.Duration) Option { return func(o *options) { o.txTimeout = d } }
+
+// WithLockTimeout replaces postgres.DefaultLockTimeout.
+func WithLockTimeout(d time.Duration) Option { return func(o *options) { o.lockTimeout = d } }
 
 // WithClock has the worker's consolidation plan at the times now gives (a
 // simulation's), instead of the wall clock's.
@@ -140,6 +144,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...Optio
 	}
 	if o.txTimeout > 0 {
 		store.WithTxTimeout(o.txTimeout)
+	}
+	if o.lockTimeout > 0 {
+		store.WithLockTimeout(o.lockTimeout)
 	}
 	if models.extractor != nil {
 		store.WithExtraction()

@@ -7,6 +7,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"regexp"
@@ -50,7 +51,7 @@ func Open(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 // connectTimeout bounds opening a connection unless the URL sets
 // connect_timeout; DefaultTxTimeout bounds each request's transaction,
 // waiting for a connection included. Within it, no statement of a request
-// runs longer than statementTimeout, and none waits longer than lockTimeout
+// runs longer than statementTimeout, and none waits longer than DefaultLockTimeout
 // for a row another request holds (posts to one conversation take turns in
 // the server before they take a connection, mentor.LimitPerFacilitator, so
 // this wait is for another server instance's post): either answers a 503
@@ -59,10 +60,10 @@ func Open(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 const (
 	supabaseTransactionPoolerPort = 6543
 
-	connectTimeout   = 5 * time.Second
-	DefaultTxTimeout = 15 * time.Second
-	statementTimeout = "5s"
-	lockTimeout      = "3s"
+	connectTimeout     = 5 * time.Second
+	DefaultTxTimeout   = 15 * time.Second
+	statementTimeout   = "5s"
+	DefaultLockTimeout = 3 * time.Second
 )
 
 // Store implements mentor.Store.
@@ -90,6 +91,8 @@ type Store struct {
 	// statementTimeout bounds each statement: statementTimeout for a
 	// request's, the whole transaction for a long one's.
 	statementTimeout string
+	// lockTimeout bounds each wait for a row another request holds.
+	lockTimeout string
 	// replica, when set, is told where each write left the primary's WAL,
 	// so that the writer's next reads wait for it there (see replica.go).
 	replica *Replica
@@ -101,12 +104,18 @@ var _ mentor.Store = (*Store)(nil)
 // archiveTurns turns.
 func NewStore(pool *pgxpool.Pool, archiveTurns int) *Store {
 	return &Store{pool: pool, archiveTurns: strconv.Itoa(archiveTurns), txTimeout: DefaultTxTimeout,
-		statementTimeout: statementTimeout}
+		statementTimeout: statementTimeout, lockTimeout: fmt.Sprint(DefaultLockTimeout.Milliseconds())}
 }
 
 // WithTxTimeout replaces DefaultTxTimeout.
 func (s *Store) WithTxTimeout(d time.Duration) *Store {
 	s.txTimeout = d
+	return s
+}
+
+// WithLockTimeout replaces DefaultLockTimeout.
+func (s *Store) WithLockTimeout(d time.Duration) *Store {
+	s.lockTimeout = fmt.Sprint(d.Milliseconds())
 	return s
 }
 
@@ -230,13 +239,14 @@ func (s *Store) readInTx(ctx context.Context, fn func(tx pgx.Tx, me string) erro
 // made with set_config (localSetting).
 func (s *Store) queueActAsCaller(b *pgx.Batch, caller mentor.Caller) {
 	b.Queue(callerExistsSQL, caller.UserID)
-	b.Queue(actAsCaller, string(caller.Claims), caller.UserID, s.archiveTurns, s.statementTimeout)
+	b.Queue(actAsCaller, string(caller.Claims), caller.UserID, s.archiveTurns, s.statementTimeout, s.lockTimeout)
 }
 
 const callerExistsSQL = `select exists (select 1 from auth.users where id = $1::uuid)`
 
 // actAsCaller switches to role memory_service with the caller's claims
-// ($1), subject ($2), archive limit ($3) and statement timeout ($4), and
+// ($1), subject ($2), archive limit ($3), statement timeout ($4) and lock
+// timeout ($5), and
 // turns JIT compilation off for the transaction: the planner's cost of a
 // search of a long history passes JIT's thresholds, and compiling it took
 // longer than running it many times over (measured: 100 ms to seconds, the
@@ -252,7 +262,7 @@ var actAsCaller = `select set_config('role', 'memory_service', true),
 	localSetting("request.jwt.claim.sub", "$2") + `, ` +
 	localSetting("mentor.archive_turns", "$3") + `, ` +
 	localSetting("statement_timeout", "$4") + `, ` +
-	localSetting("lock_timeout", "'"+lockTimeout+"'")
+	localSetting("lock_timeout", "$5")
 
 // localSetting sets the setting name to value (an SQL expression) for the
 // transaction: by SET LOCAL where Citus is to pass settings on to its

@@ -57,6 +57,7 @@ type Options struct {
 	// that misbehaves between them.
 	DatabaseURL string
 	TxTimeout   time.Duration // default: postgres.DefaultTxTimeout
+	LockTimeout time.Duration // default: postgres.DefaultLockTimeout
 	// Standby, when set, is a hot standby of the database's server
 	// (pgtest.StandbyURL): the app reads from the test's database there
 	// (DATABASE_REPLICA_URL), as far as ReplicaMaxLag (default
@@ -108,7 +109,7 @@ func Start(tb testing.TB, opts Options) *Service {
 		log = slog.New(slog.NewJSONHandler(opts.Logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	a, err := app.New(context.Background(), cfg, log, app.WithPool(pool), app.WithSummarizer(opts.Summarizer),
-		app.WithTxTimeout(opts.TxTimeout), app.WithMaxToolRounds(opts.MaxToolRounds))
+		app.WithTxTimeout(opts.TxTimeout), app.WithLockTimeout(opts.LockTimeout), app.WithMaxToolRounds(opts.MaxToolRounds))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -247,3 +247,42 @@ func TestClientsKeepEveryTurn(t *testing.T) {
 		t.Errorf("%d runs in the Markdown file, want both modes appended:\n%s", n, md)
 	}
 }
+
+// Before it serves, the run's server parses the summaries that settled
+// since the last run, as a deployment's worker would have, so that
+// searches do not parse them again on every request.
+func TestTheRunsServerParsesSettledSummariesBeforeItServes(t *testing.T) {
+	ctx := context.Background()
+	url, admin := tinyDataSet(t)
+	for _, q := range []string{
+		`update public.conversation_updates set summary_vector = null where summary <> ''`,
+		`insert into private.summary_vectors_due (facilitator_id, conversation_id, listed_at)
+			select facilitator_id, id, now() - interval '1 minute' from public.conversation_updates where summary <> ''
+			on conflict (facilitator_id, conversation_id) do update set listed_at = excluded.listed_at`,
+	} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var settled int
+	if err := admin.QueryRow(ctx, `select count(*) from private.summary_vectors_due`).Scan(&settled); err != nil || settled == 0 {
+		t.Fatalf("%d summaries listed as settled (%v), want some", settled, err)
+	}
+	_, env, err := benchConfig(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, err := startServerProcess(ctx, env, filepath.Join(t.TempDir(), "server.log"), "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer served.stop()
+	var unparsed, listed int
+	if err := admin.QueryRow(ctx, `select (select count(*) from public.conversation_updates where summary <> '' and summary_vector is null),
+		(select count(*) from private.summary_vectors_due)`).Scan(&unparsed, &listed); err != nil {
+		t.Fatal(err)
+	}
+	if unparsed != 0 || listed != 0 {
+		t.Errorf("once serving: %d of %d settled summaries unparsed, %d still listed", unparsed, settled, listed)
+	}
+}
