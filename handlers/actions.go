@@ -19,31 +19,16 @@ func (h *handler) listActions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "count": len(actions), "actions": actions})
+	return answerList(c, "actions", actions)
 }
 
 // confirmAction applies a pending action: the facilitator's click is the
 // only way a forget or a correction the mentor proposed takes effect.
 func (h *handler) confirmAction(c echo.Context) error {
-	id, err := mentor.ParseActionID(c.Param("id"))
-	if err != nil {
-		return err
-	}
-	action, err := h.svc.ConfirmAction(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "action": action})
+	return callAndAnswer(c, actionIDParam, h.svc.ConfirmAction, http.StatusOK, "action")
 }
 
+// cancelAction drops a pending action; nothing in the memory changes.
 func (h *handler) cancelAction(c echo.Context) error {
-	id, err := mentor.ParseActionID(c.Param("id"))
-	if err != nil {
-		return err
-	}
-	action, err := h.svc.CancelAction(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "action": action})
+	return callAndAnswer(c, actionIDParam, h.svc.CancelAction, http.StatusOK, "action")
 }

@@ -15,7 +15,7 @@ import (
 
 // memorySources lists the conversation turns a memory was learnt from.
 func (h *handler) memorySources(c echo.Context) error {
-	id, err := mentor.ParseMemoryID(c.Param("id"))
+	id, err := memoryIDParam(c)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (h *handler) forgetMemories(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "removed": removed})
+	return answer(c, http.StatusOK, "removed", removed)
 }
 
 // learningNow says whether memory is learning about the learner right now.
@@ -73,16 +73,10 @@ func (h *handler) learningNow(c echo.Context) error {
 	}{true, now})
 }
 
+// learnerSettings is the learner's own learning setting beside the
+// account's: the mentor learns about the learner only when both are on.
 func (h *handler) learnerSettings(c echo.Context) error {
-	learnerID, err := learnerIDParam(c)
-	if err != nil {
-		return err
-	}
-	settings, err := h.svc.LearnerSettings(c.Request().Context(), learnerID)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "settings": settings})
+	return callAndAnswer(c, learnerIDParam, h.svc.LearnerSettings, http.StatusOK, "settings")
 }
 
 // writeLearnerSettings turns learning about the learner on or off:
@@ -105,15 +99,16 @@ func (h *handler) writeLearnerSettings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "settings": settings})
+	return answer(c, http.StatusOK, "settings", settings)
 }
 
+// accountSettings is the account's learning and retention settings.
 func (h *handler) accountSettings(c echo.Context) error {
 	settings, err := h.svc.AccountSettings(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "settings": settings})
+	return answer(c, http.StatusOK, "settings", settings)
 }
 
 // writeAccountSettings changes what the body names: {"learning": bool,
@@ -132,7 +127,7 @@ func (h *handler) writeAccountSettings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "settings": settings})
+	return answer(c, http.StatusOK, "settings", settings)
 }
 
 // retentionDays decodes retention_days: a whole number of days, null (no

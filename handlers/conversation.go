@@ -105,7 +105,7 @@ func (h *handler) getConversationMemory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "conversation_update": conv})
+	return answer(c, http.StatusOK, "conversation_update", conv)
 }
 
 func (h *handler) searchConversationMemory(c echo.Context, learnerID *string) error {
@@ -157,13 +157,5 @@ func (h *handler) getArchive(c echo.Context) error {
 }
 
 func (h *handler) deleteConversationMemory(c echo.Context) error {
-	learnerID, err := learnerParam(c)
-	if err != nil {
-		return err
-	}
-	archived, err := h.svc.Clear(c.Request().Context(), learnerID)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "archived": archived})
+	return callAndAnswer(c, learnerParam, h.svc.Clear, http.StatusOK, "archived")
 }

@@ -208,6 +208,25 @@ func (l *optionalLearner) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// learnerIDParam reads the learner id of the path.
+func learnerIDParam(c echo.Context) (string, error) {
+	learnerID, err := mentor.ParseLearnerID(c.Param("id"))
+	if err != nil || learnerID == nil {
+		return "", mentor.Errorf(mentor.CodeInvalid, "learner id must be a uuid")
+	}
+	return *learnerID, nil
+}
+
+// memoryIDParam reads the memory id of the path.
+func memoryIDParam(c echo.Context) (string, error) {
+	return mentor.ParseMemoryID(c.Param("id"))
+}
+
+// actionIDParam reads the action id of the path.
+func actionIDParam(c echo.Context) (string, error) {
+	return mentor.ParseActionID(c.Param("id"))
+}
+
 // learnerParam reads the optional learner_id query parameter.
 func learnerParam(c echo.Context) (*string, error) {
 	return mentor.ParseLearnerID(c.QueryParam("learner_id"))

@@ -11,15 +11,7 @@ import (
 // eraseLearner removes the learner and everything derived from what was
 // said about them, and answers with the receipt.
 func (h *handler) eraseLearner(c echo.Context) error {
-	learnerID, err := learnerIDParam(c)
-	if err != nil {
-		return err
-	}
-	erasure, err := h.svc.EraseLearner(c.Request().Context(), learnerID)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "erasure": erasure})
+	return callAndAnswer(c, learnerIDParam, h.svc.EraseLearner, http.StatusOK, "erasure")
 }
 
 // eraseAccount removes everything of the caller's and answers with the
@@ -29,7 +21,7 @@ func (h *handler) eraseAccount(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "erasure": erasure})
+	return answer(c, http.StatusOK, "erasure", erasure)
 }
 
 // listErasures lists the receipts of the caller's erased learners, newest
@@ -43,5 +35,5 @@ func (h *handler) listErasures(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "count": len(erasures), "erasures": erasures})
+	return answerList(c, "erasures", erasures)
 }

@@ -12,5 +12,5 @@ func (h *handler) health(c echo.Context) error {
 	if err := h.db.Ping(c.Request().Context()); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "status": "ok"})
+	return answer(c, http.StatusOK, "status", "ok")
 }

@@ -33,7 +33,7 @@ func (h *handler) importArchive(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "records": counts})
+	return answer(c, http.StatusOK, "records", counts)
 }
 
 // bodyTooLarge makes a body past its limit a 413.

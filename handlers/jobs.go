@@ -34,7 +34,7 @@ func runJobs(jobs JobRunner) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, map[string]any{"success": true, "done": done})
+		return answer(c, http.StatusOK, "done", done)
 	}
 }
 

@@ -13,7 +13,7 @@ func (h *handler) listLearners(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "learners": learners})
+	return answer(c, http.StatusOK, "learners", learners)
 }
 
 func (h *handler) createLearner(c echo.Context) error {
@@ -27,7 +27,7 @@ func (h *handler) createLearner(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, map[string]any{"success": true, "learner": learner})
+	return answer(c, http.StatusCreated, "learner", learner)
 }
 
 // renameLearner gives one of the caller's learners a new name.
@@ -46,16 +46,7 @@ func (h *handler) renameLearner(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "learner": learner})
-}
-
-// learnerIDParam reads the learner id of the path.
-func learnerIDParam(c echo.Context) (string, error) {
-	learnerID, err := mentor.ParseLearnerID(c.Param("id"))
-	if err != nil || learnerID == nil {
-		return "", mentor.Errorf(mentor.CodeInvalid, "learner id must be a uuid")
-	}
-	return *learnerID, nil
+	return answer(c, http.StatusOK, "learner", learner)
 }
 
 // learnerProfile is the learner's profile as JSON, or with
@@ -76,7 +67,7 @@ func (h *handler) learnerProfile(c echo.Context) error {
 	if format == "markdown" {
 		return c.Blob(http.StatusOK, "text/markdown; charset=utf-8", []byte(profile.Markdown()))
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "profile": profile})
+	return answer(c, http.StatusOK, "profile", profile)
 }
 
 // writeProfileLines replaces the facilitator's own lines of the profile.
@@ -105,21 +96,13 @@ func (h *handler) writeProfileLines(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "profile": profile})
+	return answer(c, http.StatusOK, "profile", profile)
 }
 
 // consolidate queues a consolidation of the learner's memories: 202 with
 // the run, which the worker takes up within seconds.
 func (h *handler) consolidate(c echo.Context) error {
-	learnerID, err := learnerIDParam(c)
-	if err != nil {
-		return err
-	}
-	run, err := h.svc.Consolidate(c.Request().Context(), learnerID)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusAccepted, map[string]any{"success": true, "run": run})
+	return callAndAnswer(c, learnerIDParam, h.svc.Consolidate, http.StatusAccepted, "run")
 }
 
 // listConsolidations is the audit trail: one learner's runs
@@ -137,5 +120,5 @@ func (h *handler) listConsolidations(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "count": len(runs), "runs": runs})
+	return answerList(c, "runs", runs)
 }

@@ -46,7 +46,7 @@ func (h *handler) addMemory(c echo.Context) error {
 }
 
 func (h *handler) correctMemory(c echo.Context) error {
-	id, err := mentor.ParseMemoryID(c.Param("id"))
+	id, err := memoryIDParam(c)
 	if err != nil {
 		return err
 	}
@@ -58,24 +58,24 @@ func (h *handler) correctMemory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "memory": updated})
+	return answer(c, http.StatusOK, "memory", updated)
 }
 
 func (h *handler) forgetMemory(c echo.Context) error {
-	id, err := mentor.ParseMemoryID(c.Param("id"))
+	id, err := memoryIDParam(c)
 	if err != nil {
 		return err
 	}
 	if err := h.svc.ForgetMemory(c.Request().Context(), id); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "deleted": id})
+	return answer(c, http.StatusOK, "deleted", id)
 }
 
 // memoryHistory lists every change of a memory, oldest first, with who
 // made it; a forgotten memory's history keeps no word of it.
 func (h *handler) memoryHistory(c echo.Context) error {
-	id, err := mentor.ParseMemoryID(c.Param("id"))
+	id, err := memoryIDParam(c)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (h *handler) listMemories(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "count": len(memories), "memories": memories})
+	return answerList(c, "memories", memories)
 }
 
 // memoryContext recalls what matters for the next reply to message.

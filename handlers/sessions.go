@@ -21,7 +21,7 @@ func (h *handler) endSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "session": ended})
+	return answer(c, http.StatusOK, "session", ended)
 }
 
 // openingContext answers from the stored opening. What is relevant, and
@@ -47,5 +47,5 @@ func (h *handler) openingContext(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "opening": opening})
+	return answer(c, http.StatusOK, "opening", opening)
 }

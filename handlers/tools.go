@@ -11,7 +11,7 @@ import (
 )
 
 func (h *handler) listTools(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{"success": true, "tools": tools.Definitions()})
+	return answer(c, http.StatusOK, "tools", tools.Definitions())
 }
 
 func (h *handler) callTool(c echo.Context) error {
