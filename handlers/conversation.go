@@ -138,11 +138,7 @@ func (h *handler) getArchive(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, err := limitParam(c, mentor.MaxArchivePage)
-	if err != nil {
-		return err
-	}
-	offset, err := intParam(c, "offset")
+	limit, offset, err := pageParams(c, mentor.MaxArchivePage)
 	if err != nil {
 		return err
 	}

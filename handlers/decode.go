@@ -270,6 +270,16 @@ func limitParam(c echo.Context, max int) (int, error) {
 	return limit, err
 }
 
+// pageParams reads where a page of a long list starts (offset, 0 when
+// absent) and how long it is (limit, as limitParam reads it).
+func pageParams(c echo.Context, max int) (limit, offset int, err error) {
+	if limit, err = limitParam(c, max); err != nil {
+		return 0, 0, err
+	}
+	offset, err = intParam(c, "offset")
+	return limit, offset, err
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return fmt.Sprintf("1 %s", word)

@@ -93,11 +93,7 @@ func (h *handler) listMemories(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, err := limitParam(c, mentor.MaxMemoryList)
-	if err != nil {
-		return err
-	}
-	offset, err := intParam(c, "offset")
+	limit, offset, err := pageParams(c, mentor.MaxMemoryList)
 	if err != nil {
 		return err
 	}
