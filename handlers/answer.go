@@ -8,7 +8,7 @@ import (
 )
 
 // answer writes the usual successful answer: {"success": true, key: value}
-// with status, the key being what the route's documentation calls the value.
+// with status, under the key the API documents for the route (openapi.json).
 func answer(c echo.Context, status int, key string, value any) error {
 	return c.JSON(status, map[string]any{"success": true, key: value})
 }
@@ -19,11 +19,11 @@ func answerList[T any](c echo.Context, key string, items []T) error {
 	return c.JSON(http.StatusOK, map[string]any{"success": true, "count": len(items), key: items})
 }
 
-// callAndAnswer serves the commonest route: it reads one parameter of the
-// request (the id in the path, a learner_id in the query), makes one call
-// of the service with it, and answers what the call returns under key.
-// A parameter that does not read and a call that fails are the route's
-// error, rendered by renderError.
+// callAndAnswer serves a route that is one call of the service: it reads
+// the call's one parameter from the request (the id in the path, a
+// learner_id in the query), makes the call, and answers what it returns
+// under key. A parameter that does not read and a call that fails are the
+// route's error, which renderError renders.
 func callAndAnswer[In, Out any](c echo.Context, read func(echo.Context) (In, error),
 	call func(context.Context, In) (Out, error), status int, key string) error {
 	in, err := read(c)
