@@ -72,6 +72,19 @@ stop_databases() {
   fi
 }
 
+# needed_by_tests WHAT WITHOUT CMD...: runs CMD, which starts or installs
+# WHAT for the tests. When it fails, CI=true ends the run, because there a
+# test that needs WHAT must fail, never skip; elsewhere the run goes on
+# after the warning WITHOUT, and those tests skip.
+needed_by_tests() {
+  local what=$1 without=$2
+  shift 2
+  "$@" && return 0
+  [[ $CI == true ]] && die "CI=true and $what could not be had (see above)"
+  warn "$without"
+  return 1
+}
+
 setup_database() {
   section "Database"
   if [[ -n ${DATABASE_URL:-} ]]; then
@@ -83,20 +96,10 @@ setup_database() {
     fi
     return 0
   fi
-  if start_test_db; then
-    log "DATABASE_URL=$DATABASE_URL"
-  elif [[ $CI == true ]]; then
-    die "CI=true and no test database could be started (see above)"
-  else
-    warn "no test database; tests that need DATABASE_URL will skip"
-    return 0
-  fi
-  if start_test_standby; then
+  needed_by_tests "the test database" "no test database; tests that need DATABASE_URL will skip" start_test_db || return 0
+  log "DATABASE_URL=$DATABASE_URL"
+  if needed_by_tests "a hot standby of the test database" "no hot standby; the read replica's tests will skip" start_test_standby; then
     log "TEST_DATABASE_REPLICA_URL=$TEST_DATABASE_REPLICA_URL"
-  elif [[ $CI == true ]]; then
-    die "CI=true and no hot standby of the test database could be started (see above)"
-  else
-    warn "no hot standby; the read replica's tests will skip"
   fi
 }
 
@@ -105,12 +108,8 @@ setup_database() {
 # elsewhere a failed install only makes that test skip.
 setup_browser() {
   section "Chromium"
-  if chromium_ensure_installed; then
+  if needed_by_tests "Chromium" "no Chromium; the browser end-to-end test will skip" chromium_ensure_installed; then
     log "using $CHROMIUM_BIN"
-  elif [[ $CI == true ]]; then
-    die "CI=true and Chromium could not be installed (see above)"
-  else
-    warn "no Chromium; the browser end-to-end test will skip"
   fi
 }
 
