@@ -98,37 +98,30 @@ type Worker struct {
 }
 
 func New(store Store, cfg Config, log *slog.Logger) *Worker {
-	if cfg.Poll <= 0 {
-		cfg.Poll = DefaultPoll
-	}
-	if cfg.IdleSweep <= 0 {
-		cfg.IdleSweep = DefaultIdleSweep
-	}
-	if cfg.SummarySweep <= 0 {
-		cfg.SummarySweep = DefaultSummarySweep
-	}
-	if cfg.SummarySettle <= 0 {
-		cfg.SummarySettle = DefaultSummarySettle
-	}
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = DefaultMaxAttempts
-	}
-	if cfg.JobTimeout <= 0 {
-		cfg.JobTimeout = DefaultJobTimeout
-	}
-	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = DefaultConcurrency
-	}
+	cfg.Poll = orDefault(cfg.Poll, DefaultPoll)
+	cfg.IdleSweep = orDefault(cfg.IdleSweep, DefaultIdleSweep)
+	cfg.SummarySweep = orDefault(cfg.SummarySweep, DefaultSummarySweep)
+	cfg.SummarySettle = orDefault(cfg.SummarySettle, DefaultSummarySettle)
+	cfg.MaxAttempts = orDefault(cfg.MaxAttempts, DefaultMaxAttempts)
+	cfg.JobTimeout = orDefault(cfg.JobTimeout, DefaultJobTimeout)
+	cfg.Concurrency = orDefault(cfg.Concurrency, DefaultConcurrency)
+	cfg.ConsolidationSweep = orDefault(cfg.ConsolidationSweep, DefaultConsolidationSweep)
 	if cfg.Consolidator == nil {
 		cfg.Consolidator = mentor.OfflineConsolidator{}
-	}
-	if cfg.ConsolidationSweep <= 0 {
-		cfg.ConsolidationSweep = DefaultConsolidationSweep
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	return &Worker{store: store, cfg: cfg, log: log, wake: make(chan struct{}, 1)}
+}
+
+// orDefault is a setting of Config, or def when it is zero or less: left
+// unset, as no interval, count or timeout of the worker can be.
+func orDefault[T int | time.Duration](setting, def T) T {
+	if setting <= 0 {
+		return def
+	}
+	return setting
 }
 
 // Wake tells the worker a job was queued, so it runs now instead of at the
