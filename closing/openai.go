@@ -43,19 +43,12 @@ func (c *OpenAI) WriteClosing(ctx context.Context, req mentor.ClosingRequest) (m
 	if err != nil {
 		return mentor.ClosingWords{}, failure(err)
 	}
-	if len(choices) == 0 {
-		return mentor.ClosingWords{}, failure(fmt.Errorf("%w: no choices", ErrMalformed))
-	}
-	choice := choices[0]
-	// The refusal's text is left out: it may quote the session.
-	if strings.TrimSpace(choice.Message.Refusal) != "" {
-		return mentor.ClosingWords{}, failure(llm.ErrRefused)
-	}
-	if choice.FinishReason == "length" {
-		return mentor.ClosingWords{}, failure(llm.ErrTruncated)
+	content, err := llm.FormattedReply(choices, ErrMalformed)
+	if err != nil {
+		return mentor.ClosingWords{}, failure(err)
 	}
 	var words mentor.ClosingWords
-	decoder := json.NewDecoder(strings.NewReader(choice.Message.Content))
+	decoder := json.NewDecoder(strings.NewReader(content))
 	decoder.DisallowUnknownFields()
 	if err := decoder.Decode(&words); err != nil {
 		return mentor.ClosingWords{}, failure(fmt.Errorf("%w: %v", ErrMalformed, err))

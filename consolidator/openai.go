@@ -62,18 +62,11 @@ func (c *OpenAI) Plan(ctx context.Context, in mentor.ConsolidationInput, now tim
 	if err != nil {
 		return mentor.ConsolidationPlan{}, failure(err)
 	}
-	if len(choices) == 0 {
-		return mentor.ConsolidationPlan{}, failure(fmt.Errorf("%w: no choices", ErrMalformed))
+	content, err := llm.FormattedReply(choices, ErrMalformed)
+	if err != nil {
+		return mentor.ConsolidationPlan{}, failure(err)
 	}
-	choice := choices[0]
-	// The refusal's text is left out: it may quote the memories.
-	if strings.TrimSpace(choice.Message.Refusal) != "" {
-		return mentor.ConsolidationPlan{}, failure(llm.ErrRefused)
-	}
-	if choice.FinishReason == "length" {
-		return mentor.ConsolidationPlan{}, failure(llm.ErrTruncated)
-	}
-	plan, err := parsePlan(choice.Message.Content, shown, masker.Restore)
+	plan, err := parsePlan(content, shown, masker.Restore)
 	if err != nil {
 		return mentor.ConsolidationPlan{}, failure(err)
 	}

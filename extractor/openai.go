@@ -46,20 +46,11 @@ func (e *OpenAI) Extract(ctx context.Context, req mentor.ExtractionRequest) ([]m
 	if err != nil {
 		return nil, upstream(err)
 	}
-	if len(choices) == 0 {
-		return nil, upstream(fmt.Errorf("%w: no choices", ErrMalformed))
+	reply, err := llm.FormattedReply(choices, ErrMalformed)
+	if err != nil {
+		return nil, upstream(err)
 	}
-	choice := choices[0]
-	// The refusal's text is left out: it may quote the turns.
-	if strings.TrimSpace(choice.Message.Refusal) != "" {
-		return nil, upstream(llm.ErrRefused)
-	}
-	// JSON cut off by the token limit fails to parse anyway; saying why
-	// points at the limit rather than at the model's manners.
-	if choice.FinishReason == "length" {
-		return nil, upstream(llm.ErrTruncated)
-	}
-	content := strings.TrimSpace(choice.Message.Content)
+	content := strings.TrimSpace(reply)
 	if content == "" {
 		return nil, upstream(fmt.Errorf("%w: empty reply", ErrMalformed))
 	}

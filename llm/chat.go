@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -91,6 +92,27 @@ func (c Chat) AskCounted(ctx context.Context, p Prompt) ([]openai.ChatCompletion
 		return nil, 0, nil
 	}
 	return resp.Choices, resp.Usage.TotalTokens, nil
+}
+
+// FormattedReply is the content of the first of choices, the reply to a
+// Prompt with a Format. It fails with malformed when there is no choice,
+// with ErrRefused when the model declined, and with ErrTruncated when the
+// token limit cut the reply off.
+func FormattedReply(choices []openai.ChatCompletionChoice, malformed error) (string, error) {
+	if len(choices) == 0 {
+		return "", fmt.Errorf("%w: no choices", malformed)
+	}
+	choice := choices[0]
+	// The refusal's text is left out: it may quote the prompt's material.
+	if strings.TrimSpace(choice.Message.Refusal) != "" {
+		return "", ErrRefused
+	}
+	// JSON cut off by the token limit fails to parse anyway; saying why
+	// points at the limit rather than at the model's manners.
+	if choice.FinishReason == "length" {
+		return "", ErrTruncated
+	}
+	return choice.Message.Content, nil
 }
 
 // cut returns the first n runes of s, with an ellipsis when it cut any.
