@@ -331,31 +331,30 @@ func (r *Replica) route(ctx context.Context, facilitator string, token uint64) (
 
 // replayPosition asks the replica how far it has replayed, and keeps it.
 func (r *Replica) replayPosition(ctx context.Context) (uint64, error) {
-	ctx, cancel := context.WithTimeout(ctx, positionTimeout)
-	defer cancel()
-	var replayed int64
-	if err := r.pool.QueryRow(ctx, replayPositionSQL).Scan(&replayed); err != nil {
-		return 0, err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.replayed = max(r.replayed, uint64(replayed))
-	return uint64(replayed), nil
+	return r.askPosition(ctx, r.pool, replayPositionSQL, &r.replayed)
 }
 
 // primaryPosition asks the primary how far its WAL goes (the insert
 // position, as noteWrite reads it, which no write's position can be
 // beyond), and keeps it.
 func (r *Replica) primaryPosition(ctx context.Context) (uint64, error) {
+	return r.askPosition(ctx, r.primary, primaryInsertPositionSQL, &r.primaryReached)
+}
+
+// askPosition reads a WAL position from db with sql, within
+// positionTimeout, and raises *kept (guarded by r.mu) to it: positions
+// only move forward, and an answer that raced an older one must not take
+// the furthest seen back.
+func (r *Replica) askPosition(ctx context.Context, db *pgxpool.Pool, sql string, kept *uint64) (uint64, error) {
 	ctx, cancel := context.WithTimeout(ctx, positionTimeout)
 	defer cancel()
 	var at int64
-	if err := r.primary.QueryRow(ctx, primaryInsertPositionSQL).Scan(&at); err != nil {
+	if err := db.QueryRow(ctx, sql).Scan(&at); err != nil {
 		return 0, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.primaryReached = max(r.primaryReached, uint64(at))
+	*kept = max(*kept, uint64(at))
 	return uint64(at), nil
 }
 
