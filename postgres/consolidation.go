@@ -422,13 +422,7 @@ func mergeInto(ctx context.Context, tx pgx.Tx, me, learnerID string, m mentor.Me
 // learners with memories changed since their last run and none in the
 // last 20 hours (migration 0020). It returns how many it queued.
 func (s *Store) QueueNightlyConsolidations(ctx context.Context, batch int) (int, error) {
-	var queued int
-	err := s.asWorker(ctx, func(b *pgx.Batch) {
-		b.Queue(`select public.queue_nightly_consolidations($1)`, batch)
-	}, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(&queued)
-	})
-	return queued, err
+	return s.countAsWorker(ctx, `select public.queue_nightly_consolidations($1)`, batch)
 }
 
 // latestEndedSessions are the learner's last mentor.DigestSessions ended

@@ -228,13 +228,7 @@ func (s *Store) ForgetMemories(ctx context.Context, q mentor.ForgetQuery) (int, 
 // to batch memories at a time (migration 0025), and returns how many were
 // forgotten. It runs across facilitators, as the worker.
 func (s *Store) ForgetUnconfirmedMemories(ctx context.Context, batch int) (int, error) {
-	var forgotten int
-	err := s.asWorker(ctx, func(b *pgx.Batch) {
-		b.Queue(`select public.forget_unconfirmed_memories($1)`, batch)
-	}, func(br pgx.BatchResults) error {
-		return br.QueryRow().Scan(&forgotten)
-	})
-	return forgotten, err
+	return s.countAsWorker(ctx, `select public.forget_unconfirmed_memories($1)`, batch)
 }
 
 // startAfresh makes the next session's opening forget the conversation

@@ -149,6 +149,16 @@ func (s *Store) execAsWorker(ctx context.Context, sql string, args ...any) error
 	})
 }
 
+// countAsWorker runs one of the queue's statements that answers with a
+// count, as memory_worker, and returns the count.
+func (s *Store) countAsWorker(ctx context.Context, sql string, args ...any) (int, error) {
+	var n int
+	err := s.asWorker(ctx, func(b *pgx.Batch) { b.Queue(sql, args...) }, func(br pgx.BatchResults) error {
+		return br.QueryRow().Scan(&n)
+	})
+	return n, err
+}
+
 // leaseCandidates is how many of the next due jobs a lease looks at: those
 // another worker leases meanwhile are passed over for the next.
 const leaseCandidates = 8
