@@ -51,10 +51,7 @@ var importTables = map[string]importTable{
 			r.last_message, r.closing, r.summary
 		from jsonb_populate_record(null::public.mentor_sessions, $2::jsonb) r
 		on conflict do nothing`,
-		func(run *importRun, r *archiveRecord) ([]any, error) {
-			learner, err := run.ref("learner", r.LearnerID, "learner_id")
-			return []any{run.own("session", r), learner}, err
-		}},
+		func(run *importRun, r *archiveRecord) ([]any, error) { return run.idAndLearner("session", r) }},
 	// The turn count, the search words and what the summary covers are set
 	// once the turns are in (importRun.finish).
 	"conversation": {`insert into public.conversation_updates (id, facilitator_id, learner_id, summary, summary_stale,
@@ -85,8 +82,7 @@ var importTables = map[string]importTable{
 					}
 				}
 			}
-			learner, err := run.ref("learner", r.LearnerID, "learner_id")
-			return []any{run.own("archived_conversation", r), learner}, err
+			return run.idAndLearner("archived_conversation", r)
 		}},
 	"turn": {`insert into public.conversation_turns (facilitator_id, learner_id, archive_id, role, content,
 			client_turn_id, created_at, import_key)
@@ -209,10 +205,7 @@ var importTables = map[string]importTable{
 			r.created_at, r.profile_tokens_before, r.profile_tokens_after
 		from jsonb_populate_record(null::public.consolidation_runs, $2::jsonb) r
 		on conflict do nothing`,
-		func(run *importRun, r *archiveRecord) ([]any, error) {
-			learner, err := run.ref("learner", r.LearnerID, "learner_id")
-			return []any{run.own("consolidation_run", r), learner}, err
-		}},
+		func(run *importRun, r *archiveRecord) ([]any, error) { return run.idAndLearner("consolidation_run", r) }},
 }
 
 // archiveRecord is what an import reads of a record itself: its id and the
@@ -275,6 +268,13 @@ func (run *importRun) own(typ string, r *archiveRecord) string {
 	run.noID = old == "" || old == "null"
 	run.seen[typ][old] = true
 	return run.key(typ, old)
+}
+
+// idAndLearner returns the arguments of a record of type typ whose only
+// reference is to its learner: its new id and its learner's.
+func (run *importRun) idAndLearner(typ string, r *archiveRecord) ([]any, error) {
+	learner, err := run.ref("learner", r.LearnerID, "learner_id")
+	return []any{run.own(typ, r), learner}, err
 }
 
 // ref returns the new id of a reference, which must be to a record above
