@@ -122,12 +122,9 @@ type ForgetQuery struct {
 
 // ValidateForgetQuery checks the type and that the period is not empty.
 func ValidateForgetQuery(q ForgetQuery) (ForgetQuery, error) {
-	if q.Type != "" {
-		t, err := ParseMemoryType(string(q.Type))
-		if err != nil {
-			return q, err
-		}
-		q.Type = t
+	var err error
+	if q.Type, err = parseTypeFilter(q.Type); err != nil {
+		return q, err
 	}
 	if q.Before != nil && q.After != nil && !q.After.Before(*q.Before) {
 		return q, Errorf(CodeInvalid, "after must be earlier than before")

@@ -43,6 +43,15 @@ func ParseMemoryType(raw string) (MemoryType, error) {
 	return t, nil
 }
 
+// parseTypeFilter checks the type a query is narrowed to; "" is every
+// type.
+func parseTypeFilter(t MemoryType) (MemoryType, error) {
+	if t == "" {
+		return "", nil
+	}
+	return ParseMemoryType(string(t))
+}
+
 // ValidateNewMemory checks a memory to store and returns it cleaned.
 func ValidateNewMemory(m NewMemory) (NewMemory, error) {
 	var err error
@@ -154,12 +163,9 @@ func ValidateMetadata(m Metadata) (Metadata, error) {
 
 // ValidateFilter checks a memory filter and lower-cases its values.
 func ValidateFilter(f MemoryFilter) (MemoryFilter, error) {
-	if f.Type != "" {
-		t, err := ParseMemoryType(string(f.Type))
-		if err != nil {
-			return f, err
-		}
-		f.Type = t
+	var err error
+	if f.Type, err = parseTypeFilter(f.Type); err != nil {
+		return f, err
 	}
 	for name, v := range map[string]*string{"emotion": &f.Emotion, "valence": &f.Valence, "category": &f.Category, "topic": &f.Topic} {
 		*v = strings.ToLower(strings.TrimSpace(*v))
@@ -182,10 +188,7 @@ func ValidateListQuery(q ListQuery) (ListQuery, error) {
 	if q.Limit, err = pageLimit(q.Limit, DefaultMemoryList, MaxMemoryList); err != nil {
 		return q, err
 	}
-	if q.Offset < 0 || q.Offset > MaxMemoryOffset {
-		return q, Errorf(CodeInvalid, "offset must be between 0 and %d", MaxMemoryOffset)
-	}
-	return q, nil
+	return q, pageOffset(q.Offset, MaxMemoryOffset)
 }
 
 // ValidateRecallMessage checks the message recall ranks memories for; it

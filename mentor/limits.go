@@ -124,10 +124,7 @@ func ValidateArchiveQuery(q ArchiveQuery) (ArchiveQuery, error) {
 	if q.Limit, err = pageLimit(q.Limit, DefaultArchivePage, MaxArchivePage); err != nil {
 		return q, err
 	}
-	if q.Offset < 0 || q.Offset > MaxArchiveOffset {
-		return q, Errorf(CodeInvalid, "offset must be between 0 and %d", MaxArchiveOffset)
-	}
-	return q, nil
+	return q, pageOffset(q.Offset, MaxArchiveOffset)
 }
 
 // ParseArchiveID reads an archived conversation's id from a client.
@@ -149,6 +146,14 @@ func pageLimit(limit, def, max int) (int, error) {
 		return limit, Errorf(CodeInvalid, "limit must be between 1 and %d", max)
 	}
 	return limit, nil
+}
+
+// pageOffset checks how many results a page skips: from 0 to max.
+func pageOffset(offset, max int) error {
+	if offset < 0 || offset > max {
+		return Errorf(CodeInvalid, "offset must be between 0 and %d", max)
+	}
+	return nil
 }
 
 // ParseLearnerID turns an optional learner id from a client into its
