@@ -159,6 +159,17 @@ func (s *Store) countAsWorker(ctx context.Context, sql string, args ...any) (int
 	return n, err
 }
 
+// queryAsWorker runs one of the queue's queries as memory_worker and
+// returns its rows, each read by scan.
+func queryAsWorker[T any](ctx context.Context, s *Store, scan pgx.RowToFunc[T], sql string, args ...any) ([]T, error) {
+	var rows []T
+	err := s.asWorker(ctx, func(b *pgx.Batch) { b.Queue(sql, args...) }, func(br pgx.BatchResults) (err error) {
+		rows, err = collectRows(br, scan)
+		return err
+	})
+	return rows, err
+}
+
 // leaseCandidates is how many of the next due jobs a lease looks at: those
 // another worker leases meanwhile are passed over for the next.
 const leaseCandidates = 8
@@ -177,20 +188,14 @@ func (s *Store) leaseJob(ctx context.Context, kind string) (*mentor.Job, []byte,
 		facilitatorID string
 		id            int64
 	}
-	var due []candidate
-	err := s.asWorker(ctx, func(b *pgx.Batch) {
-		b.Queue(`select facilitator_id::text, id from public.memory_jobs
-			where kind = $1 and run_after <= now()
-				and (status = 'pending' or (status = 'running' and leased_until < now()))
-			order by fair_at, id
-			limit $2`, kind, leaseCandidates)
-	}, func(br pgx.BatchResults) (err error) {
-		due, err = collectRows(br, func(row pgx.CollectableRow) (candidate, error) {
-			var c candidate
-			return c, row.Scan(&c.facilitatorID, &c.id)
-		})
-		return err
-	})
+	due, err := queryAsWorker(ctx, s, func(row pgx.CollectableRow) (candidate, error) {
+		var c candidate
+		return c, row.Scan(&c.facilitatorID, &c.id)
+	}, `select facilitator_id::text, id from public.memory_jobs
+		where kind = $1 and run_after <= now()
+			and (status = 'pending' or (status = 'running' and leased_until < now()))
+		order by fair_at, id
+		limit $2`, kind, leaseCandidates)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -415,19 +420,12 @@ func (s *Store) FailJob(ctx context.Context, job mentor.Job, cause error, retryA
 // IdleSessions lists live sessions idle past the limit, across
 // facilitators, for the worker to end.
 func (s *Store) IdleSessions(ctx context.Context, limit int) ([]mentor.IdleSession, error) {
-	var idle []mentor.IdleSession
-	err := s.asWorker(ctx, func(b *pgx.Batch) {
-		b.Queue(`select facilitator_id::text, learner_id::text from public.mentor_sessions
-			where ended_at is null and last_activity_at <= now() - make_interval(secs => $1)
-			order by last_activity_at limit $2`, mentor.SessionIdleLimit.Seconds(), limit)
-	}, func(br pgx.BatchResults) (err error) {
-		idle, err = collectRows(br, func(row pgx.CollectableRow) (mentor.IdleSession, error) {
-			var s mentor.IdleSession
-			return s, row.Scan(&s.FacilitatorID, &s.LearnerID)
-		})
-		return err
-	})
-	return idle, err
+	return queryAsWorker(ctx, s, func(row pgx.CollectableRow) (mentor.IdleSession, error) {
+		var idle mentor.IdleSession
+		return idle, row.Scan(&idle.FacilitatorID, &idle.LearnerID)
+	}, `select facilitator_id::text, learner_id::text from public.mentor_sessions
+		where ended_at is null and last_activity_at <= now() - make_interval(secs => $1)
+		order by last_activity_at limit $2`, mentor.SessionIdleLimit.Seconds(), limit)
 }
 
 // jobKinds are the kinds of job the queue holds (migration 0020), each

@@ -20,20 +20,13 @@ import (
 // memory_worker, which sees which conversations and whose, nothing said
 // in them.
 func (s *Store) SummariesDue(ctx context.Context, settled time.Duration, limit int) ([]mentor.SummariesDue, error) {
-	var due []mentor.SummariesDue
-	err := s.asWorker(ctx, func(b *pgx.Batch) {
-		b.Queue(`select facilitator_id::text, array_agg(conversation_id::text order by listed_at)
-			from (select facilitator_id, conversation_id, listed_at from private.summary_vectors_due
-				where listed_at <= now() - make_interval(secs => $1) order by listed_at limit $2) d
-			group by facilitator_id order by min(listed_at)`, settled.Seconds(), limit)
-	}, func(br pgx.BatchResults) (err error) {
-		due, err = collectRows(br, func(row pgx.CollectableRow) (mentor.SummariesDue, error) {
-			var d mentor.SummariesDue
-			return d, row.Scan(&d.FacilitatorID, &d.ConversationIDs)
-		})
-		return err
-	})
-	return due, err
+	return queryAsWorker(ctx, s, func(row pgx.CollectableRow) (mentor.SummariesDue, error) {
+		var d mentor.SummariesDue
+		return d, row.Scan(&d.FacilitatorID, &d.ConversationIDs)
+	}, `select facilitator_id::text, array_agg(conversation_id::text order by listed_at)
+		from (select facilitator_id, conversation_id, listed_at from private.summary_vectors_due
+			where listed_at <= now() - make_interval(secs => $1) order by listed_at limit $2) d
+		group by facilitator_id order by min(listed_at)`, settled.Seconds(), limit)
 }
 
 // RefreshSummaryVectors stores the parsed summaries of the caller's
