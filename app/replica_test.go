@@ -62,9 +62,8 @@ func TestTheReadsThatMayLagAreAnsweredByTheReplica(t *testing.T) {
 	emma := svc.NewLearner(t, dana, "Emma")
 	svc.PostTurns(t, dana, emma, apptest.Exchange("Emma mixes up numerators and denominators",
 		"Cut a pizza into eighths and name the parts")...).WantStatus(http.StatusOK)
-	svc.Call(t, dana.Token, http.MethodPost, "/api/memories", map[string]any{"learner_id": emma, "type": "academic",
-		"content": "Emma confuses numerators and denominators"}).WantStatus(http.StatusCreated)
-	svc.Call(t, dana.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+	svc.AddMemory(t, dana, emma, map[string]any{"type": "academic", "content": "Emma confuses numerators and denominators"})
+	svc.EndSession(t, dana, emma)
 	pgtest.WaitForReplay(t, svc.Pool.Config().ConnString(), svc.ReplicaURL)
 
 	servedByReplica(t, svc, "search", func() {
@@ -126,9 +125,8 @@ func TestRowLevelSecurityHoldsOnTheReplica(t *testing.T) {
 	emma := svc.NewLearner(t, dana, "Emma")
 	svc.PostTurns(t, dana, emma, apptest.Exchange("Emma is anxious about the swimming gala",
 		"Practise the starts in a quiet lane first")...).WantStatus(http.StatusOK)
-	svc.Call(t, dana.Token, http.MethodPost, "/api/memories", map[string]any{"learner_id": emma, "type": "personal",
-		"content": "Emma is anxious about the swimming gala"}).WantStatus(http.StatusCreated)
-	svc.Call(t, dana.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+	svc.AddMemory(t, dana, emma, map[string]any{"type": "personal", "content": "Emma is anxious about the swimming gala"})
+	svc.EndSession(t, dana, emma)
 	// The other facilitator has a learner and a conversation of their own.
 	leo := svc.NewLearner(t, other, "Leo")
 	svc.PostTurns(t, other, leo, apptest.Exchange("Leo reads comics", "Comics count as reading")...).WantStatus(http.StatusOK)

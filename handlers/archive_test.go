@@ -30,9 +30,7 @@ func archivedResult(t *testing.T, svc *apptest.Service, u apptest.User, search s
 // in the order said: whole in one page by default, and in pages that
 // follow each other to the end.
 func TestAnArchivedConversationReadsBackWholeInOrder(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
-	emma := svc.NewLearner(t, dana, "Emma")
+	svc, dana, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
 	var posted []mentor.Turn
 	for i := range 26 {
 		exchange := []mentor.Turn{

@@ -109,9 +109,8 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestFacilitatorsCannotSeeEachOther(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a, b := svc.NewUser(t), svc.NewUser(t)
-	aLearner := svc.NewLearner(t, a, "Emma")
+	svc, a, aLearner := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	b := svc.NewUser(t)
 	svc.PostTurns(t, a, aLearner, apptest.Exchange("Emma loves dinosaurs and the word brontosaurus.", "Use dinosaurs for counting.")...).WantStatus(http.StatusOK)
 	svc.PostTurns(t, a, "", apptest.Exchange("General planning about brontosaurus week.", "Plan it on Monday.")...).WantStatus(http.StatusOK)
 

@@ -15,11 +15,10 @@ import (
 // their dates and whether they are archived; a memory a person added has
 // none, and says why.
 func TestMemorySourcesListTheTurnsItWasLearntFrom(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana, other := svc.NewUser(t), svc.NewUser(t)
-	emma := svc.NewLearner(t, dana, "Emma")
+	svc, dana, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	other := svc.NewUser(t)
 	svc.PostTurns(t, dana, emma, apptest.Exchange("Emma loves drawing horses.", "Let's use horses in her maths.")...).WantStatus(http.StatusOK)
-	added := addMemory(t, svc, dana, emma, map[string]any{"type": "personal", "content": "Emma has a pony called Star"})
+	added := svc.AddMemory(t, dana, emma, map[string]any{"type": "personal", "content": "Emma has a pony called Star"})
 	// Stored as extraction stores one (worker TestExtractedMemoriesNameTheirSourceTurns covers that path).
 	turnIDs := apptest.Scalar[[]int64](t, svc.Pool, `select array_agg(id order by id) from conversation_turns
 		where facilitator_id = $1::uuid`, dana.ID)
@@ -61,10 +60,10 @@ func TestForgetMemoriesByTypeAndPeriod(t *testing.T) {
 	svc := apptest.Start(t, apptest.Options{})
 	dana, other := svc.NewUser(t), svc.NewUser(t)
 	emma, max := svc.NewLearner(t, dana, "Emma"), svc.NewLearner(t, dana, "Max")
-	oldSum := addMemory(t, svc, dana, emma, map[string]any{"type": "academic", "content": "Emma struggles with long division"})
-	newSum := addMemory(t, svc, dana, emma, map[string]any{"type": "academic", "content": "Emma enjoys fractions with pizza"})
-	pet := addMemory(t, svc, dana, emma, map[string]any{"type": "personal", "content": "Emma has a pony called Star"})
-	maxSum := addMemory(t, svc, dana, max, map[string]any{"type": "academic", "content": "Max is fast at times tables"})
+	oldSum := svc.AddMemory(t, dana, emma, map[string]any{"type": "academic", "content": "Emma struggles with long division"})
+	newSum := svc.AddMemory(t, dana, emma, map[string]any{"type": "academic", "content": "Emma enjoys fractions with pizza"})
+	pet := svc.AddMemory(t, dana, emma, map[string]any{"type": "personal", "content": "Emma has a pony called Star"})
+	maxSum := svc.AddMemory(t, dana, max, map[string]any{"type": "academic", "content": "Max is fast at times tables"})
 	svc.Exec(t, `update learner_memories set created_at = '2026-01-10T12:00:00Z' where id = $1::uuid`, oldSum)
 	svc.Exec(t, `update learner_memories set created_at = '2026-03-10T12:00:00Z' where id = $1::uuid`, newSum)
 	svc.Exec(t, `update learner_memories set created_at = '2026-01-10T12:00:00Z' where id = $1::uuid`, pet)
@@ -128,9 +127,8 @@ func TestForgetMemoriesByTypeAndPeriod(t *testing.T) {
 // consolidations queued and running, to the facilitator only.
 func TestLearningNowCountsTheLearnersWork(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent(`{"memories": []}`, "stop"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	dana, other := svc.NewUser(t), svc.NewUser(t)
-	emma := svc.NewLearner(t, dana, "Emma")
+	svc, dana, emma := apptest.StartWithLearner(t, apptest.Options{ModelURL: model.URL}, "Emma")
+	other := svc.NewUser(t)
 	path := "/api/learners/" + emma + "/learning"
 
 	res := svc.Call(t, dana.Token, http.MethodGet, path, nil).WantStatus(http.StatusOK)
@@ -162,11 +160,9 @@ func TestLearningNowCountsTheLearnersWork(t *testing.T) {
 // the live session's closing state starts again, so the opening served
 // after it holds nothing of the cleared conversation.
 func TestClearStartsTheNextOpeningAfresh(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
-	emma := svc.NewLearner(t, dana, "Emma")
+	svc, dana, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
 	svc.PostTurns(t, dana, emma, apptest.Exchange("Emma is anxious about her volcano project.", "Next time we'll plan the volcano model together.")...).WantStatus(http.StatusOK)
-	svc.Call(t, dana.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+	svc.EndSession(t, dana, emma)
 	opening := svc.Call(t, dana.Token, http.MethodGet, "/api/opening-context?learner_id="+emma, nil).WantStatus(http.StatusOK)
 	if !strings.Contains(strings.ToLower(string(opening.Raw)), "volcano") {
 		t.Fatalf("fixture: the opening before the clear says nothing of the volcano: %s", opening.Raw)
@@ -196,9 +192,8 @@ func TestClearStartsTheNextOpeningAfresh(t *testing.T) {
 // The learning and retention settings persist, are the facilitator's own,
 // and refuse bad input with nothing changed.
 func TestLearningAndRetentionSettings(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana, other := svc.NewUser(t), svc.NewUser(t)
-	emma := svc.NewLearner(t, dana, "Emma")
+	svc, dana, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	other := svc.NewUser(t)
 	learnerPath := "/api/learners/" + emma + "/settings"
 
 	res := svc.Call(t, dana.Token, http.MethodGet, learnerPath, nil).WantStatus(http.StatusOK)

@@ -19,9 +19,7 @@ func number(v any) int {
 }
 
 func TestConversationLifecycle(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
-	emma := svc.NewLearner(t, dana, "Emma")
+	svc, dana, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
 
 	// Nothing yet.
 	got := svc.Call(t, dana.Token, http.MethodGet, "/api/conversation-memory?learner_id="+emma, nil).WantStatus(http.StatusOK)
@@ -161,9 +159,7 @@ func TestTurnsComeBackAsPosted(t *testing.T) {
 // stored at the server's, and a time further ahead than the server's clock
 // allows is refused, storing nothing of the post.
 func TestTurnsMayCarryTheTimeTheyWereSaid(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
-	sam := svc.NewLearner(t, dana, "Sam")
+	svc, dana, sam := apptest.StartWithLearner(t, apptest.Options{}, "Sam")
 	said := time.Date(2023, time.December, 4, 18, 30, 0, 0, time.FixedZone("", -5*3600))
 	posted := []mentor.Turn{
 		{ID: "h1", Role: mentor.RoleUser, Content: "Sam spent the afternoon at the aquarium.", CreatedAt: said},

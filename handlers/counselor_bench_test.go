@@ -22,9 +22,7 @@ import (
 //	go test ./handlers -run '^$' -bench CounselorTimeToFirstText -benchtime 300x
 func BenchmarkCounselorTimeToFirstText(b *testing.B) {
 	model := llmtest.NewChat(b, llmtest.ReplyContent("Try a pizza cut into quarters, and let her name each piece.", "stop"))
-	svc := apptest.Start(b, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(b)
-	emma := svc.NewLearner(b, u, "Emma")
+	svc, u, emma := apptest.StartWithLearner(b, apptest.Options{ModelURL: model.URL}, "Emma")
 	types := []string{"academic", "personal", "preference", "context"}
 	topics := []string{"fractions", "reading at bedtime", "long division", "her swimming lessons", "drawing maps",
 		"the school play", "times tables", "spelling tests", "her friend Lily", "science club"}

@@ -39,9 +39,7 @@ func TestTheCounselorStreamsItsReplyAsTheModelWritesIt(t *testing.T) {
 		}
 	})
 	logs := &apptest.Logs{}
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL, Logs: logs})
-	u := svc.NewUser(t)
-	learner := svc.NewLearner(t, u, "Emma")
+	svc, u, learner := apptest.StartWithLearner(t, apptest.Options{ModelURL: model.URL, Logs: logs}, "Emma")
 	// The one conversation the model's search finds.
 	svc.PostTurns(t, u, learner, apptest.Exchange("Emma is counting to ten with her fingers.", "Try counting steps on the stairs.")...).
 		WantStatus(http.StatusOK)

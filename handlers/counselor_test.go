@@ -181,10 +181,8 @@ func TestModelTextNeverReachesTheLog(t *testing.T) {
 // and the model gets the whole message.
 func TestCounselorAnswersAMessageAsLongAsTheChatAllows(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Thank you for sharing the report.", "stop"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
-	emma := svc.NewLearner(t, u, "Emma")
-	addMemory(t, svc, u, emma, map[string]any{"type": "academic", "content": "Emma is learning to swim in the deep end"})
+	svc, u, emma := apptest.StartWithLearner(t, apptest.Options{ModelURL: model.URL}, "Emma")
+	svc.AddMemory(t, u, emma, map[string]any{"type": "academic", "content": "Emma is learning to swim in the deep end"})
 	const end = " She is anxious about swimming lessons."
 	report := strings.Repeat("Emma read aloud with expression and the teacher was pleased. ", 400)[:mentor.MaxTurnChars-len(end)] + end
 	res := svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": report, "learner_id": emma}).
@@ -203,10 +201,8 @@ func TestCounselorAnswersAMessageAsLongAsTheChatAllows(t *testing.T) {
 // says so, and the model is asked without memory.
 func TestCounselorAnswersWithoutMemoryWhenItCannotBeRead(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Let's take it step by step.", "stop"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
-	emma := svc.NewLearner(t, u, "Emma")
-	addMemory(t, svc, u, emma, map[string]any{"type": "academic", "content": "Emma mixes up thirds and quarters"})
+	svc, u, emma := apptest.StartWithLearner(t, apptest.Options{ModelURL: model.URL}, "Emma")
+	svc.AddMemory(t, u, emma, map[string]any{"type": "academic", "content": "Emma mixes up thirds and quarters"})
 
 	ctx := context.Background()
 	hold, err := svc.Pool.Begin(ctx)

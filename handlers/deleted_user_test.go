@@ -11,9 +11,8 @@ import (
 // requests are refused as unauthenticated, reads and writes alike: not
 // answered with nothing, and not failed on a foreign key.
 func TestDeletedUsersTokenIsRefused(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	gone, kept := svc.NewUser(t), svc.NewUser(t)
-	emma := svc.NewLearner(t, gone, "Emma")
+	svc, gone, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	kept := svc.NewUser(t)
 	svc.PostTurns(t, gone, emma, apptest.Exchange("Emma loves maps.", "Let's use them.")...).WantStatus(http.StatusOK)
 	svc.Exec(t, `delete from auth.users where id = $1::uuid`, gone.ID)
 

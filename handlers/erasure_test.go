@@ -162,11 +162,11 @@ func plantEverywhere(t *testing.T, svc *apptest.Service, u apptest.User, learner
 			fmt.Sprintf("Keep %s homework short, evening %d", text, i))...)
 	}
 	svc.PostTurns(t, u, learner, turns...).WantStatus(http.StatusOK)
-	memory := addMemory(t, svc, u, learner, map[string]any{"type": "personal", "content": text + " worries about homework",
+	memory := svc.AddMemory(t, u, learner, map[string]any{"type": "personal", "content": text + " worries about homework",
 		"metadata": map[string]any{"emotion": "anxious"}})
 	svc.Call(t, u.Token, http.MethodPatch, "/api/memories/"+memory, map[string]any{"content": text + " worries less about homework"}).
 		WantStatus(http.StatusOK)
-	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": learner}).WantStatus(http.StatusOK)
+	svc.EndSession(t, u, learner)
 	svc.PostTurns(t, u, learner, apptest.Exchange(text+" finished the homework", "Well done, "+text)...).WantStatus(http.StatusOK)
 	svc.Call(t, u.Token, http.MethodPut, "/api/learners/"+learner+"/profile", map[string]any{
 		"lines": []map[string]any{{"category": "goals", "text": text + " does homework alone"}},
@@ -286,9 +286,7 @@ func randomLetters(n int) string {
 // A request to erase that is malformed, or names a learner that is not the
 // caller's, gets a JSON error and erases nothing.
 func TestErasureRefusesBadInput(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a := svc.NewUser(t)
-	emma := svc.NewLearner(t, a, "Emma")
+	svc, a, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
 	svc.PostTurns(t, a, emma, apptest.Exchange("Emma loves maps.", "Let's use them.")...).WantStatus(http.StatusOK)
 	before := digestOf(t, svc, a.ID, "")
 	unchanged := func(t *testing.T, _ apptest.Response) {

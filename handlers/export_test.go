@@ -72,16 +72,16 @@ func accountWithHistory(t *testing.T, svc *apptest.Service) (u apptest.User, emm
 	svc.PostTurns(t, u, leo, apptest.Exchange("Leo wants to read about dinosaurs.", "The library has a great series.")...).WantStatus(http.StatusOK)
 	svc.PostTurns(t, u, "", apptest.Exchange("Our family plans a trip to the mountains.", "Pack snacks for the drive.")...).WantStatus(http.StatusOK)
 
-	addMemory(t, svc, u, emma, map[string]any{"type": "academic", "content": "Emma understands halves but mixes up thirds",
+	svc.AddMemory(t, u, emma, map[string]any{"type": "academic", "content": "Emma understands halves but mixes up thirds",
 		"metadata": map[string]any{"topic": "fractions", "emotion": "frustrated"}, "importance": 0.8})
-	pizza := addMemory(t, svc, u, emma, map[string]any{"type": "preference", "content": "Emma loves pizza"})
+	pizza := svc.AddMemory(t, u, emma, map[string]any{"type": "preference", "content": "Emma loves pizza"})
 	svc.Call(t, u.Token, http.MethodPatch, "/api/memories/"+pizza, map[string]any{"content": "Emma loves pizza with olives"}).
 		WantStatus(http.StatusOK)
-	addMemory(t, svc, u, leo, map[string]any{"type": "personal", "content": "Leo is fascinated by volcanoes and dinosaurs"})
+	svc.AddMemory(t, u, leo, map[string]any{"type": "personal", "content": "Leo is fascinated by volcanoes and dinosaurs"})
 	svc.Call(t, u.Token, http.MethodPut, "/api/learners/"+emma+"/profile", map[string]any{
 		"lines": []map[string]any{{"category": "strengths", "text": "Patient with hard problems"}},
 	}).WantStatus(http.StatusOK)
-	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+	svc.EndSession(t, u, emma)
 	// Leo is not learnt from; the account forgets what stays unconfirmed
 	// for a year; a learner was erased, which left a receipt.
 	svc.Call(t, u.Token, http.MethodPut, "/api/learners/"+leo+"/settings", map[string]any{"learning": false}).WantStatus(http.StatusOK)

@@ -71,9 +71,7 @@ func TestRepeatedWordsInANewExchangeAreStored(t *testing.T) {
 }
 
 func TestParallelPostsKeepExactCounts(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{ArchiveTurns: 1000})
-	u := svc.NewUser(t)
-	learner := svc.NewLearner(t, u, "Max")
+	svc, u, learner := apptest.StartWithLearner(t, apptest.Options{ArchiveTurns: 1000}, "Max")
 	const clients, posts = 8, 5
 	var wg sync.WaitGroup
 	errs := make(chan string, clients*posts)
@@ -113,9 +111,7 @@ func TestParallelPostsKeepExactCounts(t *testing.T) {
 // segment, never in both and never in neither, and the counts must agree.
 func TestClearRacingPostsLosesNoTurn(t *testing.T) {
 	const posters, exchanges = 4, 12
-	svc := apptest.Start(t, apptest.Options{ArchiveTurns: 6})
-	u := svc.NewUser(t)
-	emma := svc.NewLearner(t, u, "Emma")
+	svc, u, emma := apptest.StartWithLearner(t, apptest.Options{ArchiveTurns: 6}, "Emma")
 
 	var acknowledged sync.Map
 	var wg sync.WaitGroup

@@ -16,17 +16,16 @@ import (
 // nothing of A's.
 func TestEveryRouteIsolatesFacilitators(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Hello.", "stop"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	a, b := svc.NewUser(t), svc.NewUser(t)
-	emma := svc.NewLearner(t, a, "Emma")
+	svc, a, emma := apptest.StartWithLearner(t, apptest.Options{ModelURL: model.URL}, "Emma")
+	b := svc.NewUser(t)
 	svc.PostTurns(t, a, emma, apptest.Exchange("Emma's secret: she is scared of thunderstorms.", "Next time we'll plan a calm-down corner.")...).WantStatus(http.StatusOK)
 	svc.PostTurns(t, a, "", apptest.Exchange("Our family's secret plan for the summer holidays.", "Sounds lovely.")...).WantStatus(http.StatusOK)
 	// Cleared, the general conversation is an archive of A's.
 	svc.Call(t, a.Token, http.MethodDelete, "/api/conversation-memory", nil).WantStatus(http.StatusOK)
 	archiveID := apptest.Scalar[string](t, svc.Pool, `select id::text from public.conversation_history_archive where facilitator_id = $1::uuid`, a.ID)
-	memoryID := addMemory(t, svc, a, emma, map[string]any{"type": "personal", "content": "Emma is scared of thunderstorms",
+	memoryID := svc.AddMemory(t, a, emma, map[string]any{"type": "personal", "content": "Emma is scared of thunderstorms",
 		"metadata": map[string]any{"emotion": "anxious"}})
-	svc.Call(t, a.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+	svc.EndSession(t, a, emma)
 	svc.PostTurns(t, a, emma, apptest.Exchange("Another secret about Emma's thunderstorms.", "Noted.")...).WantStatus(http.StatusOK)
 	// A change the mentor proposed to A, waiting for A's confirmation.
 	proposed := svc.Call(t, a.Token, http.MethodPost, "/api/tools/call", map[string]any{"name": "forget_memory",

@@ -13,9 +13,7 @@ import (
 // consolidation asked for is run by the call, and nobody else may make it.
 func TestTheSchedulerRunsTheBackgroundWork(t *testing.T) {
 	const secret = "a-cron-secret-of-the-deployment"
-	svc := apptest.Start(t, apptest.Options{Web: config.Web{CronSecret: secret}})
-	dana := svc.NewUser(t)
-	max := svc.NewLearner(t, dana, "Max")
+	svc, dana, max := apptest.StartWithLearner(t, apptest.Options{Web: config.Web{CronSecret: secret}}, "Max")
 	svc.Call(t, dana.Token, http.MethodPost, "/api/learners/"+max+"/consolidate", nil).WantStatus(http.StatusAccepted)
 
 	const refused = "This route is for the scheduler: send CRON_SECRET as a bearer token"

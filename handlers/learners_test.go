@@ -12,9 +12,8 @@ import (
 // API; a bad name is refused with its reason and changes nothing, and
 // another facilitator's learner is not found.
 func TestALearnerIsRenamedAndABadNameRefused(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u, other := svc.NewUser(t), svc.NewUser(t)
-	emma := svc.NewLearner(t, u, "Emma")
+	svc, u, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	other := svc.NewUser(t)
 	othersLearner := svc.NewLearner(t, other, "Not yours")
 
 	res := svc.Call(t, u.Token, http.MethodPatch, "/api/learners/"+emma, map[string]any{"name": "  Emma Rose "}).WantStatus(http.StatusOK)

@@ -59,9 +59,7 @@ func remarshal(v any, dst any) error {
 // (names, descriptions, input schemas), and its calls of a read tool and a
 // search tool answer exactly what POST /api/tools/call answers.
 func TestMCPServesTheAPIsTools(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a := svc.NewUser(t)
-	emma := svc.NewLearner(t, a, "Emma")
+	svc, a, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
 	svc.PostTurns(t, a, emma, apptest.Exchange("Emma got stuck on fractions again.", "Try pizza slices: halves, then quarters.")...).WantStatus(http.StatusOK)
 	svc.PostTurns(t, a, "", apptest.Exchange("Our reading routine slipped this week.", "Ten minutes after dinner is plenty.")...).WantStatus(http.StatusOK)
 	session := svc.MCP(t, a.Token)
@@ -169,11 +167,9 @@ func TestMCPNeedsTheFacilitatorsToken(t *testing.T) {
 // action, as in the chat. The facilitator's confirmation through the API
 // then applies it, recorded as made from the chat.
 func TestMCPDestructiveToolsWaitForTheFacilitator(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a := svc.NewUser(t)
-	emma := svc.NewLearner(t, a, "Emma")
-	storms := addMemory(t, svc, a, emma, map[string]any{"type": "personal", "content": "Emma is scared of thunderstorms"})
-	horses := addMemory(t, svc, a, emma, map[string]any{"type": "personal", "content": "Emma loves drawing horses"})
+	svc, a, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	storms := svc.AddMemory(t, a, emma, map[string]any{"type": "personal", "content": "Emma is scared of thunderstorms"})
+	horses := svc.AddMemory(t, a, emma, map[string]any{"type": "personal", "content": "Emma loves drawing horses"})
 	session := svc.MCP(t, a.Token)
 	before := memoryState(t, svc, a.ID)
 
@@ -215,10 +211,8 @@ func TestMCPDestructiveToolsWaitForTheFacilitator(t *testing.T) {
 // with the message POST /api/tools/call gives; a request the transport
 // cannot read is a 4xx.
 func TestMCPBadInputIsRefusedAndChangesNothing(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a := svc.NewUser(t)
-	emma := svc.NewLearner(t, a, "Emma")
-	memoryID := addMemory(t, svc, a, emma, map[string]any{"type": "personal", "content": "Emma is scared of thunderstorms"})
+	svc, a, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	memoryID := svc.AddMemory(t, a, emma, map[string]any{"type": "personal", "content": "Emma is scared of thunderstorms"})
 	svc.PostTurns(t, a, emma, apptest.Exchange("Emma's thunderstorm fears came back.", "Let's plan a calm-down corner.")...).WantStatus(http.StatusOK)
 	session := svc.MCP(t, a.Token)
 	before := snapshotOf(t, svc, a.ID)
@@ -341,9 +335,8 @@ func TestMCPToolCallsAreMentorRequests(t *testing.T) {
 // that a later request could ride on. Facilitator B sending A's session id,
 // were there one, still gets only B's view.
 func TestMCPRequestsRunAsTheirOwnCaller(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a, b := svc.NewUser(t), svc.NewUser(t)
-	emma := svc.NewLearner(t, a, "Emma")
+	svc, a, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	b := svc.NewUser(t)
 	svc.PostTurns(t, a, emma, apptest.Exchange("Emma's secret: she is scared of thunderstorms.", "Let's plan a calm-down corner.")...).WantStatus(http.StatusOK)
 	opened := apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodPost, Path: "/mcp", Token: a.Token, Header: mcpHeaders(), Body: mcpInitialize}).
 		WantStatus(http.StatusOK)

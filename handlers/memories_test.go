@@ -8,14 +8,6 @@ import (
 	"mentormemory/app/apptest"
 )
 
-// addMemory stores a memory through the API and returns its id.
-func addMemory(t *testing.T, svc *apptest.Service, u apptest.User, learnerID string, body map[string]any) string {
-	t.Helper()
-	body["learner_id"] = learnerID
-	res := svc.Call(t, u.Token, http.MethodPost, "/api/memories", body).WantStatus(http.StatusCreated)
-	return res.Object("memory")["id"].(string)
-}
-
 func memoryContents(group any) []string {
 	var out []string
 	for _, m := range group.([]any) {
@@ -25,11 +17,9 @@ func memoryContents(group any) []string {
 }
 
 func TestMemoriesAddCorrectForget(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
-	max := svc.NewLearner(t, dana, "Max")
+	svc, dana, max := apptest.StartWithLearner(t, apptest.Options{}, "Max")
 
-	id := addMemory(t, svc, dana, max, map[string]any{
+	id := svc.AddMemory(t, dana, max, map[string]any{
 		"type": "personal", "content": "Max has a dog called Biscuit",
 		"metadata": map[string]any{"topic": "pets", "emotion": "Excited"},
 	})
@@ -76,9 +66,7 @@ func TestMemoriesAddCorrectForget(t *testing.T) {
 }
 
 func TestMemoriesBadInput(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
-	emma := svc.NewLearner(t, dana, "Emma")
+	svc, dana, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
 	nothingStored := func(t *testing.T, _ apptest.Response) {
 		if n := svc.Count(t, `select count(*) from learner_memories`); n != 0 {
 			t.Fatalf("bad input stored %d memories", n)
@@ -104,10 +92,9 @@ func TestMemoriesBadInput(t *testing.T) {
 }
 
 func TestMemoriesAreIsolated(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana, other := svc.NewUser(t), svc.NewUser(t)
-	emma := svc.NewLearner(t, dana, "Emma")
-	id := addMemory(t, svc, dana, emma, map[string]any{"type": "academic", "content": "Emma struggles with fractions"})
+	svc, dana, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	other := svc.NewUser(t)
+	id := svc.AddMemory(t, dana, emma, map[string]any{"type": "academic", "content": "Emma struggles with fractions"})
 	ownerKeepsIt := func(t *testing.T, _ apptest.Response) {
 		if n := svc.Count(t, `select count(*) from learner_memories where id = $1::uuid and content = 'Emma struggles with fractions'`, id); n != 1 {
 			t.Fatal("the owner's memory changed")
@@ -131,9 +118,7 @@ func TestMemoriesAreIsolated(t *testing.T) {
 }
 
 func TestMemoryContextRanksAndGroups(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
-	alex := svc.NewLearner(t, dana, "Alex")
+	svc, dana, alex := apptest.StartWithLearner(t, apptest.Options{}, "Alex")
 	for _, m := range []map[string]any{
 		{"type": "academic", "content": "Confuses the discriminant with the leading coefficient", "importance": 0.6, "metadata": map[string]any{"topic": "quadratics", "emotion": "confused"}},
 		{"type": "academic", "content": "A free throw arc made parabolas click", "importance": 0.8, "metadata": map[string]any{"topic": "quadratics", "valence": "positive"}},
@@ -145,7 +130,7 @@ func TestMemoryContextRanksAndGroups(t *testing.T) {
 		{"type": "context", "content": "Next: word problems with completing the square", "metadata": map[string]any{"next_topic": "word problems"}},
 		{"type": "context", "content": "Ran out of time for completing the square"},
 	} {
-		addMemory(t, svc, dana, alex, m)
+		svc.AddMemory(t, dana, alex, m)
 	}
 
 	recall := func(query string) apptest.Response {

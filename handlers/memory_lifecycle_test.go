@@ -50,10 +50,8 @@ func changesOf(history []map[string]any) []string {
 // naming its successor), never recalled again, and still listed with its
 // history.
 func TestAContradictionSupersedes(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
-	emma := svc.NewLearner(t, dana, "Emma")
-	old := addMemory(t, svc, dana, emma, map[string]any{"type": "academic", "content": "Emma struggles with long division"})
+	svc, dana, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	old := svc.AddMemory(t, dana, emma, map[string]any{"type": "academic", "content": "Emma struggles with long division"})
 
 	res := svc.Call(t, dana.Token, http.MethodPost, "/api/memories", map[string]any{
 		"learner_id": emma, "type": "academic", "content": "Emma no longer struggles with long division",
@@ -104,10 +102,8 @@ func TestAContradictionSupersedes(t *testing.T) {
 // is read: 0.1 for every 30 days, down to 0.3, where it leaves recall but
 // stays listed. A confirmation makes it 1 again, and recalled.
 func TestConfidenceDecaysWhenReadAndAConfirmationRestoresIt(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
-	max := svc.NewLearner(t, dana, "Max")
-	id := addMemory(t, svc, dana, max, map[string]any{"type": "personal", "content": "Max loves building rockets", "confidence": 0.9})
+	svc, dana, max := apptest.StartWithLearner(t, apptest.Options{}, "Max")
+	id := svc.AddMemory(t, dana, max, map[string]any{"type": "personal", "content": "Max loves building rockets", "confidence": 0.9})
 
 	confidence := func() any {
 		t.Helper()
@@ -152,11 +148,9 @@ func TestConfidenceDecaysWhenReadAndAConfirmationRestoresIt(t *testing.T) {
 // A person confirming a superseded memory says it still holds: it is
 // current and recalled again, reviewed.
 func TestConfirmingASupersededMemoryReinstatesIt(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
-	emma := svc.NewLearner(t, dana, "Emma")
-	old := addMemory(t, svc, dana, emma, map[string]any{"type": "academic", "content": "Emma struggles with long division"})
-	addMemory(t, svc, dana, emma, map[string]any{"type": "academic", "content": "Emma no longer struggles with long division"})
+	svc, dana, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	old := svc.AddMemory(t, dana, emma, map[string]any{"type": "academic", "content": "Emma struggles with long division"})
+	svc.AddMemory(t, dana, emma, map[string]any{"type": "academic", "content": "Emma no longer struggles with long division"})
 
 	res := svc.Call(t, dana.Token, http.MethodPatch, "/api/memories/"+old, map[string]any{"confirm": true}).WantStatus(http.StatusOK)
 	if m := res.Object("memory"); m["status"] != "current" || m["superseded_by"] != nil || m["needs_review"] != false || m["confidence"] != 1.0 {
@@ -171,10 +165,9 @@ func TestConfirmingASupersededMemoryReinstatesIt(t *testing.T) {
 // forgetting blanks every text of it and records, without a word of the
 // memory, that it was forgotten. Another facilitator sees none of it.
 func TestHistoryRecordsCorrectionsAndForgettingBlanksIt(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana, other := svc.NewUser(t), svc.NewUser(t)
-	max := svc.NewLearner(t, dana, "Max")
-	id := addMemory(t, svc, dana, max, map[string]any{"type": "personal", "content": "Max has a cat called Biscuit"})
+	svc, dana, max := apptest.StartWithLearner(t, apptest.Options{}, "Max")
+	other := svc.NewUser(t)
+	id := svc.AddMemory(t, dana, max, map[string]any{"type": "personal", "content": "Max has a cat called Biscuit"})
 	svc.Call(t, dana.Token, http.MethodPatch, "/api/memories/"+id, map[string]any{"content": "Max has a dog called Biscuit"}).
 		WantStatus(http.StatusOK)
 
@@ -209,9 +202,8 @@ func TestHistoryRecordsCorrectionsAndForgettingBlanksIt(t *testing.T) {
 // while it is queued, listed in the audit trail; another facilitator's
 // learner is a 404 and a malformed id a 400.
 func TestConsolidationIsAskedForAndListed(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana, other := svc.NewUser(t), svc.NewUser(t)
-	max := svc.NewLearner(t, dana, "Max")
+	svc, dana, max := apptest.StartWithLearner(t, apptest.Options{}, "Max")
+	other := svc.NewUser(t)
 
 	first := svc.Call(t, dana.Token, http.MethodPost, "/api/learners/"+max+"/consolidate", nil).WantStatus(http.StatusAccepted)
 	run := first.Object("run")
@@ -238,9 +230,8 @@ func TestConsolidationIsAskedForAndListed(t *testing.T) {
 // A learner's profile is read as JSON or Markdown; a facilitator's own
 // lines are checked, kept, and queue a rebuild around them.
 func TestLearnerProfileIsReadAndWritten(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana, other := svc.NewUser(t), svc.NewUser(t)
-	max := svc.NewLearner(t, dana, "Max")
+	svc, dana, max := apptest.StartWithLearner(t, apptest.Options{}, "Max")
+	other := svc.NewUser(t)
 
 	empty := svc.Call(t, dana.Token, http.MethodGet, "/api/learners/"+max+"/profile", nil).WantStatus(http.StatusOK)
 	if p := empty.Object("profile"); len(p["lines"].([]any)) != 0 || p["tokens"] != 0.0 || p["learner_name"] != "Max" {

@@ -51,9 +51,8 @@ func TestToolDefinitionsAreStrict(t *testing.T) {
 }
 
 func TestToolCalls(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a, b := svc.NewUser(t), svc.NewUser(t)
-	emma := svc.NewLearner(t, a, "Emma")
+	svc, a, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
+	b := svc.NewUser(t)
 	svc.PostTurns(t, a, emma, apptest.Exchange("Emma panics during timed multiplication quizzes.", "Practise untimed first, then add a gentle timer.")...).WantStatus(http.StatusOK)
 	call := func(u apptest.User, name string, arguments any) apptest.Response {
 		return svc.Call(t, u.Token, http.MethodPost, "/api/tools/call", toolCall(name, arguments))
@@ -79,9 +78,9 @@ func TestToolCalls(t *testing.T) {
 		t.Fatalf("search result for the model: %s", found.Raw)
 	}
 
-	addMemory(t, svc, a, emma, map[string]any{"type": "preference", "content": "Timed quizzes make Emma panic; untimed practice first",
+	svc.AddMemory(t, a, emma, map[string]any{"type": "preference", "content": "Timed quizzes make Emma panic; untimed practice first",
 		"metadata": map[string]any{"emotion": "anxious"}})
-	addMemory(t, svc, a, emma, map[string]any{"type": "personal", "content": "Emma loves horses"})
+	svc.AddMemory(t, a, emma, map[string]any{"type": "personal", "content": "Emma loves horses"})
 	recalled := call(a, "recall_learner_memories", map[string]any{"learner_id": emma, "about": "quiz tomorrow", "type": "preference", "emotion": "anxious"}).
 		WantStatus(http.StatusOK)
 	prefs := recalled.Body["preferences"].([]any)
@@ -122,9 +121,7 @@ func TestCounselorUsesMemoryAndTools(t *testing.T) {
 		}
 		return llmtest.ReplyContent("Reading to the dog worked before; try it again tonight.", "stop")
 	})
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
-	maxID := svc.NewLearner(t, u, "Max")
+	svc, u, maxID := apptest.StartWithLearner(t, apptest.Options{ModelURL: model.URL}, "Max")
 	svc.PostTurns(t, u, maxID, apptest.Exchange("Max refuses to read aloud since the class laughed.", "Let him read to the dog first; low stakes.")...).WantStatus(http.StatusOK)
 
 	res := svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{

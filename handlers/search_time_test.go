@@ -19,9 +19,7 @@ import (
 // shares and the one of the time does not; and that the mentor's search
 // tool tells the model when each conversation was held.
 func TestSearchPrefersTheTimeAQuestionNames(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
-	sam := svc.NewLearner(t, dana, "Sam")
+	svc, dana, sam := apptest.StartWithLearner(t, apptest.Options{}, "Sam")
 	at := func(year int, month time.Month, day int) time.Time {
 		return time.Date(year, month, day, 18, 30, 0, 0, time.UTC)
 	}

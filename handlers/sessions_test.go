@@ -46,11 +46,9 @@ func strs(v any) []string {
 }
 
 func TestSessionClosingAndOpening(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
-	alex := svc.NewLearner(t, u, "Alex")
-	addMemory(t, svc, u, alex, map[string]any{"type": "personal", "content": "Plays basketball; games are on Fridays"})
-	addMemory(t, svc, u, alex, map[string]any{"type": "personal", "content": "Has a dog named Max"})
+	svc, u, alex := apptest.StartWithLearner(t, apptest.Options{}, "Alex")
+	svc.AddMemory(t, u, alex, map[string]any{"type": "personal", "content": "Plays basketball; games are on Fridays"})
+	svc.AddMemory(t, u, alex, map[string]any{"type": "personal", "content": "Has a dog named Max"})
 
 	// No session has ended yet: no opening.
 	none := svc.Call(t, u.Token, http.MethodGet, "/api/opening-context?learner_id="+alex, nil).WantStatus(http.StatusOK)
@@ -148,14 +146,12 @@ func TestIdleSessionEndsBeforeTheNextOne(t *testing.T) {
 
 func TestCounselorBringsProfileMemoriesAndOpening(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Let's do it.", "stop"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
-	alex := svc.NewLearner(t, u, "Alex")
-	addMemory(t, svc, u, alex, map[string]any{"type": "personal", "content": "Plays basketball; games are on Fridays"})
-	addMemory(t, svc, u, alex, map[string]any{"type": "preference", "content": "When frustrated, pictures help more than letters",
+	svc, u, alex := apptest.StartWithLearner(t, apptest.Options{ModelURL: model.URL}, "Alex")
+	svc.AddMemory(t, u, alex, map[string]any{"type": "personal", "content": "Plays basketball; games are on Fridays"})
+	svc.AddMemory(t, u, alex, map[string]any{"type": "preference", "content": "When frustrated, pictures help more than letters",
 		"metadata": map[string]any{"category": "emotional_response", "trigger": "frustrated", "emotion": "frustrated"}})
 	svc.PostTurns(t, u, alex, apptest.Exchange("Alex finally got the discriminant!", "Next time we'll try word problems.")...).WantStatus(http.StatusOK)
-	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": alex}).WantStatus(http.StatusOK)
+	svc.EndSession(t, u, alex)
 	svc.Call(t, u.Token, http.MethodPut, "/api/learners/"+alex+"/profile", map[string]any{
 		"lines": []map[string]any{{"category": "goals", "text": "Pass the algebra exam in June"}},
 	}).WantStatus(http.StatusOK)
@@ -213,10 +209,10 @@ var pastimes = map[string]string{"Sunday": "visits her grandmother", "Monday": "
 func endSessionWithAPastimeADay(t *testing.T, svc *apptest.Service, u apptest.User, emma string) {
 	t.Helper()
 	for day, pastime := range pastimes {
-		addMemory(t, svc, u, emma, map[string]any{"type": "personal", "content": "Emma " + pastime + " on " + day + "s"})
+		svc.AddMemory(t, u, emma, map[string]any{"type": "personal", "content": "Emma " + pastime + " on " + day + "s"})
 	}
 	svc.PostTurns(t, u, emma, apptest.Exchange("Emma liked her club.", "Lovely.")...).WantStatus(http.StatusOK)
-	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+	svc.EndSession(t, u, emma)
 }
 
 // The opening's weekday hint is the facilitator's day: zones a day apart
@@ -224,9 +220,7 @@ func endSessionWithAPastimeADay(t *testing.T, svc *apptest.Service, u apptest.Us
 // and a zone that is not one is refused.
 func TestCounselorSpeaksOfTheFacilitatorsDay(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Hello!", "stop"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
-	emma := svc.NewLearner(t, u, "Emma")
+	svc, u, emma := apptest.StartWithLearner(t, apptest.Options{ModelURL: model.URL}, "Emma")
 	endSessionWithAPastimeADay(t, svc, u, emma)
 
 	for i, zone := range []string{"Pacific/Kiritimati", "Pacific/Pago_Pago"} {
@@ -251,9 +245,7 @@ func TestCounselorSpeaksOfTheFacilitatorsDay(t *testing.T) {
 // (UTC+14 and UTC-11 are always on different weekdays), or the date they
 // give, there; a zone that is not one is refused.
 func TestTheOpeningIsReadForTheFacilitatorsDay(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
-	emma := svc.NewLearner(t, u, "Emma")
+	svc, u, emma := apptest.StartWithLearner(t, apptest.Options{}, "Emma")
 	endSessionWithAPastimeADay(t, svc, u, emma)
 
 	relevant := func(query string) []string {

@@ -192,11 +192,11 @@ func TestCounselorSaysWhatMemoryItUsed(t *testing.T) {
 		{"type": "preference", "content": "Emma learns fractions best with pizza slices"},
 		{"type": "personal", "content": "Emma has a cat called Biscuit"},
 	} {
-		contents[addMemory(t, svc, u, emma, m)] = m["content"].(string)
+		contents[svc.AddMemory(t, u, emma, m)] = m["content"].(string)
 	}
 	svc.PostTurns(t, u, emma, apptest.Exchange("Emma struggled with fractions of pizza slices today.", "Next time: pizza fractions again.")...).
 		WantStatus(http.StatusOK)
-	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": emma}).WantStatus(http.StatusOK)
+	svc.EndSession(t, u, emma)
 
 	// The first message of the next session: deep, with the conversation's
 	// summary (Emma has no profile yet) and the opening from the session.

@@ -166,6 +166,23 @@ func (s *Service) NewLearner(tb testing.TB, u User, name string) string {
 	return res.Object("learner")["id"].(string)
 }
 
+// AddMemory adds a memory of a learner of u's through the API, as a
+// facilitator does, and returns its id; memory is the body of POST
+// /api/memories but for the learner.
+func (s *Service) AddMemory(tb testing.TB, u User, learnerID string, memory map[string]any) string {
+	tb.Helper()
+	memory["learner_id"] = learnerID
+	res := s.Call(tb, u.Token, http.MethodPost, "/api/memories", memory).WantStatus(http.StatusCreated)
+	return res.Object("memory")["id"].(string)
+}
+
+// EndSession ends u's live session about a learner, as the facilitator's
+// "End session" does.
+func (s *Service) EndSession(tb testing.TB, u User, learnerID string) {
+	tb.Helper()
+	s.Call(tb, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": learnerID}).WantStatus(http.StatusOK)
+}
+
 // PostTurns posts turns to u's conversation about a learner, or to the
 // general one when learnerID is "".
 func (s *Service) PostTurns(tb testing.TB, u User, learnerID string, turns ...mentor.Turn) Response {

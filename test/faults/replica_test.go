@@ -156,8 +156,7 @@ func TestAFacilitatorReadsTheirOwnWritesWhileTheStandbyDoesNotReplay(t *testing.
 	if !strings.Contains(string(res.Raw), "first chapter book") {
 		t.Errorf("right after the post, the conversation lacks it: %s", res.Raw)
 	}
-	first.Call(t, dana.Token, http.MethodPost, "/api/memories", map[string]any{"learner_id": emma, "type": "academic",
-		"content": "Emma reads chapter books now"}).WantStatus(http.StatusCreated)
+	first.AddMemory(t, dana, emma, map[string]any{"type": "academic", "content": "Emma reads chapter books now"})
 	res = first.Call(t, dana.Token, http.MethodGet, "/api/memories?learner_id="+emma, nil).WantStatus(http.StatusOK)
 	if !strings.Contains(string(res.Raw), "Emma reads chapter books now") {
 		t.Errorf("right after adding it, the memory list lacks the memory: %s", res.Raw)
@@ -309,9 +308,8 @@ func writeSwimmingGala(t *testing.T, svc *apptest.Service, u apptest.User) strin
 	leo := svc.NewLearner(t, u, "Leo")
 	svc.PostTurns(t, u, leo, apptest.Exchange("Leo is nervous about the swimming gala",
 		"Practise the starts in a quiet lane first")...).WantStatus(http.StatusOK)
-	svc.Call(t, u.Token, http.MethodPost, "/api/memories", map[string]any{"learner_id": leo, "type": "personal",
-		"content": "Leo gets nervous before the gala"}).WantStatus(http.StatusCreated)
-	svc.Call(t, u.Token, http.MethodPost, "/api/sessions/end", map[string]any{"learner_id": leo}).WantStatus(http.StatusOK)
+	svc.AddMemory(t, u, leo, map[string]any{"type": "personal", "content": "Leo gets nervous before the gala"})
+	svc.EndSession(t, u, leo)
 	return leo
 }
 
