@@ -361,8 +361,7 @@ func TestAnExpiredProposalKeepsNoProposedText(t *testing.T) {
 // confidence; superseded memories and other learners' are left out.
 func TestListToolAnswersByCategoryWithConfidence(t *testing.T) {
 	model := startObedientModel(t)
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	dana := svc.NewUser(t)
+	svc, dana := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL})
 	emma, max := svc.NewLearner(t, dana, "Emma"), svc.NewLearner(t, dana, "Max")
 	ids := map[string]string{}
 	for _, m := range []struct {

@@ -25,8 +25,7 @@ func nothingStoredFor(svc *apptest.Service, u apptest.User) func(*testing.T, app
 }
 
 func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{})
 	other := svc.NewUser(t)
 	othersLearner := svc.NewLearner(t, other, "Not yours")
 	turn := `{"role":"user","content":"hello"}`

@@ -17,8 +17,7 @@ const refusedToken = "Memory-Consistency-Token is not a token this service gave:
 // taken. The public routes take none. Without a replica no answer carries
 // a token: there is nothing to wait for.
 func TestAConsistencyTokenIsCheckedOnEveryRouteAndNoneIsGivenWithoutAReplica(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{})
 	token := func(value string) http.Header { return http.Header{handlers.ConsistencyTokenHeader: {value}} }
 	noToken := func(t *testing.T, r apptest.Response) {
 		if got := r.Header.Get(handlers.ConsistencyTokenHeader); got != "" {

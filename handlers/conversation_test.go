@@ -89,8 +89,7 @@ func TestConversationLifecycle(t *testing.T) {
 
 // A long answer goes out in one piece with its length, not chunked.
 func TestAnswersCarryTheirLength(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{})
 	long := strings.Repeat("We talked about the bedtime routine and the tablet again. ", 20)
 	for i := range 5 {
 		svc.PostTurns(t, u, "", mentor.Turn{Role: mentor.RoleUser, Content: fmt.Sprint(i, " ", long)},
@@ -107,8 +106,7 @@ func TestAnswersCarryTheirLength(t *testing.T) {
 // field (client id, role, content with markup and non-ASCII text, time
 // stored), however they are carried from the database to the answer.
 func TestTurnsComeBackAsPosted(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	dana := svc.NewUser(t)
+	svc, dana := apptest.StartWithUser(t, apptest.Options{})
 	posted := []mentor.Turn{
 		{ID: "t-1", Role: mentor.RoleUser, Content: `Léa wrote "<b>I hate maths</b>" & tore the page.`},
 		{Role: mentor.RoleAssistant, Content: "Ask her which step felt worst — then start there.\nOne step a day."},

@@ -31,8 +31,7 @@ func allowedFor(origin string) func(*testing.T, apptest.Response) {
 
 func TestCORSAllowsOnlyTheConfiguredOrigins(t *testing.T) {
 	const app, evil = "https://app.example.com", "https://evil.example.com"
-	svc := apptest.Start(t, apptest.Options{Web: config.Web{CORSOrigins: []string{app}}})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{Web: config.Web{CORSOrigins: []string{app}}})
 	preflight := http.Header{
 		"Access-Control-Request-Method":  {http.MethodPost},
 		"Access-Control-Request-Headers": {"authorization, content-type, memory-consistency-token"},
@@ -72,8 +71,7 @@ func TestCORSAllowsOnlyTheConfiguredOrigins(t *testing.T) {
 }
 
 func TestNoCORSByDefault(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{})
 	apptest.Scenario{Method: http.MethodGet, Path: "/api/conversation-memory", Token: u.Token, Header: fromPage("https://app.example.com", nil),
 		WantStatus: http.StatusOK, Check: func(t *testing.T, r apptest.Response) {
 			if got := r.Header.Get("Access-Control-Allow-Origin"); got != "" {

@@ -123,8 +123,7 @@ func TestAClientThatHangsUpCancelsTheModelsCall(t *testing.T) {
 		case <-time.After(30 * time.Second):
 		}
 	})
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL, Logs: logs})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL, Logs: logs})
 
 	stream := svc.Stream(t, u.Token, "/api/counselor", map[string]any{"message": "What should we read tonight?"})
 	if ev, err := stream.Next(); err != nil || ev.Name != "text" {
@@ -145,8 +144,7 @@ func TestAClientThatHangsUpCancelsTheModelsCall(t *testing.T) {
 // before it begins gets the JSON error and its status, stream or not.
 func TestAStreamEndsWithTheErrorTheJSONAnswerWouldHaveGiven(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyError(http.StatusInternalServerError, "overloaded"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL})
 
 	events := svc.Stream(t, u.Token, "/api/counselor", map[string]any{"message": "Any ideas for fractions?"}).All()
 	if len(events) != 1 || events[0].Name != "error" {

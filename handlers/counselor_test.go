@@ -38,8 +38,7 @@ func TestCounselorBoundsToolCallsAndTheirResults(t *testing.T) {
 		}
 		return llmtest.ReplyContent("Keep bedtime reading short and fun.", "stop")
 	})
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL})
 	long := strings.Repeat("Max is reading slowly at bedtime and sighs at every page. ", 330)
 	for _, name := range []string{"", "Max", "Emma", "Ada", "Leo", "Mia"} {
 		learner := ""
@@ -125,8 +124,7 @@ func TestCounselorAnswers502WhenItsDeadlinePasses(t *testing.T) {
 				}
 				llmtest.ReplyToolCall("get_conversation_memory", `{"learner_id":null}`)(w, r)
 			})
-			svc := apptest.Start(t, apptest.Options{ModelURL: model.URL, CounselorDeadline: deadline})
-			u := svc.NewUser(t)
+			svc, u := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL, CounselorDeadline: deadline})
 			start := time.Now()
 			svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).
 				WantError(http.StatusBadGateway, "The mentor model took too long to answer; please try again")

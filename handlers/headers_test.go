@@ -15,8 +15,7 @@ import (
 // Every answer of the API, errors included, is kept out of caches and from
 // type sniffing; the web client's files keep their own caching.
 func TestAnswersAreNotCachedOrSniffed(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{})
 	client := apptest.Client{URL: svc.URL}
 	for _, req := range []apptest.Request{
 		{Method: http.MethodGet, Path: "/api/learners", Token: u.Token},

@@ -31,8 +31,7 @@ func history(n int, withIDs bool) []mentor.Turn {
 func TestResendingTheWholeHistoryStoresEachTurnOnce(t *testing.T) {
 	for _, withIDs := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ids=%v", withIDs), func(t *testing.T) {
-			svc := apptest.Start(t, apptest.Options{})
-			u := svc.NewUser(t)
+			svc, u := apptest.StartWithUser(t, apptest.Options{})
 			all := history(12, withIDs)
 			// The original client posts its whole history after every reply,
 			// and retries the same request after a timeout.
@@ -58,8 +57,7 @@ func TestResendingTheWholeHistoryStoresEachTurnOnce(t *testing.T) {
 }
 
 func TestRepeatedWordsInANewExchangeAreStored(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{})
 	svc.PostTurns(t, u, "", apptest.Exchange("Thanks!", "You're welcome.")...).WantStatus(http.StatusOK)
 	svc.PostTurns(t, u, "", apptest.Exchange("How do I help with spelling?", "Use word families.")...).WantStatus(http.StatusOK)
 	// Same words as an earlier exchange, but not the latest stored turns:
@@ -206,8 +204,7 @@ func TestClearRacingPostsLosesNoTurn(t *testing.T) {
 }
 
 func TestAutoArchiveEveryFiftyTurns(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{})
 	all := history(104, true)
 	var last apptest.Response
 	archivedAt := 0

@@ -12,8 +12,7 @@ import (
 // the project's JWKS, which the service fetches once and caches.
 func TestES256TokensVerifiedWithJWKS(t *testing.T) {
 	supabase := apptest.StartSupabaseAuth(t)
-	svc := apptest.Start(t, apptest.Options{Auth: config.Auth{SupabaseURL: supabase.URL}})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{Auth: config.Auth{SupabaseURL: supabase.URL}})
 	u.Token = supabase.Token(t, u.ID, u.Email)
 	for range 3 {
 		svc.PostTurns(t, u, "", apptest.Exchange("ES256 question", "ES256 answer")...).WantStatus(http.StatusOK)

@@ -16,8 +16,7 @@ import (
 // before its vector could pass Postgres's 1 MB limit, every post is stored,
 // every turn stays searchable, and clearing archives it all.
 func TestLongTurnsNeverWedgeAConversation(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a := svc.NewUser(t)
+	svc, a := apptest.StartWithUser(t, apptest.Options{})
 	rng := rand.New(rand.NewSource(1))
 	longTurn := func() string {
 		var sb strings.Builder

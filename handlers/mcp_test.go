@@ -122,8 +122,7 @@ func mcpHeaders() http.Header {
 // 401 before the MCP endpoint reads anything, whatever the method, and the
 // SDK's client cannot connect.
 func TestMCPNeedsTheFacilitatorsToken(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a := svc.NewUser(t)
+	svc, a := apptest.StartWithUser(t, apptest.Options{})
 	forged, err := auth.MintHS256(strings.Repeat("not the project's secret ", 2), a.ID, a.Email, time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -278,8 +277,7 @@ func TestMCPBadInputIsRefusedAndChangesNothing(t *testing.T) {
 // initializing and listing the tools cost nothing. Past the limit a call
 // is a tool error saying when to try again.
 func TestMCPToolCallsAreMentorRequests(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{Limits: mentor.Limits{ModelRequestsPerMinute: 3}})
-	a := svc.NewUser(t)
+	svc, a := apptest.StartWithUser(t, apptest.Options{Limits: mentor.Limits{ModelRequestsPerMinute: 3}})
 	session := svc.MCP(t, a.Token)
 	used := func() int64 { return apptest.Used(t, svc.Pool, a.ID, mentor.ModelRequests) }
 	memory := plannedCall{"get_conversation_memory", `{"learner_id":null}`}
@@ -359,8 +357,7 @@ func TestMCPRequestsRunAsTheirOwnCaller(t *testing.T) {
 // own chatter about its per-request sessions stays out.
 func TestMCPRequestsAreLoggedOnce(t *testing.T) {
 	logs := &apptest.Logs{}
-	svc := apptest.Start(t, apptest.Options{Logs: logs})
-	a := svc.NewUser(t)
+	svc, a := apptest.StartWithUser(t, apptest.Options{Logs: logs})
 	r := apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: http.MethodPost, Path: "/mcp", Token: a.Token, Header: mcpHeaders(),
 		Body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"forget_memory","arguments":{"memory_id":"not-a-uuid"}}}`}).
 		WantStatus(http.StatusOK)

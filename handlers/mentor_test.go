@@ -17,8 +17,7 @@ func toolCall(name string, arguments any) map[string]any {
 }
 
 func TestToolDefinitionsAreStrict(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{})
 	res := svc.Call(t, u.Token, http.MethodGet, "/api/tools", nil).WantStatus(http.StatusOK)
 	defs := res.Body["tools"].([]any)
 	names := map[string]bool{}
@@ -166,8 +165,7 @@ func TestCounselorUnknownToolIsReportedToTheModel(t *testing.T) {
 		}
 		return llmtest.ReplyContent("Sorry, let me answer directly.", "stop")
 	})
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL})
 	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).WantStatus(http.StatusOK)
 	results := model.Calls()[1].Body.Contents("tool")
 	if len(results) != 1 || !strings.Contains(results[0], `Unknown tool \"launch_rockets\"`) {
@@ -177,8 +175,7 @@ func TestCounselorUnknownToolIsReportedToTheModel(t *testing.T) {
 
 func TestCounselorToolLoopIsBounded(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyToolCall("get_conversation_memory", `{"learner_id":null}`))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL, MaxToolRounds: 3})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL, MaxToolRounds: 3})
 	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).
 		WantError(502, "The mentor model kept calling tools without answering")
 	asked := model.Calls()
@@ -192,8 +189,7 @@ func TestCounselorToolLoopIsBounded(t *testing.T) {
 
 func TestCounselorModelErrorStoresNothing(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyError(http.StatusInternalServerError, "overloaded"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL})
 	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi there"}).
 		WantError(502, "The mentor model failed; please try again")
 	for _, table := range []string{"conversation_turns", "conversation_updates"} {
@@ -204,16 +200,14 @@ func TestCounselorModelErrorStoresNothing(t *testing.T) {
 }
 
 func TestCounselorWithoutModel(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{})
 	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi"}).
 		WantError(503, "No mentor model is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible server) and restart")
 	svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": " "}).WantError(400, "Message required")
 	other := svc.NewUser(t)
 	theirs := svc.NewLearner(t, other, "Theirs")
 	model := llmtest.NewChat(t, llmtest.ReplyContent("hi", "stop"))
-	withModel := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	v := withModel.NewUser(t)
+	withModel, v := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL})
 	withModel.Call(t, v.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hi", "learner_id": theirs}).
 		WantError(404, "Learner not found")
 }

@@ -112,8 +112,7 @@ func TestMetricsCountRequestsJobsAndModelCalls(t *testing.T) {
 // The metrics are the operator's: refused without the token, and not
 // served on the public port at all unless a token is configured.
 func TestMetricsStayOffThePublicAPI(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{Web: config.Web{MetricsToken: metricsToken}})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{Web: config.Web{MetricsToken: metricsToken}})
 	for _, token := range []string{"", "wrong-token-of-the-right-length", u.Token} {
 		if status, page := scrape(t, svc, token); status != http.StatusUnauthorized || strings.Contains(page, "mentor_") {
 			t.Fatalf("scrape with %q: %d %s", token, status, page)

@@ -233,8 +233,7 @@ func TestSummariesChargeTheModelBudget(t *testing.T) {
 // not told to wait for a day that would not fit it either.
 func TestACallLargerThanTheDayIsTooLarge(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Hello.", "stop"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL, Limits: mentor.Limits{ModelTokensPerDay: 10_000}})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL, Limits: mentor.Limits{ModelTokensPerDay: 10_000}})
 	story, answer := strings.Repeat("A long story about reading. ", 700), strings.Repeat("A long answer. ", 1200)
 	history := append(apptest.Exchange(story, answer), apptest.Exchange(story, answer)...)
 	r := svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "And now?", "history": history})

@@ -42,8 +42,7 @@ func TestSearchOfUnknownWordsIsBounded(t *testing.T) {
 // Misspellings are corrected for the query's three longest unknown words
 // only: five misspelt animals find the three conversations of the longest.
 func TestSearchCorrectsOnlyAFewUnknownWords(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a := svc.NewUser(t)
+	svc, a := apptest.StartWithUser(t, apptest.Options{})
 	for _, animal := range []string{"elephants", "giraffes", "penguins", "kangaroos", "crocodiles"} {
 		learner := svc.NewLearner(t, a, "Learner "+animal[:3])
 		svc.PostTurns(t, a, learner, apptest.Exchange("We read about "+animal+" today.", "Lovely.")...).WantStatus(http.StatusOK)
@@ -70,8 +69,7 @@ func TestSearchCorrectsOnlyAFewUnknownWords(t *testing.T) {
 // Text holding the characters the highlighter marks matches with cannot
 // forge a mark: the snippet's marks are the matches', balanced.
 func TestSnippetMarksCannotBeForged(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a := svc.NewUser(t)
+	svc, a := apptest.StartWithUser(t, apptest.Options{})
 	svc.PostTurns(t, a, "", apptest.Exchange("Fractions \uE001 with \uE000pizza\uE000 slices \uE001.", "Lovely.")...).WantStatus(http.StatusOK)
 	found := svc.Call(t, a.Token, http.MethodGet, "/api/conversation-memory?search=fractions", nil).WantStatus(http.StatusOK)
 	results := found.Body["results"].([]any)

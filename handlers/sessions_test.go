@@ -124,8 +124,7 @@ func TestSessionClosingAndOpening(t *testing.T) {
 }
 
 func TestIdleSessionEndsBeforeTheNextOne(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{})
 	svc.PostTurns(t, u, "", apptest.Exchange("I'm worried about bedtime battles.", "Next time we'll plan a wind-down routine.")...).WantStatus(http.StatusOK)
 	// Forty idle minutes later...
 	svc.Exec(t, `update mentor_sessions set last_activity_at = now() - interval '40 minutes'`)

@@ -71,8 +71,7 @@ func contextTokens(t *testing.T, res apptest.Response) (total int, blocks map[st
 // fewer exchanges beside it.
 func TestCounselorKeepsALongSessionWithinItsTokenBudget(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Try a timer.", "stop"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL})
 	history := longSession(300)
 	report := strings.Repeat("Emma read aloud with expression and the teacher was pleased. ", 400)[:mentor.MaxTurnChars]
 
@@ -118,8 +117,7 @@ func TestCounselorKeepsALongSessionWithinItsTokenBudget(t *testing.T) {
 // and none that shares only a word every turn has.
 func TestCounselorBringsBackEvictedTurnsTheMessageRefersTo(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Use poster paint.", "stop"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL})
 	history := longSession(300)
 	for _, exchange := range []int{5, 15, 25, 35} {
 		history[2*exchange].Content = fmt.Sprintf("Exchange %d. Emma is building a volcano diorama for the science fair and wants it to erupt.", exchange)
@@ -171,8 +169,7 @@ func usedIDs(res apptest.Response, kind string) []string {
 // how personal the reply is, the model, and its timings.
 func TestCounselorSaysWhatMemoryItUsed(t *testing.T) {
 	model := llmtest.NewChat(t, llmtest.ReplyContent("Fractions with pizza again.", "stop"))
-	svc := apptest.Start(t, apptest.Options{ModelURL: model.URL})
-	u := svc.NewUser(t)
+	svc, u := apptest.StartWithUser(t, apptest.Options{ModelURL: model.URL})
 
 	// A facilitator the mentor knows nothing of: no memory, none used.
 	res := svc.Call(t, u.Token, http.MethodPost, "/api/counselor", map[string]any{"message": "Hello there"}).WantStatus(http.StatusOK)

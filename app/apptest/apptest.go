@@ -1,12 +1,13 @@
 // Package apptest holds the fixtures the tests share: Start runs the app
-// as app.New builds it on a fresh database, and StartWithLearner with a
-// facilitator and a learner; NewUser and NewLearner make a facilitator
-// with a token and their learners; AddMemory, PostTurns and EndSession
-// write what a facilitator writes; Call, Client and Scenario send requests
-// and check the answers; Exec, Count, Scalar and Column read and write as
-// the database's owner; Used and EndWindow read a quota's counter and end
-// its window; Logs collects what the app logs; SupabaseAuth stands in for
-// Supabase Auth (JWKS, session check, sign-in); Scrape reads the metrics.
+// as app.New builds it on a fresh database, StartWithUser with a
+// facilitator and StartWithLearner with their learner too; NewUser and
+// NewLearner make a facilitator with a token and their learners;
+// AddMemory, PostTurns and EndSession write what a facilitator writes;
+// Call, Client and Scenario send requests and check the answers; Exec,
+// Count, Scalar and Column read and write as the database's owner; Used
+// and EndWindow read a quota's counter and end its window; Logs collects
+// what the app logs; SupabaseAuth stands in for Supabase Auth (JWKS,
+// session check, sign-in); Scrape reads the metrics.
 package apptest
 
 import (
@@ -123,14 +124,20 @@ func Start(tb testing.TB, opts Options) *Service {
 	return &Service{Pool: pool, URL: srv.URL, ReplicaURL: cfg.Database.ReplicaURL, metricsToken: cfg.Web.MetricsToken}
 }
 
-// StartWithLearner runs the app as Start does, with a facilitator who
-// signed up and one learner of theirs, named name: where most tests of a
-// learner's memory begin. It returns the service, the facilitator and the
-// learner's id.
-func StartWithLearner(tb testing.TB, opts Options, name string) (*Service, User, string) {
+// StartWithUser runs the app as Start does, with a facilitator who signed
+// up: where most tests of the API begin.
+func StartWithUser(tb testing.TB, opts Options) (*Service, User) {
 	tb.Helper()
 	s := Start(tb, opts)
-	u := s.NewUser(tb)
+	return s, s.NewUser(tb)
+}
+
+// StartWithLearner runs the app as StartWithUser does, with one learner of
+// the facilitator's, named name: where most tests of a learner's memory
+// begin. It returns the service, the facilitator and the learner's id.
+func StartWithLearner(tb testing.TB, opts Options, name string) (*Service, User, string) {
+	tb.Helper()
+	s, u := StartWithUser(tb, opts)
 	return s, u, s.NewLearner(tb, u, name)
 }
 
