@@ -18,10 +18,7 @@ import (
 //
 //	go test ./handlers -run '^$' -bench NeighbourDuringUnknownWordSearches -benchtime 200x
 func BenchmarkNeighbourDuringUnknownWordSearches(b *testing.B) {
-	svc := apptest.Start(b, apptest.Options{})
-	a, neighbour := svc.NewUser(b), svc.NewUser(b)
-	search := unknownWordSearch(b, svc, a)
-	learners := apptest.Request{Method: http.MethodGet, Path: "/api/learners", Token: neighbour.Token}
+	svc, search, learners := startWithUnknownWordSearch(b)
 	client := apptest.Client{URL: svc.URL}
 
 	for _, tc := range []struct {

@@ -16,9 +16,7 @@ import (
 // caps, the same searches over a 190,000-word vocabulary ran into the
 // request's time limit, and held the pool while they did.)
 func TestSearchOfUnknownWordsIsBounded(t *testing.T) {
-	svc := apptest.Start(t, apptest.Options{})
-	a, b := svc.NewUser(t), svc.NewUser(t)
-	search := unknownWordSearch(t, svc, a)
+	svc, search, neighbourLearners := startWithUnknownWordSearch(t)
 
 	var wg sync.WaitGroup
 	answers := make([]apptest.Response, 6)
@@ -26,7 +24,7 @@ func TestSearchOfUnknownWordsIsBounded(t *testing.T) {
 		wg.Go(func() {
 			request := search
 			if i >= 4 {
-				request = apptest.Request{Method: http.MethodGet, Path: "/api/learners", Token: b.Token}
+				request = neighbourLearners
 			}
 			answers[i] = apptest.Client{URL: svc.URL}.Do(t, request)
 		})
@@ -82,11 +80,14 @@ func TestSnippetMarksCannotBeForged(t *testing.T) {
 	}
 }
 
-// unknownWordSearch gives facilitator a a conversation and a full
-// vocabulary (20,000 words), and returns a's search of 100 four-letter
-// made-up words (499 characters, inside the limit).
-func unknownWordSearch(tb testing.TB, svc *apptest.Service, a apptest.User) apptest.Request {
+// startWithUnknownWordSearch runs the service with two facilitators: A,
+// who has a conversation and a full vocabulary (20,000 words), and a
+// neighbour. It returns A's search of 100 four-letter made-up words (499
+// characters, inside the limit) and the neighbour's GET /api/learners.
+func startWithUnknownWordSearch(tb testing.TB) (svc *apptest.Service, search, neighbourLearners apptest.Request) {
 	tb.Helper()
+	svc, a := apptest.StartWithUser(tb, apptest.Options{})
+	neighbour := svc.NewUser(tb)
 	svc.PostTurns(tb, a, "", apptest.Exchange("We practised fractions with pizza.", "Lovely.")...).WantStatus(http.StatusOK)
 	svc.Exec(tb, `insert into public.search_vocabulary (facilitator_id, word)
 		select $1::uuid, translate(lpad(g::text, 6, '0'), '0123456789', 'abcdefghij') || 'zz'
@@ -95,6 +96,7 @@ func unknownWordSearch(tb testing.TB, svc *apptest.Service, a apptest.User) appt
 	for i := range words {
 		words[i] = "q" + string(rune('b'+i/25)) + string(rune('a'+i%25)) + "x"
 	}
-	return apptest.Request{Method: http.MethodGet, Token: a.Token,
+	search = apptest.Request{Method: http.MethodGet, Token: a.Token,
 		Path: "/api/conversation-memory?include_archive=true&search=" + url.QueryEscape(strings.Join(words, " "))}
+	return svc, search, apptest.Request{Method: http.MethodGet, Path: "/api/learners", Token: neighbour.Token}
 }
