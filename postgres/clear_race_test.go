@@ -1,27 +1,17 @@
 package postgres_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"mentormemory/mentor"
-	"mentormemory/postgres"
 )
 
 // A post that meets a clear in progress waits for it, then stores its turns
 // in a new conversation: it neither fails nor writes into the cleared one.
 func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
-	pool, facilitator, learner := newLearnerDatabase(t)
-	ctx := asFacilitator(context.Background(), facilitator)
-	store := postgres.NewStore(pool, 50)
-	exchange := func(n string) []mentor.Turn {
-		return []mentor.Turn{
-			{Role: mentor.RoleUser, Content: "What did she read today? " + n, ID: "u" + n},
-			{Role: mentor.RoleAssistant, Content: "Two chapters of her book. " + n, ID: "a" + n},
-		}
-	}
-	first, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: exchange("1")})
+	ctx, store, pool, _, learner := newLearnerStore(t)
+	first, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: readingExchange("1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +32,7 @@ func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
 	}
 	done := make(chan posted, 1)
 	go func() {
-		out, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: exchange("2")})
+		out, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: readingExchange("2")})
 		done <- posted{out, err}
 	}()
 	for lockWaits(t, pool) == 0 {

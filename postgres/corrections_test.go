@@ -9,8 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"mentormemory/mentor"
-	"mentormemory/postgres"
-	"mentormemory/postgres/pgtest"
 )
 
 // A correction leaves its trace: the memory list says when a person
@@ -18,11 +16,8 @@ import (
 // memory was learnt in lists the corrected text under what was learnt, not
 // the old one; a forgotten memory leaves that list.
 func TestACorrectionShowsInTheListAndInWhatTheSessionLearnt(t *testing.T) {
-	pool := pgtest.NewPool(t)
-	store := postgres.NewStore(pool, 50)
-	facilitator, learner := seedLearner(t, pool)
+	me, store, pool, facilitator, learner := newLearnerStore(t)
 	ctx := context.Background()
-	me := asFacilitator(ctx, facilitator)
 
 	const dinosaurs, horses, maps = "Ada loves dinosaurs.", "Ada draws horses.", "Ada likes maps."
 	session := uuid.NewString()

@@ -1,13 +1,11 @@
 package postgres_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"mentormemory/mentor"
-	"mentormemory/postgres"
 )
 
 // A post about a learner whose erasure is in progress (on another server:
@@ -15,9 +13,7 @@ import (
 // database) waits for the erasure, then answers that the learner is not
 // found: not a 500, and no turn left behind.
 func TestPostWaitingOnAnErasureFindsNoLearner(t *testing.T) {
-	pool, facilitator, learner := newLearnerDatabase(t)
-	ctx := asFacilitator(context.Background(), facilitator)
-	store := postgres.NewStore(pool, 50)
+	ctx, store, pool, facilitator, learner := newLearnerStore(t)
 
 	// The erasure, held open: the learner is locked and deleted but not
 	// committed, so the post still finds it, then waits for its lock.

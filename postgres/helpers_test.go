@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/mentor"
+	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -18,6 +19,24 @@ func newLearnerDatabase(t *testing.T) (pool *pgxpool.Pool, facilitator, learner 
 	pool = pgtest.NewPool(t)
 	facilitator, learner = seedLearner(t, pool)
 	return pool, facilitator, learner
+}
+
+// newLearnerStore is newLearnerDatabase with what most tests act through:
+// a store over it that archives every 50 turns, as the service's does, and
+// ctx carrying the facilitator as the caller.
+func newLearnerStore(t *testing.T) (ctx context.Context, store *postgres.Store, pool *pgxpool.Pool, facilitator, learner string) {
+	t.Helper()
+	pool, facilitator, learner = newLearnerDatabase(t)
+	return asFacilitator(context.Background(), facilitator), postgres.NewStore(pool, 50), pool, facilitator, learner
+}
+
+// readingExchange is the nth of a run of alike exchanges about what the
+// learner read, each turn with a client id of its own.
+func readingExchange(n string) []mentor.Turn {
+	return []mentor.Turn{
+		{Role: mentor.RoleUser, Content: "What did she read today? " + n, ID: "u" + n},
+		{Role: mentor.RoleAssistant, Content: "Two chapters of her book. " + n, ID: "a" + n},
+	}
 }
 
 // seedLearner adds a facilitator and one learner of theirs named Ada, as the

@@ -382,10 +382,8 @@ func TestSearchReadsOnlyTheActiveSegmentOfALongConversation(t *testing.T) {
 // trigrams, not the whole vocabulary.
 func TestAMisspellingIsCorrectedWithoutReadingTheWholeVocabulary(t *testing.T) {
 	pgtest.SkipOnCitus(t, noGenericPlanOnCitus)
+	caller, store, pool, facilitator, learner := newLearnerStore(t)
 	ctx := context.Background()
-	pool, facilitator, learner := newLearnerDatabase(t)
-	store := postgres.NewStore(pool, 50)
-	caller := asFacilitator(ctx, facilitator)
 	if _, err := store.AppendTurns(caller, mentor.AppendRequest{LearnerID: &learner, Turns: []mentor.Turn{
 		{Role: mentor.RoleUser, Content: "Ada practised fractions with a pizza cut into eighths."},
 		{Role: mentor.RoleAssistant, Content: "Pizza slices make fractions concrete; try quarters next."},

@@ -7,7 +7,6 @@ import (
 
 	"mentormemory/mentor"
 	"mentormemory/migrations"
-	"mentormemory/postgres"
 )
 
 // TestAPostAddsItsTurnsWordsToTheConversationsSearchWords checks that the
@@ -16,9 +15,7 @@ import (
 // conversation's active turns, each counted as often as parsing their
 // whole text counts it, and none of another conversation's.
 func TestAPostAddsItsTurnsWordsToTheConversationsSearchWords(t *testing.T) {
-	pool, facilitator, learner := newLearnerDatabase(t)
-	ctx := asFacilitator(context.Background(), facilitator)
-	store := postgres.NewStore(pool, 50)
+	ctx, store, pool, facilitator, learner := newLearnerStore(t)
 	post := func(learnerID *string, turns ...mentor.Turn) {
 		t.Helper()
 		if _, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: learnerID, Turns: turns}); err != nil {

@@ -7,8 +7,6 @@ import (
 
 	"mentormemory/app/apptest"
 	"mentormemory/mentor"
-	"mentormemory/postgres"
-	"mentormemory/postgres/pgtest"
 )
 
 // Search reads an active conversation's summary words from the vector the
@@ -17,11 +15,8 @@ import (
 // words its summary no longer holds; parsing a facilitator's summaries
 // takes them off the list, and no one else's.
 func TestSearchReadsTheStoredSummaryWordsOnlyWhileTheSummaryIsUnchanged(t *testing.T) {
+	as, store, pool, facilitator, learner := newLearnerStore(t)
 	ctx := context.Background()
-	pool := pgtest.NewPool(t)
-	store := postgres.NewStore(pool, 50)
-	facilitator, learner := seedLearner(t, pool)
-	as := asFacilitator(ctx, facilitator)
 	if _, err := store.AppendTurns(as, mentor.AppendRequest{LearnerID: &learner, Turns: []mentor.Turn{
 		{Role: mentor.RoleUser, Content: "Ada practised her spelling list."},
 		{Role: mentor.RoleAssistant, Content: "Short daily practice works well."},

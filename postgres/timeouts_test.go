@@ -1,13 +1,11 @@
 package postgres_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 
 	"mentormemory/app/apptest"
 	"mentormemory/mentor"
-	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
 )
 
@@ -16,14 +14,9 @@ import (
 // rolled back and its connection given back, well before the request's
 // own timeout (the store's default, 15 s).
 func TestRequestsStatementsAreBoundedInTime(t *testing.T) {
-	pool, facilitator, learner := newLearnerDatabase(t)
-	ctx := asFacilitator(context.Background(), facilitator)
-	store := postgres.NewStore(pool, 50)
+	ctx, store, pool, facilitator, learner := newLearnerStore(t)
 	post := func(n string) error {
-		_, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: &learner, Turns: []mentor.Turn{
-			{Role: mentor.RoleUser, Content: "What did she read today? " + n, ID: "u" + n},
-			{Role: mentor.RoleAssistant, Content: "Two chapters of her book. " + n, ID: "a" + n},
-		}})
+		_, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: &learner, Turns: readingExchange(n)})
 		return err
 	}
 	if err := post("1"); err != nil {
@@ -88,8 +81,7 @@ func TestRequestsStatementsAreBoundedInTime(t *testing.T) {
 func TestRequestsRunWithoutJITCompilation(t *testing.T) {
 	pgtest.SkipOnCitus(t, "the noting trigger runs on a worker's shard, which cannot write the coordinator's table; "+
 		"the workers get the setting as every other SET LOCAL of the request (citus.propagate_set_commands)")
-	pool, facilitator, learner := newLearnerDatabase(t)
-	ctx := asFacilitator(context.Background(), facilitator)
+	ctx, store, pool, _, learner := newLearnerStore(t)
 	if on := apptest.Scalar[string](t, pool, `show jit`); on != "on" {
 		t.Fatalf("the test cluster's jit is %q: the test needs Postgres's default, on", on)
 	}
@@ -102,7 +94,7 @@ func TestRequestsRunWithoutJITCompilation(t *testing.T) {
 	} {
 		apptest.Exec(t, pool, statement)
 	}
-	if _, err := postgres.NewStore(pool, 50).AppendTurns(ctx, mentor.AppendRequest{LearnerID: &learner, Turns: []mentor.Turn{
+	if _, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: &learner, Turns: []mentor.Turn{
 		{Role: mentor.RoleUser, Content: "She finished the book."},
 	}}); err != nil {
 		t.Fatal(err)
