@@ -43,14 +43,23 @@ const createLockKey = 7_361_902_412
 // URL returns the admin DATABASE_URL, or ends the test when there is none.
 func URL(tb testing.TB) string {
 	tb.Helper()
-	adminURL := os.Getenv("DATABASE_URL")
-	if adminURL == "" {
+	return serverURL(tb, "DATABASE_URL", "a database", "a private database")
+}
+
+// serverURL returns the environment variable that names a server, or ends
+// the test when it is not set: under CI=true it fails, since CI must never
+// pass by skipping, and elsewhere it skips. ciNeeds says what CI lacks,
+// and started what scripts/test.sh would start.
+func serverURL(tb testing.TB, variable, ciNeeds, started string) string {
+	tb.Helper()
+	value := os.Getenv(variable)
+	if value == "" {
 		if os.Getenv("CI") == "true" {
-			tb.Fatal("DATABASE_URL is not set: CI needs a database (run scripts/test.sh)")
+			tb.Fatalf("%s is not set: CI needs %s (run scripts/test.sh)", variable, ciNeeds)
 		}
-		tb.Skip("DATABASE_URL is not set; run scripts/test.sh to start a private database")
+		tb.Skipf("%s is not set; run scripts/test.sh to start %s", variable, started)
 	}
-	return adminURL
+	return value
 }
 
 // StandbyURL returns TEST_DATABASE_REPLICA_URL, a streaming hot standby of
@@ -66,14 +75,7 @@ func StandbyURL(tb testing.TB) string {
 	// coordinator's standby holds no shard, and its WAL none of their
 	// writes, so it cannot tell that.
 	SkipOnCitus(tb, "a read replica is a standby of one Postgres; a Citus coordinator's holds no shard")
-	standbyURL := os.Getenv("TEST_DATABASE_REPLICA_URL")
-	if standbyURL == "" {
-		if os.Getenv("CI") == "true" {
-			tb.Fatal("TEST_DATABASE_REPLICA_URL is not set: CI needs a hot standby of DATABASE_URL (run scripts/test.sh)")
-		}
-		tb.Skip("TEST_DATABASE_REPLICA_URL is not set; run scripts/test.sh to start a private database with a hot standby")
-	}
-	return standbyURL
+	return serverURL(tb, "TEST_DATABASE_REPLICA_URL", "a hot standby of DATABASE_URL", "a private database with a hot standby")
 }
 
 // OnStandby returns the URL of the database dbURL names, on the standby at
