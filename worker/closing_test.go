@@ -157,9 +157,7 @@ func TestNoClosingWordsAreWrittenWithLearningOff(t *testing.T) {
 	model := e.withClosingModel(func(int) http.HandlerFunc { return closingWords("Bye.", "A session.") })
 	e.setLearning(false)
 	e.post("Alex solved the long division on his own!", "Brilliant.")
-	if _, err := e.svc.EndSession(e.ctx, e.alex); err != nil {
-		t.Fatal(err)
-	}
+	e.endSession()
 	if ran := e.runClosings(); ran != 0 || len(model.Calls()) != 0 {
 		t.Fatalf("%d writings ran, the model was asked %d times; want none", ran, len(model.Calls()))
 	}

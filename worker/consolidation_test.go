@@ -226,13 +226,9 @@ func TestConsolidationThatLostItsLeaseAppliesNothing(t *testing.T) {
 func TestConsolidationIsQueuedBySessionsEndAndNightly(t *testing.T) {
 	e := newEnv(t, worker.Config{})
 	e.post("Alex finished the worksheet", "Great work!")
-	if _, err := e.svc.EndSession(e.ctx, e.alex); err != nil {
-		t.Fatal(err)
-	}
+	e.endSession()
 	e.post("One more question", "Sure")
-	if _, err := e.svc.EndSession(e.ctx, e.alex); err != nil {
-		t.Fatal(err)
-	}
+	e.endSession()
 	runs := e.consolidations()
 	if len(runs) != 1 || runs[0].Trigger != mentor.TriggerSessionEnd || runs[0].Status != "queued" {
 		t.Fatalf("runs after two sessions ended: %+v", runs)
@@ -296,13 +292,9 @@ func TestMalformedConsolidationJobsAreFailedAsClaimed(t *testing.T) {
 func TestConsolidationKeepsADigestOfTheLastSessions(t *testing.T) {
 	e := newEnv(t, worker.Config{})
 	e.post("I'm so frustrated with fractions", "Next time we'll try the pizza game.")
-	if _, err := e.svc.EndSession(e.ctx, e.alex); err != nil {
-		t.Fatal(err)
-	}
+	e.endSession()
 	e.post("Oh, I get it now!", "Great work on fractions today. Next time we'll do word problems.")
-	if _, err := e.svc.EndSession(e.ctx, e.alex); err != nil {
-		t.Fatal(err)
-	}
+	e.endSession()
 	if n := e.count(`select count(*) from mentor_sessions where summary like '%1 exchange over%'`); n != 2 {
 		t.Fatalf("%d ended sessions have their summary, want 2", n)
 	}

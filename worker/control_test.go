@@ -66,9 +66,7 @@ func TestLearningOffLearnsNothingAndOnAgainSkipsTheGap(t *testing.T) {
 	if n := e.count(`select count(*) from memory_jobs where kind = 'extract'`); n != 1 {
 		t.Fatalf("%d extraction jobs, want only the one queued before learning was off", n)
 	}
-	if _, err := e.svc.EndSession(e.ctx, e.alex); err != nil {
-		t.Fatal(err)
-	}
+	e.endSession()
 	if _, err := e.svc.Consolidate(e.ctx, *e.alex); !errors.Is(err, mentor.ErrLearningOff) {
 		t.Fatalf("consolidating on demand while off: %v, want learning off", err)
 	}

@@ -32,9 +32,7 @@ func TestModelConsolidationPlansWhatRulesCannot(t *testing.T) {
 	hates := e.remember(mentor.Preference, "Alex hates fractions", nil, time.Now().AddDate(0, 0, -3))
 	loves := e.remember(mentor.Preference, "Alex now loves fractions since the pizza game", nil, time.Now())
 	e.post("Alex asked for the pizza game again", "Next time Alex can invent one.")
-	if _, err := e.svc.EndSession(e.ctx, e.alex); err != nil {
-		t.Fatal(err)
-	}
+	e.endSession()
 	e.exec(`update memory_jobs set run_after = now() where kind = 'consolidate'`)
 	e.reply = func(int) (int, string) {
 		return http.StatusOK, `{"merges": [], "supersessions": [{"old": "m1", "new": "m2"}], "expiries": [], "resolutions": []}`

@@ -103,6 +103,14 @@ func (e *env) post(user, assistant string) {
 	}
 }
 
+// endSession ends Alex's current session.
+func (e *env) endSession() {
+	e.t.Helper()
+	if _, err := e.svc.EndSession(e.ctx, e.alex); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 func (e *env) runOnce() bool {
 	e.t.Helper()
 	ran, err := e.worker.RunOnce(context.Background())
