@@ -130,14 +130,12 @@ func TestAnArchivedConversationIsReadInOneRoundTripByItsIndex(t *testing.T) {
 // lets it).
 func TestAnArchivesTurnsAreReadWithoutTheOtherLearnersSaidMeanwhile(t *testing.T) {
 	pgtest.SkipOnCitus(t, noGenericPlanOnCitus)
+	caller, store, pool, facilitator, ada, bo := newClassStore(t)
 	ctx := context.Background()
-	pool, facilitator, ada, bo := newClassDatabase(t)
 	// Archives of 10 turns; between two of Ada's exchanges, a hundred of
-	// Bo's turns.
-	store := postgres.NewStore(pool, 10)
-	caller := asFacilitator(ctx, facilitator)
-	// Her archive holds the exchanges about a zeppelin; those left active
-	// are about a kite, so that search reads the archive's turns alone.
+	// Bo's turns. Her archive holds the exchanges about a zeppelin; those
+	// left active are about a kite, so that search reads the archive's
+	// turns alone.
 	for n := range 7 {
 		toy := "zeppelin"
 		if n >= 5 {
@@ -149,11 +147,7 @@ func TestAnArchivesTurnsAreReadWithoutTheOtherLearnersSaidMeanwhile(t *testing.T
 		}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := pool.Exec(ctx, `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
-			select $1::uuid, $2::uuid, 'user', 'Bo built a zeppelin, turn ' || i from generate_series(1, 100) i`,
-			facilitator, bo); err != nil {
-			t.Fatal(err)
-		}
+		boTalks(t, pool, facilitator, bo, 100)
 	}
 	var archive string
 	var boInRange int
@@ -189,10 +183,8 @@ func TestAnArchivesTurnsAreReadWithoutTheOtherLearnersSaidMeanwhile(t *testing.T
 // conversation's turns alone.
 func TestTheClearsCheckReadsNoOtherLearnersTurns(t *testing.T) {
 	pgtest.SkipOnCitus(t, noGenericPlanOnCitus)
+	caller, store, pool, facilitator, ada, bo := newClassStore(t)
 	ctx := context.Background()
-	pool, facilitator, ada, bo := newClassDatabase(t)
-	store := postgres.NewStore(pool, 10)
-	caller := asFacilitator(ctx, facilitator)
 	exchange := func(n int) {
 		t.Helper()
 		if _, err := store.AppendTurns(caller, mentor.AppendRequest{LearnerID: &ada, Turns: []mentor.Turn{
@@ -208,11 +200,7 @@ func TestTheClearsCheckReadsNoOtherLearnersTurns(t *testing.T) {
 	for n := range 5 {
 		exchange(n)
 	}
-	if _, err := pool.Exec(ctx, `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
-		select $1::uuid, $2::uuid, 'user', 'Bo built a zeppelin, turn ' || i from generate_series(1, 400) i`,
-		facilitator, bo); err != nil {
-		t.Fatal(err)
-	}
+	boTalks(t, pool, facilitator, bo, 400)
 	exchange(5)
 	var boAbove int
 	if err := pool.QueryRow(ctx, `select count(*) from public.conversation_turns t
@@ -253,9 +241,10 @@ func amongManyFacilitators(t *testing.T, pool *pgxpool.Pool) {
 	}
 }
 
-// newClassDatabase is newLearnerDatabase with a second learner of the
-// facilitator's, Bo.
-func newClassDatabase(t *testing.T) (pool *pgxpool.Pool, facilitator, ada, bo string) {
+// newClassStore is newLearnerStore with a second learner of the
+// facilitator's, Bo, and a store that archives every 10 turns, so that a
+// few exchanges of Ada's fill archives between Bo's turns.
+func newClassStore(t *testing.T) (caller context.Context, store *postgres.Store, pool *pgxpool.Pool, facilitator, ada, bo string) {
 	t.Helper()
 	pool, facilitator, ada = newLearnerDatabase(t)
 	bo = uuid.NewString()
@@ -263,5 +252,16 @@ func newClassDatabase(t *testing.T) (pool *pgxpool.Pool, facilitator, ada, bo st
 		bo, facilitator); err != nil {
 		t.Fatal(err)
 	}
-	return pool, facilitator, ada, bo
+	return asFacilitator(context.Background(), facilitator), postgres.NewStore(pool, 10), pool, facilitator, ada, bo
+}
+
+// boTalks adds n turns of Bo's to his conversation, straight into the log,
+// as if said between Ada's.
+func boTalks(t *testing.T, pool *pgxpool.Pool, facilitator, bo string, n int) {
+	t.Helper()
+	if _, err := pool.Exec(context.Background(), `insert into public.conversation_turns (facilitator_id, learner_id, role, content)
+		select $1::uuid, $2::uuid, 'user', 'Bo built a zeppelin, turn ' || i from generate_series(1, $3::int) i`,
+		facilitator, bo, n); err != nil {
+		t.Fatal(err)
+	}
 }
