@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/google/uuid"
@@ -11,6 +13,7 @@ import (
 	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
+	"mentormemory/summarizer"
 )
 
 // newLearnerDatabase is a fresh database with a facilitator and one learner
@@ -28,6 +31,12 @@ func newLearnerStore(t *testing.T) (ctx context.Context, store *postgres.Store, 
 	t.Helper()
 	pool, facilitator, learner = newLearnerDatabase(t)
 	return asFacilitator(context.Background(), facilitator), postgres.NewStore(pool, 50), pool, facilitator, learner
+}
+
+// offlineService is the service the API runs over store, with the offline
+// summarizer in place of a model, and its logs discarded.
+func offlineService(store mentor.Store) *mentor.Service {
+	return mentor.NewService(store, summarizer.NewOffline(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
 // readingExchange is the nth of a run of alike exchanges about what the

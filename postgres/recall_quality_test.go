@@ -40,8 +40,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -60,7 +58,6 @@ import (
 	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
-	"mentormemory/summarizer"
 )
 
 // minHybridHitAt1 is the share of labelled messages whose memory recall by
@@ -289,14 +286,13 @@ func newRecallFixture(t testing.TB) *recallFixture {
 		set: set, pool: pgtest.NewPool(t), embeddings: newFakeEmbeddings(t, vectors),
 		keyOf: map[string]string{}, idOf: map[string]string{},
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	store := postgres.NewStore(f.pool, 50)
 	// Both services read the same memories: a message recalled without an
 	// embedding is ranked by words alone, as in a deployment with no
 	// embedding model, whatever vectors the memories carry.
-	f.words = mentor.NewService(store, summarizer.NewOffline(), log)
+	f.words = offlineService(store)
 	emb := embedder.NewOpenAI(llm.Config{APIKey: "test-key", BaseURL: f.embeddings.url, Model: "fake-concepts", Timeout: 2 * time.Second})
-	f.hybrid = mentor.NewService(store, summarizer.NewOffline(), log).WithEmbedder(emb)
+	f.hybrid = offlineService(store).WithEmbedder(emb)
 
 	id := uuid.NewString()
 	if _, err := f.pool.Exec(t.Context(), `insert into auth.users (id) values ($1::uuid)`, id); err != nil {

@@ -12,7 +12,6 @@ import (
 	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
-	"mentormemory/summarizer"
 	"mentormemory/test/latency"
 )
 
@@ -36,8 +35,8 @@ func BenchmarkSearchFromTheReplica(b *testing.B) {
 	replica := postgres.NewReplica(pool, replicaPool, time.Minute, nil, log)
 	b.Cleanup(replica.Close)
 	store := postgres.NewStore(pool, 50)
-	onPrimary := mentor.NewService(store, summarizer.NewOffline(), log)
-	onReplica := mentor.NewService(store.WithReplica(replica), summarizer.NewOffline(), log)
+	onPrimary := offlineService(store)
+	onReplica := offlineService(store.WithReplica(replica))
 
 	id := uuid.NewString()
 	if _, err := pool.Exec(b.Context(), `insert into auth.users (id) values ($1::uuid)`, id); err != nil {

@@ -2,8 +2,6 @@ package postgres_test
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -13,7 +11,6 @@ import (
 	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
-	"mentormemory/summarizer"
 	"mentormemory/test/latency"
 )
 
@@ -27,7 +24,7 @@ import (
 //	DATABASE_URL=... go test ./postgres -run '^$' -bench Search -benchtime 2000x
 func BenchmarkSearch(b *testing.B) {
 	pool := pgtest.NewPool(b)
-	svc := mentor.NewService(postgres.NewStore(pool, 50), summarizer.NewOffline(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc := offlineService(postgres.NewStore(pool, 50))
 	id := uuid.NewString()
 	if _, err := pool.Exec(b.Context(), `insert into auth.users (id) values ($1::uuid)`, id); err != nil {
 		b.Fatal(err)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -18,7 +16,6 @@ import (
 	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
-	"mentormemory/summarizer"
 )
 
 // The archive's search statistics (migration 0031) are what BM25 reads
@@ -29,7 +26,7 @@ import (
 func TestTheArchiveStatisticsAreWhatTheVectorsSay(t *testing.T) {
 	ctx := context.Background()
 	pool := pgtest.NewPool(t)
-	svc := mentor.NewService(postgres.NewStore(pool, 50), summarizer.NewOffline(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc := offlineService(postgres.NewStore(pool, 50))
 	rng := rand.New(rand.NewPCG(3, 4))
 
 	newFacilitator := func() (context.Context, string) {

@@ -1,16 +1,11 @@
 package postgres_test
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"mentormemory/mentor"
-	"mentormemory/postgres"
-	"mentormemory/summarizer"
 )
 
 // TestAWhenQuestionPrefersTheConversationThatSaysWhen searches, as the API
@@ -19,9 +14,8 @@ import (
 // first though its words alone rank it second: an archived one for a
 // learner and an active general one, and with the limit of one result.
 func TestAWhenQuestionPrefersTheConversationThatSaysWhen(t *testing.T) {
-	pool, facilitator, ada := newLearnerDatabase(t)
-	ctx := asFacilitator(context.Background(), facilitator)
-	svc := mentor.NewService(postgres.NewStore(pool, 50), summarizer.NewOffline(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, store, _, _, ada := newLearnerStore(t)
+	svc := offlineService(store)
 	held := time.Now().UTC().AddDate(0, -6, 0)
 	talk := func(learner *string, archive bool, user, assistant string) {
 		t.Helper()
