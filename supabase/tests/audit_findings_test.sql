@@ -145,12 +145,19 @@ select pg_temp.act_as_owner();
 -- The service's role is out of every token's reach: PostgREST switches
 -- only to roles its login role, authenticator, is a member of. No role a
 -- request can run as passes by row-level security.
-select ok(not pg_has_role('anon', 'memory_service', 'member'), 'anon is not a member of memory_service');
-select ok(not pg_has_role('authenticated', 'memory_service', 'member'), 'authenticated is not a member of memory_service');
-select case when exists (select from pg_roles where rolname = 'authenticator')
-  then ok(not pg_has_role('authenticator', 'memory_service', 'member'),
-    'authenticator (PostgREST) cannot switch to memory_service')
-  else skip('no role authenticator here (not a Supabase database)', 1) end;
+create function pg_temp.out_of_tokens_reach(target name) returns setof text
+language sql
+as $$
+  select ok(not pg_has_role('anon', target, 'member'), format('anon is not a member of %s', target))
+  union all
+  select ok(not pg_has_role('authenticated', target, 'member'), format('authenticated is not a member of %s', target))
+  union all
+  select case when exists (select from pg_roles where rolname = 'authenticator')
+    then ok(not pg_has_role('authenticator', target, 'member'),
+      format('authenticator (PostgREST) cannot switch to %s', target))
+    else skip('no role authenticator here (not a Supabase database)', 1) end;
+$$;
+select pg_temp.out_of_tokens_reach('memory_service');
 select is((select count(*)::int from pg_roles
     where rolname in ('anon', 'authenticated', 'memory_service') and not rolsuper and not rolbypassrls),
   3, 'anon, authenticated and memory_service exist, and none is a superuser or bypasses row-level security');
@@ -177,12 +184,7 @@ order by p.oid::regprocedure::text;
 -- facilitators and nothing else: out of every token's reach, no superuser,
 -- not the owner, and refused whatever a job's work reads or writes (that
 -- runs as the job's facilitator, as memory_service).
-select ok(not pg_has_role('anon', 'memory_worker', 'member'), 'anon is not a member of memory_worker');
-select ok(not pg_has_role('authenticated', 'memory_worker', 'member'), 'authenticated is not a member of memory_worker');
-select case when exists (select from pg_roles where rolname = 'authenticator')
-  then ok(not pg_has_role('authenticator', 'memory_worker', 'member'),
-    'authenticator (PostgREST) cannot switch to memory_worker')
-  else skip('no role authenticator here (not a Supabase database)', 1) end;
+select pg_temp.out_of_tokens_reach('memory_worker');
 select ok(exists (select from pg_roles where rolname = 'memory_worker' and not rolsuper and not rolbypassrls)
     and not pg_has_role('memory_worker', (select relowner from pg_class where oid = 'public.memory_jobs'::regclass), 'usage'),
   'memory_worker is no superuser, bypasses no row-level security and does not own the queue');
