@@ -155,8 +155,10 @@ export function createKnowledge(api, nameOf) {
 
   // ------------------------------------------------------------ reading
 
-  // show switches to another conversation's memories.
-  function show(learnerId) {
+  // startOver drops what was read of the memories shown so far, open
+  // corrections and panels with them, for learnerId's; an answer still on
+  // its way for the ones before is ignored.
+  function startOver(learnerId) {
     clearTimeout(s.laterTimer);
     s.request++;
     s.learnerId = learnerId;
@@ -167,6 +169,11 @@ export function createKnowledge(api, nameOf) {
     s.fresh = '';
     s.history = {};
     s.sources = {};
+  }
+
+  // show switches to another conversation's memories.
+  function show(learnerId) {
+    startOver(learnerId);
     setStatus('');
     el.rememberError.hidden = true;
     el.hint.textContent = learnerId
@@ -227,17 +234,8 @@ export function createKnowledge(api, nameOf) {
 
   // reset forgets everything on screen: the user signed out.
   function reset() {
-    clearTimeout(s.laterTimer);
-    s.request++;
-    s.learnerId = '';
-    s.memories = [];
+    startOver('');
     s.shown = '';
-    s.loaded = false;
-    s.editingId = '';
-    s.editNode = null;
-    s.fresh = '';
-    s.history = {};
-    s.sources = {};
     s.forgetting = null;
     if (el.forgetDialog.open) el.forgetDialog.close();
     el.list.replaceChildren();
