@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mentormemory/app/apptest"
 	"mentormemory/mentor"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
@@ -141,12 +142,8 @@ func TestAnArchivesTurnsAreReadWithoutTheOtherLearnersSaidMeanwhile(t *testing.T
 		if n >= 5 {
 			toy = "kite"
 		}
-		if _, err := store.AppendTurns(caller, mentor.AppendRequest{LearnerID: &ada, Turns: []mentor.Turn{
-			{Role: mentor.RoleUser, Content: fmt.Sprintf("Ada built a %s, part %d", toy, n)},
-			{Role: mentor.RoleAssistant, Content: fmt.Sprintf("Ask Ada how the %s flies, part %d", toy, n)},
-		}}); err != nil {
-			t.Fatal(err)
-		}
+		mustAppend(t, caller, store, &ada, apptest.Exchange(
+			fmt.Sprintf("Ada built a %s, part %d", toy, n), fmt.Sprintf("Ask Ada how the %s flies, part %d", toy, n)))
 		boTalks(t, pool, facilitator, bo, 100)
 	}
 	var archive string
@@ -187,12 +184,8 @@ func TestTheClearsCheckReadsNoOtherLearnersTurns(t *testing.T) {
 	ctx := context.Background()
 	exchange := func(n int) {
 		t.Helper()
-		if _, err := store.AppendTurns(caller, mentor.AppendRequest{LearnerID: &ada, Turns: []mentor.Turn{
-			{Role: mentor.RoleUser, Content: fmt.Sprintf("Ada read a chapter, part %d", n)},
-			{Role: mentor.RoleAssistant, Content: fmt.Sprintf("Ask Ada what happens next, part %d", n)},
-		}}); err != nil {
-			t.Fatal(err)
-		}
+		mustAppend(t, caller, store, &ada, apptest.Exchange(
+			fmt.Sprintf("Ada read a chapter, part %d", n), fmt.Sprintf("Ask Ada what happens next, part %d", n)))
 	}
 	// Ada's first ten turns, then four hundred of Bo's, then Ada's next
 	// exchange, which archives her first ten: her two active turns come

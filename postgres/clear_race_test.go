@@ -11,10 +11,7 @@ import (
 // in a new conversation: it neither fails nor writes into the cleared one.
 func TestPostWaitingOnAClearStartsANewConversation(t *testing.T) {
 	ctx, store, pool, _, learner := newLearnerStore(t)
-	first, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: readingExchange("1")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := mustAppend(t, ctx, store, &learner, readingExchange("1"))
 
 	// The clear, held open: the record is deleted (and archived) but not
 	// committed, so the post finds the record, then waits for its lock.

@@ -33,6 +33,17 @@ func newLearnerStore(t *testing.T) (ctx context.Context, store *postgres.Store, 
 	return asFacilitator(context.Background(), facilitator), postgres.NewStore(pool, 50), pool, facilitator, learner
 }
 
+// mustAppend stores turns in the learner's conversation (nil: the general
+// conversation) as a post does, and ends the test when the store refuses.
+func mustAppend(t testing.TB, ctx context.Context, store *postgres.Store, learnerID *string, turns []mentor.Turn) mentor.Appended {
+	t.Helper()
+	out, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: learnerID, Turns: turns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // offlineService is the service the API runs over store, with the offline
 // summarizer in place of a model, and its logs discarded.
 func offlineService(store mentor.Store) *mentor.Service {

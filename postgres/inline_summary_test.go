@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"mentormemory/app/apptest"
 	"mentormemory/mentor"
 	"mentormemory/postgres"
 )
@@ -32,14 +33,7 @@ func postTwice(t *testing.T, summarizer mentor.Summarizer) (mentor.Appended, *pg
 	store := postgres.NewStore(pool, 50).WithInlineSummarizer(summarizer)
 	var out mentor.Appended
 	for _, n := range []string{"1", "2"} {
-		var err error
-		out, err = store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: []mentor.Turn{
-			{Role: mentor.RoleUser, Content: "How is the reading going? " + n},
-			{Role: mentor.RoleAssistant, Content: "Ada read two chapters. " + n},
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out = mustAppend(t, ctx, store, &learner, apptest.Exchange("How is the reading going? "+n, "Ada read two chapters. "+n))
 	}
 	return out, pool
 }
@@ -88,10 +82,7 @@ func TestLargeSummaryIsLeftForAfterTheCommit(t *testing.T) {
 	for i := range turns {
 		turns[i] = mentor.Turn{Role: []string{mentor.RoleUser, mentor.RoleAssistant}[i%2], Content: strings.Repeat("Reading with Ada. ", 30)}
 	}
-	out, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: turns})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustAppend(t, ctx, store, &learner, turns)
 	if out.Job == nil || out.Added != 40 {
 		t.Fatalf("added %d, job %+v: want the 40 turns stored and the summary left to the service", out.Added, out.Job)
 	}

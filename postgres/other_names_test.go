@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"mentormemory/mentor"
+	"mentormemory/app/apptest"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
 )
@@ -32,13 +32,7 @@ func TestBackgroundWorkKnowsTheOtherLearnersNames(t *testing.T) {
 	want := map[string][]string{ada: {"Ben", "Cy"}, "": {"Ada", "Ben", "Cy"}}
 
 	for _, learnerID := range []*string{&ada, nil} {
-		out, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: learnerID, Turns: []mentor.Turn{
-			{Role: mentor.RoleUser, Content: "Ben and Cy came over to play."},
-			{Role: mentor.RoleAssistant, Content: "Lovely!"},
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := mustAppend(t, ctx, store, learnerID, apptest.Exchange("Ben and Cy came over to play.", "Lovely!"))
 		if got := sorted(out.Job.Request.OtherNames); !slices.Equal(got, want[deref(learnerID)]) {
 			t.Errorf("learner %q: the summary job hides %v, want %v", deref(learnerID), got, want[deref(learnerID)])
 		}

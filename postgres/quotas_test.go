@@ -26,12 +26,10 @@ func TestQuotasCostNoRoundTrip(t *testing.T) {
 	}
 	post := func(n string) {
 		t.Helper()
-		if _, err := store.AppendTurns(request(mentor.WriteRequests), mentor.AppendRequest{LearnerID: &learner, Turns: []mentor.Turn{
+		mustAppend(t, request(mentor.WriteRequests), store, &learner, []mentor.Turn{
 			{Role: mentor.RoleUser, Content: "How is the reading going? " + n, ID: "u" + n},
 			{Role: mentor.RoleAssistant, Content: "Ada read two chapters. " + n, ID: "a" + n},
-		}}); err != nil {
-			t.Fatal(err)
-		}
+		})
 	}
 	roundTrips := func(what string, want int64, do func() error) {
 		t.Helper()

@@ -44,14 +44,10 @@ func TestPostMakesFiveRoundTrips(t *testing.T) {
 	store := postgres.NewStore(pool, 50)
 	post := func(n string) mentor.Appended {
 		t.Helper()
-		out, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: new(string(learner)), Turns: []mentor.Turn{
+		return mustAppend(t, ctx, store, &learner, []mentor.Turn{
 			{Role: mentor.RoleUser, Content: "How is the reading going? " + n, ID: "u" + n},
 			{Role: mentor.RoleAssistant, Content: "Ada read two chapters. " + n, ID: "a" + n},
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
+		})
 	}
 	post("1") // creates the record and the session
 

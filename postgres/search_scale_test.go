@@ -381,12 +381,8 @@ func TestAMisspellingIsCorrectedWithoutReadingTheWholeVocabulary(t *testing.T) {
 	pgtest.SkipOnCitus(t, noGenericPlanOnCitus)
 	caller, store, pool, facilitator, learner := newLearnerStore(t)
 	ctx := context.Background()
-	if _, err := store.AppendTurns(caller, mentor.AppendRequest{LearnerID: &learner, Turns: []mentor.Turn{
-		{Role: mentor.RoleUser, Content: "Ada practised fractions with a pizza cut into eighths."},
-		{Role: mentor.RoleAssistant, Content: "Pizza slices make fractions concrete; try quarters next."},
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	mustAppend(t, caller, store, &learner, apptest.Exchange(
+		"Ada practised fractions with a pizza cut into eighths.", "Pizza slices make fractions concrete; try quarters next."))
 	// Five thousand more words of hers, of eight letters each.
 	const vocabulary = 5000
 	if _, err := pool.Exec(ctx, `insert into public.search_vocabulary (facilitator_id, word)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"mentormemory/app/apptest"
 	"mentormemory/mentor"
 	"mentormemory/migrations"
 )
@@ -16,17 +17,10 @@ import (
 // whole text counts it, and none of another conversation's.
 func TestAPostAddsItsTurnsWordsToTheConversationsSearchWords(t *testing.T) {
 	ctx, store, pool, facilitator, learner := newLearnerStore(t)
-	post := func(learnerID *string, turns ...mentor.Turn) {
-		t.Helper()
-		if _, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: learnerID, Turns: turns}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for i := range 3 {
-		post(&learner,
-			mentor.Turn{Role: mentor.RoleUser, Content: fmt.Sprintf("Ada read %d chapters about dragons and castles.", i+2)},
-			mentor.Turn{Role: mentor.RoleAssistant, Content: "Reading about dragons builds her vocabulary; ask her to retell a chapter."})
-		post(nil, mentor.Turn{Role: mentor.RoleUser, Content: fmt.Sprintf("The whole class planted %d sunflowers.", i+5)})
+		mustAppend(t, ctx, store, &learner, apptest.Exchange(fmt.Sprintf("Ada read %d chapters about dragons and castles.", i+2),
+			"Reading about dragons builds her vocabulary; ask her to retell a chapter."))
+		mustAppend(t, ctx, store, nil, []mentor.Turn{{Role: mentor.RoleUser, Content: fmt.Sprintf("The whole class planted %d sunflowers.", i+5)}})
 	}
 
 	for _, learnerID := range []*string{&learner, nil} {

@@ -17,12 +17,7 @@ import (
 func TestSearchReadsTheStoredSummaryWordsOnlyWhileTheSummaryIsUnchanged(t *testing.T) {
 	as, store, pool, facilitator, learner := newLearnerStore(t)
 	ctx := context.Background()
-	if _, err := store.AppendTurns(as, mentor.AppendRequest{LearnerID: &learner, Turns: []mentor.Turn{
-		{Role: mentor.RoleUser, Content: "Ada practised her spelling list."},
-		{Role: mentor.RoleAssistant, Content: "Short daily practice works well."},
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	mustAppend(t, as, store, &learner, apptest.Exchange("Ada practised her spelling list.", "Short daily practice works well."))
 	setSummary := func(summary string) {
 		t.Helper()
 		apptest.Exec(t, pool, `update public.conversation_updates set summary = $2 where facilitator_id = $1::uuid`,

@@ -94,11 +94,7 @@ func TestRequestsRunWithoutJITCompilation(t *testing.T) {
 	} {
 		apptest.Exec(t, pool, statement)
 	}
-	if _, err := store.AppendTurns(ctx, mentor.AppendRequest{LearnerID: &learner, Turns: []mentor.Turn{
-		{Role: mentor.RoleUser, Content: "She finished the book."},
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	mustAppend(t, ctx, store, &learner, []mentor.Turn{{Role: mentor.RoleUser, Content: "She finished the book."}})
 	if seen := apptest.Scalar[string](t, pool, `select string_agg(distinct jit, ',') from public.jit_seen`); seen != "off" {
 		t.Errorf("a post's insert ran with jit %q, want off", seen)
 	}
