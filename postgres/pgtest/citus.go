@@ -61,13 +61,7 @@ func newCitusDatabase(ctx context.Context, adminURL, dbURL, name string) error {
 			return err
 		}
 	}
-	pool, err := postgres.Open(ctx, dbURL)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	_, err = postgres.Distribute(ctx, pool)
-	return err
+	return buildOn(ctx, dbURL, postgres.Distribute)
 }
 
 // citusTemplateDatabase returns the name of the process's template,
@@ -111,16 +105,7 @@ func buildCitusTemplate(ctx context.Context, adminURL string) (string, error) {
 	if err := addCitusNodes(ctx, adminURL, dbURL, name, citusWorkers()); err != nil {
 		return "", err
 	}
-	pool, err := postgres.Open(ctx, dbURL)
-	if err != nil {
-		return "", err
-	}
-	_, err = postgres.Migrate(ctx, pool)
-	if err == nil {
-		_, err = postgres.Distribute(ctx, pool)
-	}
-	pool.Close()
-	if err != nil {
+	if err := buildOn(ctx, dbURL, postgres.Migrate, postgres.Distribute); err != nil {
 		return "", err
 	}
 	// A database is copied only while no one is connected to it: Citus's

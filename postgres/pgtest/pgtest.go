@@ -135,6 +135,22 @@ func queryRow(ctx context.Context, databaseURL, sql string, into any, args ...an
 	return conn.QueryRow(ctx, sql, args...).Scan(into)
 }
 
+// buildOn opens a pool on the database at dbURL and runs steps with it in
+// order: postgres.Migrate, postgres.Distribute, as `server migrate` does.
+func buildOn(ctx context.Context, dbURL string, steps ...func(context.Context, *pgxpool.Pool) ([]string, error)) error {
+	pool, err := postgres.Open(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	for _, step := range steps {
+		if _, err := step(ctx, pool); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // NewDatabase creates an empty, migrated database for this test and drops
 // it afterwards. It returns the database's URL. On Citus it is distributed
 // too, as `server migrate --citus` does, and copied from a template
@@ -145,13 +161,7 @@ func NewDatabase(tb testing.TB) string {
 		return newDatabase(tb, newCitusDatabase)
 	}
 	return NewDatabaseBuiltBy(tb, func(ctx context.Context, dbURL string) error {
-		pool, err := postgres.Open(ctx, dbURL)
-		if err != nil {
-			return err
-		}
-		defer pool.Close()
-		_, err = postgres.Migrate(ctx, pool)
-		return err
+		return buildOn(ctx, dbURL, postgres.Migrate)
 	})
 }
 
