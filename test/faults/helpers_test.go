@@ -3,7 +3,6 @@ package faults
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -28,17 +27,6 @@ func missing(t testing.TB, format string, args ...any) {
 		t.Fatalf(format, args...)
 	}
 	t.Skipf(format, args...)
-}
-
-// freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // waitFor polls done until it is true, and fails the test with what when
