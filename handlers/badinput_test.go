@@ -1,11 +1,18 @@
 package handlers_test
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"mentormemory/app/apptest"
+	"mentormemory/config"
+	"mentormemory/llm/llmtest"
 )
 
 // nothingStoredFor checks, after a refused request, that no conversation
@@ -134,4 +141,148 @@ func TestFacilitatorsCannotSeeEachOther(t *testing.T) {
 	if found.Body["count"] != 2.0 {
 		t.Fatalf("A should find both conversations: %s", found.Raw)
 	}
+}
+
+// Every operation of the API's document is sent what a careless or hostile
+// client sends: ids that are not ids, query values that are not what the
+// parameter takes, bodies that are not JSON, not objects, or whose fields
+// have every wrong type. Each answer is a 2xx or the API's 4xx error,
+// never a 5xx and never a hang-up, and it stays within the document
+// (apptest's contract check). The hand-written tests of each route check
+// the messages; this one covers what no one thought to write.
+func TestEveryRouteAnswersHostileInputWithoutA5xx(t *testing.T) {
+	model := llmtest.NewChat(t, llmtest.ReplyContent("Try counting blocks together.", "stop"))
+	svc, u, learner := apptest.StartWithLearner(t, apptest.Options{
+		ModelURL: model.URL,
+		Web:      config.Web{CronSecret: "cron-secret", MetricsToken: "metrics-token"},
+	}, "Emma")
+	memory := svc.AddMemory(t, u, learner, map[string]any{"type": "academic", "content": "Emma counts to twenty"})
+	// An id of each kind that the caller holds, so that a variant of the
+	// query or the body reaches past the lookup of the path's id.
+	ownIDs := map[string]string{"/api/learners/": learner, "/api/memories/": memory}
+
+	sent := 0
+	for path, item := range apptest.Contract(t).Paths.Map() {
+		for method, op := range item.Operations() {
+			for _, r := range hostileRequests(path, op, ownIDs) {
+				sent++
+				answer := apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: method, Path: r.path, Token: u.Token, Body: r.body})
+				checkNo5xx(t, method, path, r, answer)
+			}
+		}
+	}
+	t.Logf("%d hostile requests", sent)
+	if sent < 500 {
+		t.Errorf("only %d hostile requests sent; the document's operations were not read", sent)
+	}
+}
+
+// hostileRequest is one request of the sweep: the path with its query, and
+// the body (nil: none).
+type hostileRequest struct {
+	what string
+	path string
+	body any
+}
+
+// checkNo5xx fails unless the answer is a 2xx (which need not be JSON:
+// the export's lines), or a 4xx with the API's error object (the MCP
+// endpoint answers in its protocol's terms instead).
+func checkNo5xx(t *testing.T, method, path string, r hostileRequest, answer apptest.Response) {
+	t.Helper()
+	where := fmt.Sprintf("%s %s with %s", method, path, r.what)
+	switch {
+	case answer.Status == 0:
+		t.Errorf("%s: no answer: %v", where, answer.Err)
+	case answer.Status >= 500:
+		t.Errorf("%s: %d %s", where, answer.Status, answer.Raw)
+	case answer.Status >= 400 && path != "/mcp":
+		if answer.Err != nil || answer.Body["success"] != false || answer.Body["error"] == "" || answer.Body["error"] == nil {
+			t.Errorf("%s: %d without the API's error object: %s", where, answer.Status, answer.Raw)
+		}
+	}
+}
+
+// hostileRequests are the sweep's requests for one operation: each path
+// parameter, each query parameter and the body, spoilt one at a time.
+func hostileRequests(path string, op *openapi3.Operation, ownIDs map[string]string) []hostileRequest {
+	// The path with each parameter an id the caller holds (or one nobody
+	// does), for the variants of the query and the body.
+	valid := path
+	for prefix, id := range ownIDs {
+		if strings.HasPrefix(path, prefix+"{id}") {
+			valid = strings.Replace(path, "{id}", id, 1)
+		}
+	}
+	valid = strings.ReplaceAll(valid, "{id}", "00000000-0000-4000-8000-000000000001")
+
+	var out []hostileRequest
+	if strings.Contains(path, "{id}") {
+		for _, id := range []string{"not-an-id", "%00", "%ff", strings.Repeat("9", 2000), "00000000-0000-4000-8000-000000000002"} {
+			out = append(out, hostileRequest{what: "id " + short(id), path: strings.ReplaceAll(path, "{id}", id)})
+		}
+	}
+	for _, p := range op.Parameters {
+		if p.Value == nil || p.Value.In != "query" {
+			continue
+		}
+		for _, v := range []string{"", "x", "-1", "0", "1.5", "99999999999999999999", "%00", "%ff", "null",
+			strings.Repeat("a", 10_000), "2023-02-30", "9999-12-31T99:99:99Z"} {
+			out = append(out, hostileRequest{
+				what: fmt.Sprintf("%s=%s", p.Value.Name, short(v)),
+				path: valid + "?" + p.Value.Name + "=" + strings.ReplaceAll(url.PathEscape(v), "%25", "%"),
+			})
+		}
+	}
+	if op.RequestBody == nil {
+		return out
+	}
+	for _, body := range []string{"", "null", "[]", "{}", "{", `"text"`, "1", "true", "{} {}", "\xff\xfe",
+		strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)} {
+		out = append(out, hostileRequest{what: "body " + short(body), path: valid, body: body})
+	}
+	for _, field := range bodyFields(op) {
+		for _, v := range []any{nil, -1, 1e300, 0.5, "", "x", strings.Repeat("a", 100_000), "\u0000", true,
+			[]any{}, []any{"x", 1, nil}, map[string]any{}, map[string]any{"x": []any{1}}} {
+			out = append(out, hostileRequest{
+				what: fmt.Sprintf("body {%q: %s}", field, short(fmt.Sprint(v))),
+				path: valid,
+				body: map[string]any{field: v},
+			})
+		}
+	}
+	return out
+}
+
+// bodyFields are the names of the top-level fields of the operation's JSON
+// body, as its document describes them.
+func bodyFields(op *openapi3.Operation) []string {
+	var fields []string
+	for _, media := range op.RequestBody.Value.Content {
+		if media.Schema == nil || media.Schema.Value == nil {
+			continue
+		}
+		schemas := append([]*openapi3.SchemaRef{media.Schema}, media.Schema.Value.OneOf...)
+		schemas = append(schemas, media.Schema.Value.AllOf...)
+		for _, s := range schemas {
+			if s.Value == nil {
+				continue
+			}
+			for name := range s.Value.Properties {
+				if !slices.Contains(fields, name) {
+					fields = append(fields, name)
+				}
+			}
+		}
+	}
+	slices.Sort(fields)
+	return fields
+}
+
+// short is v cut for a test's message.
+func short(v string) string {
+	if len(v) > 24 {
+		return fmt.Sprintf("%q… (%d bytes)", v[:24], len(v))
+	}
+	return fmt.Sprintf("%q", v)
 }

@@ -98,17 +98,8 @@ func (h *handler) getConversationMemory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.QueryParams().Has("search") {
-		return h.searchConversationMemory(c, learnerID)
-	}
-	conv, err := h.svc.Get(c.Request().Context(), learnerID)
-	if err != nil {
-		return err
-	}
-	return answer(c, http.StatusOK, "conversation_update", conv)
-}
-
-func (h *handler) searchConversationMemory(c echo.Context, learnerID *string) error {
+	// The search's parameters are read, and a malformed one refused, with
+	// or without a search: a client's mistake is said, not ignored.
 	includeArchive, err := boolParam(c, "include_archive")
 	if err != nil {
 		return err
@@ -117,7 +108,18 @@ func (h *handler) searchConversationMemory(c echo.Context, learnerID *string) er
 	if err != nil {
 		return err
 	}
-	q := mentor.SearchQuery{Text: c.QueryParam("search"), LearnerID: learnerID, IncludeArchive: includeArchive, Limit: limit}
+	if c.QueryParams().Has("search") {
+		q := mentor.SearchQuery{Text: c.QueryParam("search"), LearnerID: learnerID, IncludeArchive: includeArchive, Limit: limit}
+		return h.searchConversationMemory(c, q)
+	}
+	conv, err := h.svc.Get(c.Request().Context(), learnerID)
+	if err != nil {
+		return err
+	}
+	return answer(c, http.StatusOK, "conversation_update", conv)
+}
+
+func (h *handler) searchConversationMemory(c echo.Context, q mentor.SearchQuery) error {
 	results, err := h.svc.Search(c.Request().Context(), q)
 	if err != nil {
 		return err
