@@ -166,7 +166,7 @@ func TestEveryRouteAnswersHostileInputWithoutA5xx(t *testing.T) {
 		for method, op := range item.Operations() {
 			for _, r := range hostileRequests(path, op, ownIDs) {
 				sent++
-				answer := apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: method, Path: r.path, Token: u.Token, Body: r.body})
+				answer := apptest.Client{URL: svc.URL}.Do(t, apptest.Request{Method: method, Path: r.path, Token: u.Token, Header: r.header, Body: r.body})
 				checkNo5xx(t, method, path, r, answer)
 			}
 		}
@@ -177,12 +177,13 @@ func TestEveryRouteAnswersHostileInputWithoutA5xx(t *testing.T) {
 	}
 }
 
-// hostileRequest is one request of the sweep: the path with its query, and
-// the body (nil: none).
+// hostileRequest is one request of the sweep: the path with its query, the
+// headers beside the token, and the body (nil: none).
 type hostileRequest struct {
-	what string
-	path string
-	body any
+	what   string
+	path   string
+	header http.Header
+	body   any
 }
 
 // checkNo5xx fails unless the answer is a 2xx (which need not be JSON:
@@ -203,8 +204,8 @@ func checkNo5xx(t *testing.T, method, path string, r hostileRequest, answer appt
 	}
 }
 
-// hostileRequests are the sweep's requests for one operation: each path
-// parameter, each query parameter and the body, spoilt one at a time.
+// hostileRequests are the sweep's requests for one operation: each path,
+// query and header parameter, and the body, spoilt one at a time.
 func hostileRequests(path string, op *openapi3.Operation, ownIDs map[string]string) []hostileRequest {
 	// The path with each parameter an id the caller holds (or one nobody
 	// does), for the variants of the query and the body.
@@ -223,15 +224,27 @@ func hostileRequests(path string, op *openapi3.Operation, ownIDs map[string]stri
 		}
 	}
 	for _, p := range op.Parameters {
-		if p.Value == nil || p.Value.In != "query" {
+		if p.Value == nil {
 			continue
 		}
-		for _, v := range []string{"", "x", "-1", "0", "1.5", "99999999999999999999", "%00", "%ff", "null",
-			strings.Repeat("a", 10_000), "2023-02-30", "9999-12-31T99:99:99Z"} {
-			out = append(out, hostileRequest{
-				what: fmt.Sprintf("%s=%s", p.Value.Name, short(v)),
-				path: valid + "?" + p.Value.Name + "=" + strings.ReplaceAll(url.PathEscape(v), "%25", "%"),
-			})
+		name := p.Value.Name
+		switch p.Value.In {
+		case "query":
+			for _, v := range []string{"", "x", "-1", "0", "1.5", "99999999999999999999", "%00", "%ff", "null",
+				strings.Repeat("a", 10_000), "2023-02-30", "9999-12-31T99:99:99Z"} {
+				out = append(out, hostileRequest{
+					what: fmt.Sprintf("%s=%s", name, short(v)),
+					path: valid + "?" + name + "=" + strings.ReplaceAll(url.PathEscape(v), "%25", "%"),
+				})
+			}
+		case "header":
+			for _, v := range []string{"x", "-1", "99999999999999999999", "0/0", strings.Repeat("a", 4_000), "\x80\xff"} {
+				out = append(out, hostileRequest{
+					what:   fmt.Sprintf("header %s: %s", name, short(v)),
+					path:   valid,
+					header: http.Header{name: {v}},
+				})
+			}
 		}
 	}
 	if op.RequestBody == nil {
