@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"mentormemory/app"
+	"mentormemory/app/apptest"
 	"mentormemory/auth"
 	"mentormemory/postgres"
 	"mentormemory/postgres/pgtest"
@@ -57,18 +58,10 @@ func TestTokenCommand(t *testing.T) {
 func TestServeMigratesAndAnswers(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	databaseURL := pgtest.NewDatabase(t)
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := listener.Addr().(*net.TCPAddr).Port
-	listener.Close()
-	metricsListener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metricsAddr := metricsListener.Addr().String()
-	metricsListener.Close()
+	// Ports of the test's own: the server migrates before it listens, and
+	// a port chosen free among the ephemeral ones could be taken meanwhile.
+	port := apptest.Port(t)
+	metricsAddr := fmt.Sprintf("127.0.0.1:%d", apptest.Port(t))
 	env := map[string]string{
 		"DATABASE_URL":        databaseURL,
 		"SUPABASE_JWT_SECRET": secret,
@@ -82,6 +75,7 @@ func TestServeMigratesAndAnswers(t *testing.T) {
 
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	var resp *http.Response
+	var err error
 	for range 100 {
 		if resp, err = http.Get(base + "/healthz"); err == nil {
 			break

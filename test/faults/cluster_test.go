@@ -2,7 +2,6 @@ package faults
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -10,10 +9,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
+
+	"mentormemory/app/apptest"
 )
 
 // privateCluster is a PostgreSQL cluster of one test's own, in a temporary
@@ -88,7 +87,7 @@ func newPrivateCluster(t *testing.T) *privateCluster {
 		missing(t, "PostgreSQL server binaries not found (%v): install postgresql, or run scripts/test.sh, which does", err)
 	}
 	dir := t.TempDir()
-	c := &privateCluster{bin: bin, port: reservedPort(t)}
+	c := &privateCluster{bin: bin, port: apptest.Port(t)}
 	if os.Geteuid() == 0 {
 		c.runAs, err = clusterAccount()
 		if err != nil {
@@ -236,78 +235,4 @@ func clusterAccount() (*syscall.Credential, error) {
 		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 	}
 	return nil, fmt.Errorf("neither the postgres nor the mentorpg account exists (scripts/test.sh creates one)")
-}
-
-// reservedPorts are the ports of the clusters and servers of this run
-// that have not ended yet, stopped for a while or not: another must not
-// take one while its own is down.
-var reservedPorts = struct {
-	sync.Mutex
-	held map[int]bool
-}{held: map[int]bool{}}
-
-// reservedPort is the port of a new private cluster or server process,
-// held until the test ends: the first of the run's range that nothing
-// listens on and nothing of this run holds. The range is
-// FAULTS_CLUSTER_PORTS ("54371-54379", for a machine whose clusters each
-// have ports of their own) or, by default, the thousand ports below the
-// kernel's ephemeral range. Never a port of that range: the kernel gives
-// those to outgoing connections, and the test suites running beside this
-// one open many, so one could take the port between its choice and the
-// cluster's start, or while the cluster is stopped ("could not bind IPv4
-// address: Address already in use").
-func reservedPort(t *testing.T) int {
-	t.Helper()
-	low, high := portRange(t)
-	reservedPorts.Lock()
-	defer reservedPorts.Unlock()
-	for port := low; port <= high; port++ {
-		if reservedPorts.held[port] || listening(port) {
-			continue
-		}
-		reservedPorts.held[port] = true
-		t.Cleanup(func() {
-			reservedPorts.Lock()
-			defer reservedPorts.Unlock()
-			delete(reservedPorts.held, port)
-		})
-		return port
-	}
-	t.Fatalf("every port from %d to %d is taken", low, high)
-	return 0
-}
-
-// portRange is FAULTS_CLUSTER_PORTS, or the thousand ports below the
-// kernel's ephemeral range (Linux's default begins at 32768).
-func portRange(t *testing.T) (low, high int) {
-	t.Helper()
-	if ports := os.Getenv("FAULTS_CLUSTER_PORTS"); ports != "" {
-		first, last, ok := strings.Cut(ports, "-")
-		low, lowErr := strconv.Atoi(first)
-		high, highErr := strconv.Atoi(last)
-		if !ok || lowErr != nil || highErr != nil || low > high {
-			t.Fatalf("FAULTS_CLUSTER_PORTS=%q is not a range of ports such as 54371-54379", ports)
-		}
-		return low, high
-	}
-	ephemeral := 32768
-	if text, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if fields := strings.Fields(string(text)); len(fields) == 2 {
-			if n, err := strconv.Atoi(fields[0]); err == nil && n > 2024 {
-				ephemeral = n
-			}
-		}
-	}
-	return ephemeral - 1000, ephemeral - 1
-}
-
-// listening says whether anything accepts connections on port of
-// 127.0.0.1.
-func listening(port int) bool {
-	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
-	if err != nil {
-		return false
-	}
-	conn.Close()
-	return true
 }

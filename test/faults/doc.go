@@ -24,8 +24,8 @@
 // The tests need PostgreSQL: its server binaries for a private cluster that
 // the restart test may stop at will, and DATABASE_URL for the others. Without
 // them the tests skip, except under CI=true, where they fail. The private
-// clusters and server processes listen on the first free ports below the
+// clusters and server processes listen on ports of apptest.Port: below the
 // kernel's ephemeral range, which nothing takes for an outgoing connection,
-// or, on a machine whose clusters each keep to ports of their own, on the
-// first free ones of FAULTS_CLUSTER_PORTS ("54371-54379").
+// or, on a machine whose servers each keep to ports of their own, in
+// TEST_PORTS ("54371-54379").
 package faults

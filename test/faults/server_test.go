@@ -70,12 +70,12 @@ type serverProcess struct {
 	exited chan struct{} // closed once the process is gone
 }
 
-// startServer runs the server binary on a port of its own (reservedPort)
+// startServer runs the server binary on a port of its own (apptest.Port)
 // with exactly env (and PORT), waits until it answers /healthz, and kills
 // it when the test ends.
 func startServer(t *testing.T, env map[string]string) *serverProcess {
 	t.Helper()
-	port := reservedPort(t)
+	port := apptest.Port(t)
 	cmd := exec.Command(serverBinary(t))
 	// Only what the test sets: nothing from the developer's environment,
 	// such as a real OPENAI_API_KEY, reaches the server.
