@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -47,6 +48,7 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 	}{
 		{"malformed JSON", "POST", "/api/conversation-memory", `{"conversation_turns": [`, 400, "Malformed JSON"},
 		{"empty body", "POST", "/api/conversation-memory", ``, 400, "Request body required (JSON)"},
+		{"null body", "POST", "/api/learners", `null`, 400, "Malformed JSON: the body must be an object"},
 		{"trailing data", "POST", "/api/conversation-memory", `{"conversation_turns":[` + turn + `]} {}`, 400, "Malformed JSON: unexpected data after the object"},
 		{"missing turns", "POST", "/api/conversation-memory", `{"learner_id": null}`, 400, "Conversation turns required"},
 		{"empty turns", "POST", "/api/conversation-memory", `{"conversation_turns": []}`, 400, "Conversation turns required"},
@@ -161,6 +163,7 @@ func TestEveryRouteAnswersHostileInputWithoutA5xx(t *testing.T) {
 	// An id of each kind that the caller holds, so that a variant of the
 	// query or the body reaches past the lookup of the path's id.
 	ownIDs := map[string]string{"/api/learners/": learner, "/api/memories/": memory}
+	bodies := validBodies(learner)
 
 	// A request the server holds without answering fails the test rather
 	// than stalling it.
@@ -168,7 +171,7 @@ func TestEveryRouteAnswersHostileInputWithoutA5xx(t *testing.T) {
 	sent := 0
 	for path, item := range apptest.Contract(t).Paths.Map() {
 		for method, op := range item.Operations() {
-			for _, r := range hostileRequests(path, op, ownIDs) {
+			for _, r := range hostileRequests(path, op, ownIDs, bodies[method+" "+path]) {
 				sent++
 				answer := client.Do(t, apptest.Request{Method: method, Path: r.path, Token: u.Token, Header: r.header, Body: r.body})
 				checkNo5xx(t, method, path, r, answer)
@@ -209,17 +212,19 @@ func checkNo5xx(t *testing.T, method, path string, r hostileRequest, answer appt
 }
 
 // hostileRequests are the sweep's requests for one operation: each path,
-// query and header parameter, and the body, spoilt one at a time.
-func hostileRequests(path string, op *openapi3.Operation, ownIDs map[string]string) []hostileRequest {
+// query and header parameter, and the body, spoilt one at a time; valid,
+// when the operation takes a body, is one it accepts, whose every value at
+// every depth is spoilt in turn.
+func hostileRequests(path string, op *openapi3.Operation, ownIDs map[string]string, valid any) []hostileRequest {
 	// The path with each parameter an id the caller holds (or one nobody
 	// does), for the variants of the query and the body.
-	valid := path
+	validPath := path
 	for prefix, id := range ownIDs {
 		if strings.HasPrefix(path, prefix+"{id}") {
-			valid = strings.Replace(path, "{id}", id, 1)
+			validPath = strings.Replace(path, "{id}", id, 1)
 		}
 	}
-	valid = strings.ReplaceAll(valid, "{id}", "00000000-0000-4000-8000-000000000001")
+	validPath = strings.ReplaceAll(validPath, "{id}", "00000000-0000-4000-8000-000000000001")
 
 	var out []hostileRequest
 	if strings.Contains(path, "{id}") {
@@ -238,14 +243,14 @@ func hostileRequests(path string, op *openapi3.Operation, ownIDs map[string]stri
 				strings.Repeat("a", 10_000), "2023-02-30", "9999-12-31T99:99:99Z"} {
 				out = append(out, hostileRequest{
 					what: fmt.Sprintf("%s=%s", name, short(v)),
-					path: valid + "?" + name + "=" + strings.ReplaceAll(url.PathEscape(v), "%25", "%"),
+					path: validPath + "?" + name + "=" + strings.ReplaceAll(url.PathEscape(v), "%25", "%"),
 				})
 			}
 		case "header":
 			for _, v := range []string{"x", "-1", "99999999999999999999", "0/0", strings.Repeat("a", 4_000), "\x80\xff"} {
 				out = append(out, hostileRequest{
 					what:   fmt.Sprintf("header %s: %s", name, short(v)),
-					path:   valid,
+					path:   validPath,
 					header: http.Header{name: {v}},
 				})
 			}
@@ -256,19 +261,114 @@ func hostileRequests(path string, op *openapi3.Operation, ownIDs map[string]stri
 	}
 	for _, body := range []string{"", "null", "[]", "{}", "{", `"text"`, "1", "true", "{} {}", "\xff\xfe",
 		strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)} {
-		out = append(out, hostileRequest{what: "body " + short(body), path: valid, body: body})
+		out = append(out, hostileRequest{what: "body " + short(body), path: validPath, body: body})
 	}
+	wrong := []any{nil, -1, 1e300, 0.5, "", "x", strings.Repeat("a", 100_000), "\u0000", true,
+		[]any{}, []any{"x", 1, nil}, map[string]any{}, map[string]any{"x": []any{1}}}
 	for _, field := range bodyFields(op) {
-		for _, v := range []any{nil, -1, 1e300, 0.5, "", "x", strings.Repeat("a", 100_000), "\u0000", true,
-			[]any{}, []any{"x", 1, nil}, map[string]any{}, map[string]any{"x": []any{1}}} {
+		for _, v := range wrong {
 			out = append(out, hostileRequest{
 				what: fmt.Sprintf("body {%q: %s}", field, short(fmt.Sprint(v))),
-				path: valid,
+				path: validPath,
 				body: map[string]any{field: v},
 			})
 		}
 	}
+	if valid != nil {
+		for _, at := range valuePaths(valid, "") {
+			for _, v := range wrong {
+				out = append(out, hostileRequest{
+					what: fmt.Sprintf("a valid body with %s = %s", at.where, short(fmt.Sprint(v))),
+					path: validPath,
+					body: replaced(valid, at.steps, v),
+				})
+			}
+		}
+	}
 	return out
+}
+
+// validBodies are bodies the operations that take JSON accept, by method
+// and path: the sweep spoils them one value at a time, so that a wrong
+// value meets the checks behind those of the fields before it. (The MCP
+// endpoint and the import take other protocols and formats.)
+func validBodies(learner string) map[string]any {
+	turns := []any{
+		map[string]any{"id": "t1", "role": "user", "content": "Emma counted to twenty.", "created_at": "2026-11-20T17:00:00Z"},
+		map[string]any{"id": "t2", "role": "assistant", "content": "Count the stairs with her next."},
+	}
+	return map[string]any{
+		"POST /api/conversation-memory":   map[string]any{"learner_id": learner, "conversation_turns": turns, "force_regenerate": false},
+		"POST /api/learners":              map[string]any{"name": "Max"},
+		"PATCH /api/learners/{id}":        map[string]any{"name": "Emma"},
+		"PUT /api/learners/{id}/profile":  map[string]any{"lines": []any{map[string]any{"category": "strengths", "text": "Counts well"}}},
+		"PUT /api/learners/{id}/settings": map[string]any{"learning": true},
+		"PUT /api/account/settings":       map[string]any{"learning": true, "retention_days": 365},
+		"POST /api/memories": map[string]any{"learner_id": learner, "type": "academic", "content": "Emma counts to thirty",
+			"importance": 0.5, "confidence": 0.9, "metadata": map[string]any{"emotion": "proud"}},
+		"PATCH /api/memories/{id}": map[string]any{"content": "Emma counts to forty", "importance": 0.6, "confidence": 0.8,
+			"metadata": map[string]any{"emotion": "calm"}, "confirm": true},
+		"POST /api/sessions/end": map[string]any{"learner_id": learner},
+		"POST /api/tools/call": map[string]any{"name": "recall_learner_memories",
+			"arguments": map[string]any{"learner_id": learner, "about": "counting"}},
+		"POST /api/counselor": map[string]any{"message": "How can I help Emma count?", "learner_id": learner,
+			"history": []any{map[string]any{"role": "user", "content": "Emma counted to twenty."},
+				map[string]any{"role": "assistant", "content": "Count the stairs with her next."}},
+			"time_zone": "Europe/London"},
+	}
+}
+
+// valuePath is where a value stands in a body: the keys and indexes that
+// lead to it, and the same written out.
+type valuePath struct {
+	steps []any
+	where string
+}
+
+// valuePaths are the places of every value of body, at every depth (an
+// array by its first item).
+func valuePaths(body any, where string) []valuePath {
+	var out []valuePath
+	switch b := body.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(b)) {
+			at := where + "." + k
+			out = append(out, valuePath{steps: []any{k}, where: at})
+			for _, inner := range valuePaths(b[k], at) {
+				out = append(out, valuePath{steps: append([]any{k}, inner.steps...), where: inner.where})
+			}
+		}
+	case []any:
+		if len(b) > 0 {
+			at := where + "[0]"
+			out = append(out, valuePath{steps: []any{0}, where: at})
+			for _, inner := range valuePaths(b[0], at) {
+				out = append(out, valuePath{steps: append([]any{0}, inner.steps...), where: inner.where})
+			}
+		}
+	}
+	return out
+}
+
+// replaced is body with the value at steps replaced by v; body itself is
+// left as it was.
+func replaced(body any, steps []any, v any) any {
+	if len(steps) == 0 {
+		return v
+	}
+	switch b := body.(type) {
+	case map[string]any:
+		out := maps.Clone(b)
+		k := steps[0].(string)
+		out[k] = replaced(b[k], steps[1:], v)
+		return out
+	case []any:
+		out := slices.Clone(b)
+		i := steps[0].(int)
+		out[i] = replaced(b[i], steps[1:], v)
+		return out
+	}
+	return body
 }
 
 // bodyFields are the names of the top-level fields of the operation's JSON

@@ -66,6 +66,8 @@ func decodeBody(body io.Reader, dst any) error {
 		return jsonError(decodeErr)
 	case rest.data:
 		return mentor.Errorf(mentor.CodeInvalid, "Malformed JSON: unexpected data after the object")
+	case src.first != '{':
+		return mentor.Errorf(mentor.CodeInvalid, "Malformed JSON: the body must be an object")
 	}
 	return nil
 }
@@ -91,10 +93,19 @@ type checkedBody struct {
 	r    io.Reader
 	text utf8Stream
 	err  error
+	// first is the body's first byte that is not JSON white space (0
+	// before it arrives): every body of the API is an object, and a null
+	// would decode into one as if it were {}.
+	first byte
 }
 
 func (b *checkedBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
+	if b.first == 0 {
+		if rest := bytes.TrimLeft(p[:n], " \t\r\n"); len(rest) > 0 {
+			b.first = rest[0]
+		}
+	}
 	b.text.write(p[:n])
 	if err == io.EOF {
 		b.text.end()

@@ -1402,7 +1402,7 @@ export interface operations {
                 "application/json": {
                     learner_id?: components["schemas"]["NullableUuid"];
                     conversation_turns: components["schemas"]["PostedTurn"][];
-                    force_regenerate?: boolean;
+                    force_regenerate?: boolean | null;
                 };
             };
         };
@@ -1921,7 +1921,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    learning?: boolean;
+                    learning?: boolean | null;
                     /** @description null keeps memories */
                     retention_days?: number | null;
                 };
@@ -2028,9 +2028,9 @@ export interface operations {
                     learner_id?: components["schemas"]["NullableUuid"];
                     type: components["schemas"]["MemoryType"];
                     content: string;
-                    importance?: number;
-                    confidence?: number;
-                    metadata?: components["schemas"]["Metadata"];
+                    importance?: number | null;
+                    confidence?: number | null;
+                    metadata?: components["schemas"]["Metadata"] | null;
                 };
             };
         };
@@ -2181,12 +2181,12 @@ export interface operations {
             content: {
                 "application/json": {
                     type?: components["schemas"]["MemoryType"];
-                    content?: string;
-                    importance?: number;
-                    confidence?: number;
-                    metadata?: components["schemas"]["Metadata"];
+                    content?: string | null;
+                    importance?: number | null;
+                    confidence?: number | null;
+                    metadata?: components["schemas"]["Metadata"] | null;
                     /** @description true: the facilitator confirms it */
-                    confirm?: boolean;
+                    confirm?: boolean | null;
                 };
             };
         };
@@ -2626,9 +2626,9 @@ export interface operations {
                         role: components["schemas"]["Role"];
                         content: string;
                         id?: components["schemas"]["ClientTurnID"];
-                    }[];
+                    }[] | null;
                     /** @description The facilitator's IANA time zone (Intl.DateTimeFormat().resolvedOptions().timeZone); the opening's weekday hints speak of their day. Absent: UTC */
-                    time_zone?: string;
+                    time_zone?: string | null;
                 };
             };
         };
