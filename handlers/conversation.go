@@ -98,8 +98,9 @@ func (h *handler) getConversationMemory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// The search's parameters are read, and a malformed one refused, with
-	// or without a search: a client's mistake is said, not ignored.
+	// The search's parameters are read, and one a search would refuse is
+	// refused, with or without a search: a client's mistake is said, not
+	// ignored.
 	includeArchive, err := boolParam(c, "include_archive")
 	if err != nil {
 		return err
@@ -111,6 +112,9 @@ func (h *handler) getConversationMemory(c echo.Context) error {
 	if c.QueryParams().Has("search") {
 		q := mentor.SearchQuery{Text: c.QueryParam("search"), LearnerID: learnerID, IncludeArchive: includeArchive, Limit: limit}
 		return h.searchConversationMemory(c, q)
+	}
+	if _, err := mentor.ValidateSearchLimit(limit); err != nil {
+		return err
 	}
 	conv, err := h.svc.Get(c.Request().Context(), learnerID)
 	if err != nil {

@@ -270,12 +270,12 @@ func intParam(c echo.Context, name string) (int, error) {
 }
 
 // limitParam reads the optional limit of a list (0 when absent, which asks
-// for the default). A limit given as 0 or less is refused here, rather
-// than taken for the default, even where the route ends up not listing;
-// the service checks the upper bound, max, which the message names.
+// for the default). A limit given as 0 is refused rather than taken for
+// the default; the service checks the bounds, 1 to max, which the message
+// names.
 func limitParam(c echo.Context, max int) (int, error) {
 	limit, err := intParam(c, "limit")
-	if err == nil && limit <= 0 && c.QueryParams().Has("limit") {
+	if err == nil && limit == 0 && c.QueryParams().Has("limit") {
 		err = mentor.Errorf(mentor.CodeInvalid, "limit must be between 1 and %d", max)
 	}
 	return limit, err

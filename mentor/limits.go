@@ -113,8 +113,14 @@ func ValidateSearch(q SearchQuery) (SearchQuery, error) {
 	if q.Text, err = requiredText(q.Text, "Search text", MaxSearchChars); err != nil {
 		return q, err
 	}
-	q.Limit, err = pageLimit(q.Limit, DefaultSearchLimit, MaxSearchLimit)
+	q.Limit, err = ValidateSearchLimit(q.Limit)
 	return q, err
+}
+
+// ValidateSearchLimit checks how many results a search asks for and
+// applies the default (0: not given).
+func ValidateSearchLimit(limit int) (int, error) {
+	return pageLimit(limit, DefaultSearchLimit, MaxSearchLimit)
 }
 
 // ValidateArchiveQuery checks the page asked for and applies the default
